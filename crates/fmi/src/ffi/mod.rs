@@ -1,0 +1,1 @@
+//! Raw FMI function tables (filled by the fmi helper).

@@ -1,0 +1,48 @@
+//! FMI 1.0 and FMI 2.0 co-simulation import.
+//!
+//! This crate knows nothing about co-simulation masters. It covers:
+//! - extracting an `.fmu` archive into a directory the caller names ([`archive`]);
+//! - parsing `modelDescription.xml` of FMI 1.0 CS and FMI 2.0 CS into version-neutral data
+//!   ([`model_description`]);
+//! - loading the shared library and resolving its function table ([`Fmu`]);
+//! - safe, version-neutral instances ([`Instance`]).
+//!
+//! Spec: FMI 1.0 for Co-Simulation (2010), FMI 2.0.2 (2020).
+#![deny(unsafe_code)]
+#![deny(missing_docs)]
+
+pub mod archive;
+mod error;
+#[allow(unsafe_code)]
+mod ffi;
+mod fmu;
+#[allow(unsafe_code)]
+mod instance;
+pub mod model_description;
+
+pub use error::{Error, FailureStatus, Result};
+pub use fmu::Fmu;
+pub use instance::{FmuStateId, InstantiateOptions, Instance, StepOutcome};
+pub use model_description::{
+    Alias, Capabilities, Causality, DefaultExperiment, FmiVersion, Initial, ModelDescription,
+    OutputDependency, ScalarVariable, VarType, Variability,
+};
+
+/// A value reference: the handle an FMU gives one variable of one type.
+///
+/// Value references are unique per type only: a Real and an Integer may share one.
+/// Spec: FMI 2.0.2 §2.2.7 (`valueReference`), FMI 1.0 §2.4.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ValueRef(pub u32);
+
+/// A non-failing status of an FMI call.
+///
+/// Failing statuses (Discard, Error, Fatal, Pending) are carried by [`Error`].
+/// Spec: FMI 2.0.2 §2.1.3 (`fmi2Status`), FMI 1.0 §2.3 (`fmiStatus`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// The call succeeded.
+    Ok,
+    /// The call succeeded, but the FMU logged a warning.
+    Warning,
+}

@@ -1,0 +1,162 @@
+//! The version-neutral slave interface that master algorithms drive.
+//!
+//! A slave is one simulator instance from a `simulator` line: an FMU instance ([`FmuSlave`])
+//! or a file reader (`crate::file_reader::FileReaderSlave`). Algorithms only see this trait, so
+//! FMI 3.0 or remote slaves can be added without touching them.
+//!
+//! Spec: MasterSim reference §6–§9 (how the master calls slaves), FMI 2.0.2 §4.2 (the calls this
+//! interface mirrors).
+
+use fmi::ValueRef;
+
+use crate::Result;
+
+/// Handle of a saved slave state, owned by the slave that created it.
+///
+/// Spec: FMI 2.0.2 §2.1.8 (FMU state).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct StateId(pub usize);
+
+/// What a slave can do, as far as master algorithms care.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SlaveCapabilities {
+    /// The slave can save and restore its state (needed for rollback).
+    pub can_get_and_set_state: bool,
+    /// The slave accepts a different communication step size at each step.
+    pub can_handle_variable_step_size: bool,
+    /// The slave can compute directional derivatives of outputs with respect to inputs.
+    pub provides_directional_derivative: bool,
+    /// Only one instance of this slave's FMU may exist per process.
+    pub instantiated_only_once_per_process: bool,
+}
+
+/// Result of a communication step that did not end the run with an error.
+///
+/// Spec: FMI 2.0.2 §4.2.2 (`fmi2DoStep` statuses), MasterSim reference §6.7.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StepOutcome {
+    /// The step completed (FMI status OK or Warning).
+    Completed,
+    /// The slave could not complete the step (FMI Discard, or Error while the master can still
+    /// roll back). The master may retry from a saved state with a smaller step.
+    Rejected(RejectReason),
+    /// The slave asks to end the simulation at the step's start time (FMI 2.0 terminate request).
+    Terminated,
+}
+
+/// Why a slave rejected a step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RejectReason {
+    /// FMI status Discard.
+    Discard,
+    /// FMI status Error.
+    Error,
+}
+
+/// One co-simulation slave.
+///
+/// Value references are the slave's own (for a file reader: the column index, see
+/// `crate::file_reader`). All times are in seconds. For every batched getter and setter,
+/// `values.len() == vrs.len()`, otherwise an error is returned.
+///
+/// Implementations must be `Send` so that algorithms may step different slaves on different
+/// threads; a slave is never called from two threads at once.
+pub trait Slave: Send {
+    /// The slave name from the project (`simulator` line).
+    fn name(&self) -> &str;
+
+    /// What this slave can do.
+    fn capabilities(&self) -> SlaveCapabilities;
+
+    /// Tells the slave the experiment: relative tolerance and start/end time in s.
+    ///
+    /// # Errors
+    /// When the underlying FMI call fails. Spec: FMI 2.0.2 §4.2.1 (`fmi2SetupExperiment`).
+    fn setup_experiment(&mut self, rel_tol: f64, t_start: f64, t_end: f64) -> Result<()>;
+
+    /// Enters initialization mode (FMI 1.0: `fmiInitializeSlave`, after start values were set).
+    ///
+    /// # Errors
+    /// When the underlying call fails. Spec: FMI 2.0.2 §4.2.1, FMI 1.0 CS §4.1.
+    fn enter_initialization_mode(&mut self) -> Result<()>;
+
+    /// Leaves initialization mode (nothing for FMI 1.0 and file readers).
+    ///
+    /// # Errors
+    /// When the underlying call fails. Spec: FMI 2.0.2 §4.2.1.
+    fn exit_initialization_mode(&mut self) -> Result<()>;
+
+    /// Reads Real values; `values.len() == vrs.len()`.
+    ///
+    /// # Errors
+    /// Length mismatch or a failing FMI call. Spec: FMI 2.0.2 §2.1.7.
+    fn get_real(&mut self, vrs: &[ValueRef], values: &mut [f64]) -> Result<()>;
+    /// Reads Integer values; `values.len() == vrs.len()`.
+    ///
+    /// # Errors
+    /// As [`Slave::get_real`].
+    fn get_integer(&mut self, vrs: &[ValueRef], values: &mut [i32]) -> Result<()>;
+    /// Reads Boolean values; `values.len() == vrs.len()`.
+    ///
+    /// # Errors
+    /// As [`Slave::get_real`].
+    fn get_boolean(&mut self, vrs: &[ValueRef], values: &mut [bool]) -> Result<()>;
+    /// Reads String values into existing strings; `values.len() == vrs.len()`.
+    ///
+    /// # Errors
+    /// As [`Slave::get_real`].
+    fn get_string(&mut self, vrs: &[ValueRef], values: &mut [String]) -> Result<()>;
+
+    /// Writes Real values; `values.len() == vrs.len()`.
+    ///
+    /// # Errors
+    /// Length mismatch or a failing FMI call. Spec: FMI 2.0.2 §2.1.7.
+    fn set_real(&mut self, vrs: &[ValueRef], values: &[f64]) -> Result<()>;
+    /// Writes Integer values; `values.len() == vrs.len()`.
+    ///
+    /// # Errors
+    /// As [`Slave::set_real`].
+    fn set_integer(&mut self, vrs: &[ValueRef], values: &[i32]) -> Result<()>;
+    /// Writes Boolean values; `values.len() == vrs.len()`.
+    ///
+    /// # Errors
+    /// As [`Slave::set_real`].
+    fn set_boolean(&mut self, vrs: &[ValueRef], values: &[bool]) -> Result<()>;
+    /// Writes String values; `values.len() == vrs.len()`.
+    ///
+    /// # Errors
+    /// As [`Slave::set_real`].
+    fn set_string(&mut self, vrs: &[ValueRef], values: &[String]) -> Result<()>;
+
+    /// Advances the slave from communication point `t` by the communication step size `h` (s).
+    ///
+    /// # Errors
+    /// A failure the master cannot recover from (FMI Fatal, Pending, or Error when the slave
+    /// cannot be rolled back). Recoverable failures are [`StepOutcome::Rejected`].
+    /// Spec: FMI 2.0.2 §4.2.2 (`fmi2DoStep`).
+    fn do_step(&mut self, t: f64, h: f64) -> Result<StepOutcome>;
+
+    /// Saves the slave state: into a new slot (`into = None`) or over an existing one.
+    ///
+    /// # Errors
+    /// When the slave cannot save its state. Spec: FMI 2.0.2 §2.1.8 (`fmi2GetFMUstate`).
+    fn get_state(&mut self, into: Option<StateId>) -> Result<StateId>;
+
+    /// Restores a saved state.
+    ///
+    /// # Errors
+    /// Unknown id or a failing FMI call. Spec: FMI 2.0.2 §2.1.8 (`fmi2SetFMUstate`).
+    fn set_state(&mut self, state: StateId) -> Result<()>;
+
+    /// Frees a saved state; its id must not be used again.
+    ///
+    /// # Errors
+    /// Unknown id or a failing FMI call. Spec: FMI 2.0.2 §2.1.8 (`fmi2FreeFMUstate`).
+    fn free_state(&mut self, state: StateId) -> Result<()>;
+
+    /// Ends the simulation of this slave (`fmi2Terminate` / `fmiTerminateSlave`).
+    ///
+    /// # Errors
+    /// When the underlying call fails. Spec: FMI 2.0.2 §4.2.1.
+    fn terminate(&mut self) -> Result<()>;
+}
