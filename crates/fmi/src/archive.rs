@@ -1,24 +1,310 @@
-//! Extracting an `.fmu` (zip) archive. (CONTRACT STUB: the fmi helper fills it.)
+//! Extracting an `.fmu` (zip) archive into a directory the caller names.
+//!
+//! An FMU comes from outside, so extraction is defensive: entries that would land outside the
+//! target directory (absolute paths, `..`) and symbolic links are refused, and the number of
+//! bytes actually written is limited (a zip bomb can lie about sizes in its headers).
+//!
+//! Spec: FMI 2.0.2 §2.3 (FMU distribution: a zip file), FMI 1.0 §2.1.
 
+use std::fs::{self, File};
+use std::io::{self, Read, Write};
 use std::path::Path;
 
-use crate::Result;
+use crate::{Error, Result};
 
 /// Limits applied while extracting.
+///
+/// Spec: none (a safety limit of this crate); the archive format is FMI 2.0.2 §2.3.
 #[derive(Debug, Clone)]
 pub struct ExtractOptions {
-    /// Maximum total uncompressed size in bytes (default 4 GiB).
+    /// Maximum total uncompressed size in bytes, counted over the bytes actually written
+    /// (default 4 GiB).
     pub max_total_size: u64,
 }
 
 impl Default for ExtractOptions {
     fn default() -> Self {
-        ExtractOptions { max_total_size: 4 << 30 }
+        ExtractOptions {
+            max_total_size: 4 << 30,
+        }
     }
 }
 
 /// Extracts `fmu` into `target`, creating it; existing files are overwritten.
+///
+/// Directories are created as needed. Files already in `target` that the archive does not
+/// contain are left alone. Whether the archive holds a `modelDescription.xml` is checked later,
+/// by [`crate::Fmu::load`].
+///
+/// # Errors
+/// - [`Error::Io`]: `fmu` cannot be opened, or a file or directory cannot be written;
+/// - [`Error::Zip`]: `fmu` is not a valid zip archive, or an entry is corrupt;
+/// - [`Error::UnsafeArchiveEntry`]: an entry has an absolute path, leaves `target` through
+///   `..`, or is a symbolic link (nothing after it is extracted);
+/// - [`Error::ArchiveTooLarge`]: more than `options.max_total_size` bytes would be written.
+///
+/// Spec: FMI 2.0.2 §2.3 (structure of the FMU zip file).
 pub fn extract(fmu: &Path, target: &Path, options: &ExtractOptions) -> Result<()> {
-    let _ = (fmu, target, options);
-    todo!()
+    let file = File::open(fmu).map_err(|source| Error::Io {
+        path: fmu.to_owned(),
+        source,
+    })?;
+    let zip_error = |source| Error::Zip {
+        fmu: fmu.to_owned(),
+        source,
+    };
+    let mut archive = zip::ZipArchive::new(io::BufReader::new(file)).map_err(zip_error)?;
+    create_dir(target)?;
+
+    let mut written = 0u64;
+    for i in 0..archive.len() {
+        let mut entry = archive.by_index(i).map_err(zip_error)?;
+        let entry_name = String::from_utf8_lossy(entry.name_raw()).into_owned();
+        let refuse = |reason| Error::UnsafeArchiveEntry {
+            fmu: fmu.to_owned(),
+            entry: entry_name.clone(),
+            reason,
+        };
+        if entry.is_symlink() {
+            return Err(refuse("symbolic links are not allowed"));
+        }
+        if is_absolute_name(&entry_name) {
+            return Err(refuse("absolute paths are not allowed"));
+        }
+        let Some(relative) = entry.enclosed_name() else {
+            return Err(refuse("the path leaves the target directory"));
+        };
+        let destination = target.join(&relative);
+        if entry.is_dir() {
+            create_dir(&destination)?;
+            continue;
+        }
+        if let Some(parent) = destination.parent() {
+            create_dir(parent)?;
+        }
+        let remaining = options.max_total_size - written;
+        let count = write_limited(&mut entry, &destination, remaining).map_err(|e| match e {
+            CopyError::Read(source) => Error::Zip {
+                fmu: fmu.to_owned(),
+                source: source.into(),
+            },
+            CopyError::Write(source) => Error::Io {
+                path: destination.clone(),
+                source,
+            },
+            CopyError::Limit => Error::ArchiveTooLarge {
+                fmu: fmu.to_owned(),
+                entry: entry_name.clone(),
+                limit: options.max_total_size,
+            },
+        })?;
+        written += count;
+    }
+    Ok(())
+}
+
+/// True for `/x`, `\\x` and `C:x`-style names (zip's `enclosed_name` would quietly make
+/// them relative; an FMU has no business containing them).
+fn is_absolute_name(name: &str) -> bool {
+    let bytes = name.as_bytes();
+    matches!(bytes.first(), Some(b'/' | b'\\'))
+        || (bytes.len() >= 2 && bytes[1] == b':' && bytes[0].is_ascii_alphabetic())
+}
+
+fn create_dir(dir: &Path) -> Result<()> {
+    fs::create_dir_all(dir).map_err(|source| Error::Io {
+        path: dir.to_owned(),
+        source,
+    })
+}
+
+enum CopyError {
+    Read(io::Error),
+    Write(io::Error),
+    Limit,
+}
+
+/// Copies `reader` into a new file at `destination`; fails as soon as more than `limit` bytes
+/// would be written. Returns the number of bytes written.
+fn write_limited(reader: &mut impl Read, destination: &Path, limit: u64) -> Result<u64, CopyError> {
+    let mut out = File::create(destination).map_err(CopyError::Write)?;
+    let mut buffer = vec![0u8; 64 * 1024];
+    let mut total = 0u64;
+    loop {
+        let n = match reader.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(CopyError::Read(e)),
+        };
+        total += n as u64;
+        if total > limit {
+            return Err(CopyError::Limit);
+        }
+        out.write_all(&buffer[..n]).map_err(CopyError::Write)?;
+    }
+    out.flush().map_err(CopyError::Write)?;
+    Ok(total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Cursor;
+    use std::path::PathBuf;
+    use zip::write::SimpleFileOptions;
+
+    /// Builds a zip in memory from (name, contents) pairs.
+    fn build_zip(entries: &[(&str, &[u8])]) -> Vec<u8> {
+        let mut writer = zip::ZipWriter::new(Cursor::new(Vec::new()));
+        let options = SimpleFileOptions::default();
+        for (name, contents) in entries {
+            if name.ends_with('/') {
+                writer.add_directory(*name, options).unwrap();
+            } else {
+                writer.start_file(*name, options).unwrap();
+                writer.write_all(contents).unwrap();
+            }
+        }
+        writer.finish().unwrap().into_inner()
+    }
+
+    fn write_fmu(dir: &Path, bytes: &[u8]) -> PathBuf {
+        let path = dir.join("test.fmu");
+        fs::write(&path, bytes).unwrap();
+        path
+    }
+
+    #[test]
+    fn extracts_files_and_directories_and_overwrites() {
+        let tmp = tempfile::tempdir().unwrap();
+        let fmu = write_fmu(
+            tmp.path(),
+            &build_zip(&[
+                ("modelDescription.xml", b"<fmiModelDescription/>"),
+                ("binaries/", b""),
+                ("binaries/linux64/m.so", b"ELF?"),
+                ("resources/data/table.txt", b"1 2 3"),
+            ]),
+        );
+        let target = tmp.path().join("out");
+        fs::create_dir_all(&target).unwrap();
+        fs::write(target.join("modelDescription.xml"), b"old").unwrap();
+        extract(&fmu, &target, &ExtractOptions::default()).unwrap();
+        assert_eq!(
+            fs::read(target.join("modelDescription.xml")).unwrap(),
+            b"<fmiModelDescription/>"
+        );
+        assert_eq!(
+            fs::read(target.join("binaries/linux64/m.so")).unwrap(),
+            b"ELF?"
+        );
+        assert_eq!(
+            fs::read(target.join("resources/data/table.txt")).unwrap(),
+            b"1 2 3"
+        );
+    }
+
+    /// Writes a raw zip whose single entry has exactly `name` (the writer API may normalise).
+    fn zip_with_raw_name(name: &str) -> Vec<u8> {
+        let placeholder = "x".repeat(name.len());
+        let mut bytes = build_zip(&[(placeholder.as_str(), b"evil")]);
+        let (from, to) = (placeholder.as_bytes(), name.as_bytes());
+        let mut i = 0;
+        while i + from.len() <= bytes.len() {
+            if &bytes[i..i + from.len()] == from {
+                bytes[i..i + from.len()].copy_from_slice(to);
+                i += from.len();
+            } else {
+                i += 1;
+            }
+        }
+        bytes
+    }
+
+    #[test]
+    fn refuses_parent_dir_entry() {
+        let tmp = tempfile::tempdir().unwrap();
+        let fmu = write_fmu(tmp.path(), &zip_with_raw_name("../evil.txt"));
+        let target = tmp.path().join("out");
+        let err = extract(&fmu, &target, &ExtractOptions::default()).unwrap_err();
+        assert!(
+            matches!(&err, Error::UnsafeArchiveEntry { entry, .. } if entry == "../evil.txt"),
+            "{err}"
+        );
+        assert!(err.to_string().contains("test.fmu"), "{err}");
+        assert!(!tmp.path().join("evil.txt").exists());
+    }
+
+    #[test]
+    fn refuses_absolute_entry() {
+        let tmp = tempfile::tempdir().unwrap();
+        let fmu = write_fmu(tmp.path(), &zip_with_raw_name("/tmp/evil.txt"));
+        let err = extract(&fmu, &tmp.path().join("out"), &ExtractOptions::default()).unwrap_err();
+        assert!(
+            matches!(&err, Error::UnsafeArchiveEntry { entry, .. } if entry == "/tmp/evil.txt"),
+            "{err}"
+        );
+        let fmu = write_fmu(tmp.path(), &zip_with_raw_name("C:/evil.txt"));
+        let err = extract(&fmu, &tmp.path().join("out"), &ExtractOptions::default()).unwrap_err();
+        assert!(matches!(err, Error::UnsafeArchiveEntry { .. }), "{err}");
+    }
+
+    #[test]
+    fn refuses_symlink_entry() {
+        let mut writer = zip::ZipWriter::new(Cursor::new(Vec::new()));
+        writer
+            .add_symlink("link", "/etc/passwd", SimpleFileOptions::default())
+            .unwrap();
+        let bytes = writer.finish().unwrap().into_inner();
+        let tmp = tempfile::tempdir().unwrap();
+        let fmu = write_fmu(tmp.path(), &bytes);
+        let err = extract(&fmu, &tmp.path().join("out"), &ExtractOptions::default()).unwrap_err();
+        assert!(
+            matches!(&err, Error::UnsafeArchiveEntry { entry, .. } if entry == "link"),
+            "{err}"
+        );
+        assert!(err.to_string().contains("symbolic link"), "{err}");
+    }
+
+    #[test]
+    fn enforces_size_limit_on_written_bytes() {
+        let tmp = tempfile::tempdir().unwrap();
+        let big = vec![0u8; 10_000];
+        let fmu = write_fmu(tmp.path(), &build_zip(&[("a.bin", &big), ("b.bin", &big)]));
+        let options = ExtractOptions {
+            max_total_size: 15_000,
+        };
+        let err = extract(&fmu, &tmp.path().join("out"), &options).unwrap_err();
+        assert!(
+            matches!(&err, Error::ArchiveTooLarge { entry, limit: 15_000, .. } if entry == "b.bin"),
+            "{err}"
+        );
+        // Exactly at the limit is fine.
+        let options = ExtractOptions {
+            max_total_size: 20_000,
+        };
+        extract(&fmu, &tmp.path().join("out2"), &options).unwrap();
+    }
+
+    #[test]
+    fn corrupt_archive_names_the_file() {
+        let tmp = tempfile::tempdir().unwrap();
+        let fmu = write_fmu(tmp.path(), b"this is not a zip file at all");
+        let err = extract(&fmu, &tmp.path().join("out"), &ExtractOptions::default()).unwrap_err();
+        assert!(matches!(err, Error::Zip { .. }), "{err}");
+        assert!(err.to_string().contains("test.fmu"), "{err}");
+    }
+
+    #[test]
+    fn missing_archive_is_io_error() {
+        let tmp = tempfile::tempdir().unwrap();
+        let err = extract(
+            &tmp.path().join("nope.fmu"),
+            &tmp.path().join("out"),
+            &ExtractOptions::default(),
+        )
+        .unwrap_err();
+        assert!(matches!(err, Error::Io { .. }), "{err}");
+    }
 }

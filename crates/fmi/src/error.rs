@@ -1,4 +1,10 @@
 //! The error type of the `fmi` crate.
+//!
+//! One enum for everything: archive extraction, `modelDescription.xml`, loading the shared
+//! library, and calls into an instance. Every variant names the file, the instance or the FMI
+//! function involved, so a message is useful without its context. FMI status codes become
+//! [`Error::Discard`] (the caller may retry with a smaller step or roll back) and
+//! [`Error::CallFailed`] (Error, Fatal, Pending), kept apart so callers can match on them.
 
 use std::path::PathBuf;
 
@@ -7,7 +13,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// A failing FMI status other than Discard.
 ///
-/// Spec: FMI 2.0.2 §2.1.3 (`fmi2Status`).
+/// Spec: FMI 2.0.2 §2.1.3 (`fmi2Status`), FMI 1.0 CS §4 (`fmiStatus`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FailureStatus {
     /// `fmi2Error`: the call failed; the instance may be restored from an FMU state.
@@ -18,6 +24,17 @@ pub enum FailureStatus {
     Pending,
     /// A status code outside the standard's range.
     Unknown(i32),
+}
+
+impl std::fmt::Display for FailureStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FailureStatus::Error => f.write_str("Error"),
+            FailureStatus::Fatal => f.write_str("Fatal"),
+            FailureStatus::Pending => f.write_str("Pending"),
+            FailureStatus::Unknown(code) => write!(f, "unknown status {code}"),
+        }
+    }
 }
 
 /// Everything that can go wrong when importing or calling an FMU.
@@ -34,7 +51,288 @@ pub enum Error {
         /// The underlying error.
         source: std::io::Error,
     },
-    /// Placeholder for variants the implementation adds. (Removed by the fmi helper.)
-    #[error("not implemented")]
-    Todo,
+
+    // ----- archive -------------------------------------------------------------------------
+    /// The `.fmu` file is not a readable zip archive, or an entry could not be decompressed.
+    #[error("{}: not a valid FMU archive (zip): {source}", fmu.display())]
+    Zip {
+        /// The `.fmu` file.
+        fmu: PathBuf,
+        /// The zip library's error.
+        source: zip::result::ZipError,
+    },
+    /// An archive entry would be written outside the target directory, or is a symbolic link.
+    #[error("{}: refusing archive entry '{entry}': {reason}", fmu.display())]
+    UnsafeArchiveEntry {
+        /// The `.fmu` file.
+        fmu: PathBuf,
+        /// The entry name as stored in the archive.
+        entry: String,
+        /// Why it was refused.
+        reason: &'static str,
+    },
+    /// Extraction would write more than [`crate::archive::ExtractOptions::max_total_size`] bytes.
+    #[error(
+        "{}: extracted content exceeds the limit of {limit} bytes (at entry '{entry}')",
+        fmu.display()
+    )]
+    ArchiveTooLarge {
+        /// The `.fmu` file.
+        fmu: PathBuf,
+        /// The entry being written when the limit was reached.
+        entry: String,
+        /// The limit, bytes.
+        limit: u64,
+    },
+
+    // ----- modelDescription.xml -------------------------------------------------------------
+    /// The XML is not well-formed, is not valid UTF-8 (or Latin-1), or does not fit the schema.
+    #[error("{}: malformed XML{}: {message}", path.display(), byte_position(*position))]
+    Xml {
+        /// The `modelDescription.xml` file.
+        path: PathBuf,
+        /// Byte offset of the error, when the parser reports one.
+        position: Option<u64>,
+        /// The parser's message.
+        message: String,
+    },
+    /// The root element is not `fmiModelDescription`.
+    #[error("{}: expected root element 'fmiModelDescription', found '{found}'", path.display())]
+    WrongRootElement {
+        /// The `modelDescription.xml` file.
+        path: PathBuf,
+        /// The name of the root element found.
+        found: String,
+    },
+    /// `fmiVersion` is neither 1.0 nor 2.0.
+    #[error(
+        "{}: fmiVersion '{version}' is not supported (supported: 1.0 and 2.0 co-simulation)",
+        path.display()
+    )]
+    UnsupportedVersion {
+        /// The `modelDescription.xml` file.
+        path: PathBuf,
+        /// The `fmiVersion` attribute as written.
+        version: String,
+    },
+    /// The FMU has no co-simulation interface.
+    #[error("{}: {}", path.display(), match version {
+        crate::FmiVersion::V1 =>
+            "FMI 1.0 Model Exchange FMU, co-simulation required (no 'Implementation' element)",
+        crate::FmiVersion::V2 =>
+            "no 'CoSimulation' element: Model-Exchange-only FMUs are not supported",
+    })]
+    NoCoSimulation {
+        /// The `modelDescription.xml` file.
+        path: PathBuf,
+        /// FMI version of the file.
+        version: crate::FmiVersion,
+    },
+    /// A required element is missing.
+    #[error("{}: {parent}: missing element '{element}'", path.display())]
+    MissingElement {
+        /// The `modelDescription.xml` file.
+        path: PathBuf,
+        /// The element that should contain it, e.g. `fmiModelDescription`.
+        parent: String,
+        /// The missing element.
+        element: &'static str,
+    },
+    /// A required attribute is missing.
+    #[error("{}: {element}: missing attribute '{attribute}'", path.display())]
+    MissingAttribute {
+        /// The `modelDescription.xml` file.
+        path: PathBuf,
+        /// The element, e.g. `CoSimulation` or `ScalarVariable #3 'x'`.
+        element: String,
+        /// The missing attribute.
+        attribute: &'static str,
+    },
+    /// An attribute has a value outside its allowed set or of the wrong type.
+    #[error(
+        "{}: {element}: invalid value '{value}' of attribute '{attribute}' (expected {expected})",
+        path.display()
+    )]
+    InvalidAttribute {
+        /// The `modelDescription.xml` file.
+        path: PathBuf,
+        /// The element, e.g. `CoSimulation` or `ScalarVariable #3 'x'`.
+        element: String,
+        /// The attribute.
+        attribute: &'static str,
+        /// The value as written.
+        value: String,
+        /// What was expected, e.g. `true or false`.
+        expected: &'static str,
+    },
+    /// A `ScalarVariable` does not have exactly one type element.
+    #[error(
+        "{}: {element}: expected exactly one type element (Real, Integer, Boolean, String or \
+         Enumeration), found {}",
+        path.display(), list_or_none(found)
+    )]
+    TypeElement {
+        /// The `modelDescription.xml` file.
+        path: PathBuf,
+        /// The variable, e.g. `ScalarVariable #3 'x'`.
+        element: String,
+        /// The type elements present (empty when there is none).
+        found: Vec<&'static str>,
+    },
+
+    // ----- loading ------------------------------------------------------------------------
+    /// `<dir>/modelDescription.xml` does not exist.
+    #[error("{}: missing modelDescription.xml (is this an extracted FMU?)", path.display())]
+    MissingModelDescription {
+        /// The path that was looked for.
+        path: PathBuf,
+    },
+    /// The shared library for this platform does not exist.
+    #[error("{}: shared library not found; {}", library.display(), platform_hint(platforms))]
+    MissingLibrary {
+        /// The path that was looked for (`<dir>/binaries/linux64/<modelIdentifier>.so`).
+        library: PathBuf,
+        /// Platform folders found under `binaries/`; `None` when there is no `binaries` folder.
+        platforms: Option<Vec<String>>,
+    },
+    /// `dlopen` failed.
+    #[error(
+        "{}: cannot load shared library: {message} (maybe missing dependencies, check with ldd)",
+        library.display()
+    )]
+    LoadLibrary {
+        /// The shared library.
+        library: PathBuf,
+        /// The loader's message.
+        message: String,
+    },
+    /// A required FMI function is not exported by the shared library.
+    #[error("{}: missing required function '{symbol}'", library.display())]
+    MissingSymbol {
+        /// The shared library.
+        library: PathBuf,
+        /// The symbol name (with the `<modelIdentifier>_` prefix for FMI 1.0).
+        symbol: String,
+    },
+
+    // ----- instances ----------------------------------------------------------------------
+    /// `fmi2Instantiate` / `fmiInstantiateSlave` returned NULL.
+    #[error("instance '{instance}' of FMU {}: instantiation failed (the FMU returned NULL)", fmu.display())]
+    Instantiate {
+        /// The instance name.
+        instance: String,
+        /// The FMU directory.
+        fmu: PathBuf,
+    },
+    /// A second instance of an FMU that declares `canBeInstantiatedOnlyOncePerProcess`.
+    #[error(
+        "instance '{instance}': FMU {} may only be instantiated once per process and already has \
+         an instance",
+        fmu.display()
+    )]
+    InstantiatedTwice {
+        /// The instance name that was refused.
+        instance: String,
+        /// The FMU directory.
+        fmu: PathBuf,
+    },
+    /// The FMU returned `Discard`: the call did not complete, but the instance is still usable
+    /// (a master typically retries with a smaller step or rolls back).
+    #[error("instance '{instance}': {function} returned Discard")]
+    Discard {
+        /// The instance name.
+        instance: String,
+        /// The FMI function, e.g. `fmi2DoStep`.
+        function: &'static str,
+    },
+    /// The FMU returned `Error`, `Fatal`, `Pending` or an unknown status.
+    #[error("instance '{instance}': {function} returned {status}")]
+    CallFailed {
+        /// The instance name.
+        instance: String,
+        /// The FMI function, e.g. `fmi2DoStep`.
+        function: &'static str,
+        /// The status returned.
+        status: FailureStatus,
+    },
+    /// `values.len() != vrs.len()` (or a similar pair of slices) at a batched call.
+    #[error("instance '{instance}': {function}: {expected} value references but {found} values")]
+    LengthMismatch {
+        /// The instance name.
+        instance: String,
+        /// The FMI function.
+        function: &'static str,
+        /// Number of value references.
+        expected: usize,
+        /// Number of values given.
+        found: usize,
+    },
+    /// A string passed to the FMU contains a NUL byte.
+    #[error("instance '{instance}': {function}: value #{index} contains a NUL byte")]
+    InteriorNul {
+        /// The instance name.
+        instance: String,
+        /// The FMI function.
+        function: &'static str,
+        /// Position of the offending value in the slice.
+        index: usize,
+    },
+    /// The FMU returned a NULL pointer where a string or an FMU state was expected.
+    #[error("instance '{instance}': {function} returned a NULL pointer")]
+    NullPointer {
+        /// The instance name.
+        instance: String,
+        /// The FMI function.
+        function: &'static str,
+    },
+    /// The FMU does not provide this optional function (capability not declared, or the
+    /// symbol is missing, or the FMI version has no such function).
+    #[error("instance '{instance}': {function} is not supported by this FMU")]
+    Unsupported {
+        /// The instance name.
+        instance: String,
+        /// The FMI function.
+        function: &'static str,
+    },
+    /// An [`crate::FmuStateId`] that this instance does not own, or that was already freed.
+    #[error("instance '{instance}': unknown or freed FMU state #{id}")]
+    UnknownFmuState {
+        /// The instance name.
+        instance: String,
+        /// The state handle's number.
+        id: usize,
+    },
+    /// The call is not allowed in the instance's current state (for example after `Fatal`, or
+    /// a second `terminate`); it was not passed to the FMU.
+    #[error("instance '{instance}': {function} not called: {reason}")]
+    InvalidCall {
+        /// The instance name.
+        instance: String,
+        /// The FMI function that was refused.
+        function: &'static str,
+        /// Why.
+        reason: &'static str,
+    },
+}
+
+fn byte_position(position: Option<u64>) -> String {
+    position
+        .map(|p| format!(" at byte {p}"))
+        .unwrap_or_default()
+}
+
+fn list_or_none(found: &[&str]) -> String {
+    if found.is_empty() {
+        "none".to_owned()
+    } else {
+        found.join(", ")
+    }
+}
+
+fn platform_hint(platforms: &Option<Vec<String>>) -> String {
+    match platforms {
+        None => "the FMU has no 'binaries' folder".to_owned(),
+        Some(p) if p.is_empty() => "the FMU's 'binaries' folder is empty".to_owned(),
+        Some(p) => format!("the FMU only has binaries for: {}", p.join(", ")),
+    }
 }

@@ -1,35 +1,324 @@
-//! A loaded FMU: model description plus shared library. (CONTRACT STUB: the fmi helper fills it.)
+//! A loaded FMU: model description plus shared library, shared by its instances.
+//!
+//! Loading happens once per FMU: parse `modelDescription.xml`, find
+//! `binaries/linux64/<modelIdentifier>.so`, `dlopen` it and resolve the function table. The
+//! resulting [`Fmu`] is shared through `Arc`; every [`Instance`] holds a clone, so the library
+//! stays loaded until the last instance has been freed. This module has no `unsafe`: all of it
+//! lives in `ffi` and `instance`.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use crate::{Instance, InstantiateOptions, ModelDescription, Result};
+use crate::ffi::Functions;
+use crate::{Error, Instance, InstantiateOptions, ModelDescription, Result};
+
+/// Platform folder under `binaries/` whose libraries this build can load.
+const PLATFORM: &str = "linux64";
+/// File extension of shared libraries on this platform.
+const LIBRARY_EXTENSION: &str = "so";
 
 /// An extracted and loaded FMU, shared by all its instances through `Arc`.
+///
+/// The capabilities in [`Fmu::description`] are the *effective* ones: a capability declared
+/// in the XML whose functions the library does not export is switched off at load time (with a
+/// warning).
 ///
 /// Spec: FMI 2.0.2 §2.1 / §4.2, FMI 1.0 CS §4.
 #[derive(Debug)]
 pub struct Fmu {
     description: ModelDescription,
+    directory: PathBuf,
+    library_path: PathBuf,
+    functions: Functions,
+    /// Number of live instances (for `canBeInstantiatedOnlyOncePerProcess`).
+    live_instances: AtomicUsize,
+    /// Set when any instance returned Fatal: no instance of this FMU may be called again.
+    fatal: AtomicBool,
 }
 
 impl Fmu {
     /// Parses `<dir>/modelDescription.xml` and loads `<dir>/binaries/linux64/<modelIdentifier>.so`.
+    ///
+    /// `dir` is an extracted FMU (see [`crate::archive::extract`]). The library is opened with
+    /// `RTLD_NOW | RTLD_LOCAL`, and all required functions are resolved immediately.
+    ///
+    /// # Errors
+    /// - [`Error::MissingModelDescription`]: no `modelDescription.xml` in `dir`;
+    /// - the parse errors of [`ModelDescription::from_file`];
+    /// - [`Error::MissingLibrary`]: no library for this platform (the message lists the
+    ///   platforms the FMU does have);
+    /// - [`Error::LoadLibrary`]: `dlopen` failed (not an ELF file, missing dependencies, …);
+    /// - [`Error::MissingSymbol`]: a required FMI function is not exported;
+    /// - [`Error::Io`]: `dir` cannot be resolved to an absolute path.
+    ///
+    /// Spec: FMI 2.0.2 §2.3 (FMU layout: `binaries/<platform>/<modelIdentifier>.so`), FMI 1.0
+    /// CS §4 (function names prefixed with `<modelIdentifier>_`).
     pub fn load(dir: &Path) -> Result<Arc<Fmu>> {
-        let _ = dir;
-        todo!()
+        let description_path = dir.join("modelDescription.xml");
+        if !description_path.is_file() {
+            return Err(Error::MissingModelDescription {
+                path: description_path,
+            });
+        }
+        let mut description = ModelDescription::from_file(&description_path)?;
+        let directory = dir.canonicalize().map_err(|source| Error::Io {
+            path: dir.to_owned(),
+            source,
+        })?;
+        let library_path = directory.join("binaries").join(PLATFORM).join(format!(
+            "{}.{LIBRARY_EXTENSION}",
+            description.model_identifier
+        ));
+        if !library_path.is_file() {
+            let platforms = available_platforms(&directory.join("binaries"));
+            return Err(Error::MissingLibrary {
+                library: library_path,
+                platforms,
+            });
+        }
+        let functions = Functions::load(&library_path, &mut description)?;
+        log::debug!(
+            "loaded {} (FMI {:?}, {} variables)",
+            library_path.display(),
+            description.fmi_version,
+            description.variables.len()
+        );
+        Ok(Arc::new(Fmu {
+            description,
+            directory,
+            library_path,
+            functions,
+            live_instances: AtomicUsize::new(0),
+            fatal: AtomicBool::new(false),
+        }))
     }
-    /// The parsed model description.
+
+    /// The parsed model description, with the effective capabilities.
     pub fn description(&self) -> &ModelDescription {
         &self.description
     }
-    /// The directory the FMU was extracted into.
+
+    /// The directory the FMU was extracted into, as an absolute, canonical path.
     pub fn directory(&self) -> &Path {
-        todo!()
+        &self.directory
     }
+
+    /// The loaded shared library (`<directory>/binaries/linux64/<modelIdentifier>.so`).
+    pub fn library_path(&self) -> &Path {
+        &self.library_path
+    }
+
+    /// `fmi2GetTypesPlatform` / `fmiGetTypesPlatform`: the platform types the library was
+    /// compiled with (`"default"` for FMI 2.0, `"standard32"` for FMI 1.0); `None` when the
+    /// function is not exported.
+    ///
+    /// Spec: FMI 2.0.2 §2.1.4, FMI 1.0 CS §4.1.
+    pub fn get_types_platform(&self) -> Option<String> {
+        self.functions.types_platform()
+    }
+
+    /// `fmi2GetVersion` / `fmiGetVersion`: the version of the FMI headers the library was
+    /// compiled with (`"2.0"`, `"1.0"`); `None` when the function is not exported.
+    ///
+    /// Spec: FMI 2.0.2 §2.1.4, FMI 1.0 CS §4.1.
+    pub fn get_version(&self) -> Option<String> {
+        self.functions.version()
+    }
+
     /// Creates an instance named `instance_name`.
-    pub fn instantiate(self: &Arc<Self>, instance_name: &str, options: &InstantiateOptions) -> Result<Instance> {
-        let _ = (instance_name, options);
-        todo!()
+    ///
+    /// FMI 2.0 calls `fmi2Instantiate(name, fmi2CoSimulation, guid, <file URI of
+    /// directory/resources>, callbacks, visible, loggingOn)`; FMI 1.0 calls
+    /// `fmiInstantiateSlave(name, guid, <file URI of directory>, "application/x-fmu-sharedlibrary",
+    /// 0, visible, false, callbacks, loggingOn)`. FMU log messages go to the `log` crate with
+    /// target `fmu`.
+    ///
+    /// # Errors
+    /// - [`Error::InstantiatedTwice`]: the FMU declares `canBeInstantiatedOnlyOncePerProcess`
+    ///   and already has a live instance;
+    /// - [`Error::Instantiate`]: the FMU returned NULL;
+    /// - [`Error::InteriorNul`]: the name contains a NUL byte;
+    /// - [`Error::InvalidCall`]: an instance of this FMU returned Fatal earlier.
+    ///
+    /// Spec: FMI 2.0.2 §2.1.5 (`fmi2Instantiate`), FMI 1.0 CS §4.1 (`fmiInstantiateSlave`).
+    pub fn instantiate(
+        self: &Arc<Self>,
+        instance_name: &str,
+        options: &InstantiateOptions,
+    ) -> Result<Instance> {
+        Instance::new(Arc::clone(self), instance_name, options)
+    }
+
+    pub(crate) fn functions(&self) -> &Functions {
+        &self.functions
+    }
+
+    /// Registers a new instance; refused when the FMU may only have one and already has it.
+    pub(crate) fn acquire_instance_slot(&self, instance_name: &str) -> Result<()> {
+        if self
+            .description
+            .capabilities
+            .can_be_instantiated_only_once_per_process
+        {
+            self.live_instances
+                .compare_exchange(0, 1, Ordering::AcqRel, Ordering::Acquire)
+                .map_err(|_| Error::InstantiatedTwice {
+                    instance: instance_name.to_owned(),
+                    fmu: self.directory.clone(),
+                })?;
+        } else {
+            self.live_instances.fetch_add(1, Ordering::AcqRel);
+        }
+        Ok(())
+    }
+
+    /// Unregisters an instance (after it was freed, or when instantiation failed).
+    pub(crate) fn release_instance_slot(&self) {
+        self.live_instances.fetch_sub(1, Ordering::AcqRel);
+    }
+
+    /// Records that an instance returned Fatal.
+    pub(crate) fn mark_fatal(&self) {
+        self.fatal.store(true, Ordering::Release);
+    }
+
+    /// True once any instance of this FMU returned Fatal.
+    pub(crate) fn is_fatal(&self) -> bool {
+        self.fatal.load(Ordering::Acquire)
+    }
+}
+
+/// Names of the folders under `binaries/`, sorted; `None` when there is no `binaries` folder.
+fn available_platforms(binaries: &Path) -> Option<Vec<String>> {
+    let entries = std::fs::read_dir(binaries).ok()?;
+    let mut platforms: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    platforms.sort();
+    Some(platforms)
+}
+
+/// A `file:` URI for an absolute path: `file:///a/b%20c`.
+///
+/// Bytes that may not appear in a URI path segment are percent-encoded (RFC 3986: unreserved
+/// characters, sub-delimiters, `:` and `@` stay, `/` separates segments).
+pub(crate) fn file_uri(path: &Path) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let mut uri = String::from("file://");
+    for &byte in path.as_os_str().as_bytes() {
+        let keep = byte.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@/".contains(&byte);
+        if keep {
+            uri.push(char::from(byte));
+        } else {
+            uri.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    uri
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    const MINIMAL_V2: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
+<fmiModelDescription fmiVersion="2.0" modelName="m" guid="{g}">
+  <CoSimulation modelIdentifier="model"/>
+  <ModelVariables>
+    <ScalarVariable name="x" valueReference="1" causality="output"><Real/></ScalarVariable>
+  </ModelVariables>
+</fmiModelDescription>"#;
+
+    #[test]
+    fn missing_model_description() {
+        let tmp = tempfile::tempdir().unwrap();
+        let err = Fmu::load(tmp.path()).unwrap_err();
+        assert!(
+            matches!(&err, Error::MissingModelDescription { path } if path.ends_with("modelDescription.xml"))
+        );
+        assert!(err.to_string().contains("modelDescription.xml"), "{err}");
+    }
+
+    #[test]
+    fn missing_binaries_folder() {
+        let tmp = tempfile::tempdir().unwrap();
+        fs::write(tmp.path().join("modelDescription.xml"), MINIMAL_V2).unwrap();
+        let err = Fmu::load(tmp.path()).unwrap_err();
+        assert!(
+            matches!(
+                &err,
+                Error::MissingLibrary {
+                    platforms: None,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        assert!(err.to_string().contains("no 'binaries' folder"), "{err}");
+    }
+
+    #[test]
+    fn missing_linux64_lists_other_platforms() {
+        let tmp = tempfile::tempdir().unwrap();
+        fs::write(tmp.path().join("modelDescription.xml"), MINIMAL_V2).unwrap();
+        for platform in ["win64", "darwin64"] {
+            fs::create_dir_all(tmp.path().join("binaries").join(platform)).unwrap();
+        }
+        let err = Fmu::load(tmp.path()).unwrap_err();
+        let Error::MissingLibrary {
+            library,
+            platforms: Some(platforms),
+        } = &err
+        else {
+            panic!("unexpected error: {err}");
+        };
+        assert!(
+            library.ends_with("binaries/linux64/model.so"),
+            "{}",
+            library.display()
+        );
+        assert_eq!(platforms, &["darwin64", "win64"]);
+        assert!(err.to_string().contains("darwin64, win64"), "{err}");
+    }
+
+    #[test]
+    fn library_that_is_not_elf() {
+        let tmp = tempfile::tempdir().unwrap();
+        fs::write(tmp.path().join("modelDescription.xml"), MINIMAL_V2).unwrap();
+        let dir = tmp.path().join("binaries/linux64");
+        fs::create_dir_all(&dir).unwrap();
+        fs::write(dir.join("model.so"), b"definitely not an ELF file").unwrap();
+        let err = Fmu::load(tmp.path()).unwrap_err();
+        assert!(matches!(err, Error::LoadLibrary { .. }), "{err}");
+        let text = err.to_string();
+        assert!(text.contains("model.so") && text.contains("ldd"), "{text}");
+    }
+
+    #[test]
+    fn invalid_model_description_is_reported_before_the_library() {
+        let tmp = tempfile::tempdir().unwrap();
+        fs::write(
+            tmp.path().join("modelDescription.xml"),
+            "<fmiModelDescription fmiVersion=\"3.0\"/>",
+        )
+        .unwrap();
+        let err = Fmu::load(tmp.path()).unwrap_err();
+        assert!(matches!(err, Error::UnsupportedVersion { .. }), "{err}");
+    }
+
+    #[test]
+    fn file_uri_encodes_unsafe_bytes() {
+        assert_eq!(
+            file_uri(Path::new("/tmp/a b/c%d/ü")),
+            "file:///tmp/a%20b/c%25d/%C3%BC"
+        );
+        assert_eq!(
+            file_uri(Path::new("/x/res-1_2.~(a)")),
+            "file:///x/res-1_2.~(a)"
+        );
+        assert_eq!(file_uri(Path::new("/x/#?[]")), "file:///x/%23%3F%5B%5D");
     }
 }

@@ -1,8 +1,22 @@
-//! Safe, version-neutral FMU instances. (CONTRACT STUB: the fmi helper replaces the bodies.)
+//! Safe, version-neutral FMU instances.
+//!
+//! Every method checks its arguments (slice lengths, NUL bytes), calls through the function
+//! table, copies anything the FMU returns, and maps the status: OK and Warning become
+//! `Ok(Status)`, Discard becomes [`Error::Discard`], and Error/Fatal/Pending become
+//! [`Error::CallFailed`]. After Fatal no instance of the FMU is called again.
+//!
+//! FMI 1.0 has no separate `setupExperiment`: [`Instance::setup_experiment`] only stores the
+//! times, and [`Instance::enter_initialization_mode`] calls `fmiInitializeSlave`, so a master can
+//! set start values and parameters before it (as FMI 1.0 requires).
 
+use std::ffi::{CString, c_char, c_int, c_void};
+use std::fmt;
+use std::ptr;
 use std::sync::Arc;
 
-use crate::{Fmu, Result, Status, ValueRef};
+use crate::ffi::{self, Functions, fmi1, fmi2};
+use crate::fmu::file_uri;
+use crate::{Error, FailureStatus, FmiVersion, Fmu, Result, Status, ValueRef};
 
 /// Options for [`Fmu::instantiate`].
 ///
@@ -16,6 +30,11 @@ pub struct InstantiateOptions {
 }
 
 /// Handle of an FMU state owned by an [`Instance`]; see [`Instance::get_fmu_state`].
+///
+/// Only meaningful for the instance that created it. Handles are never reused, so a freed
+/// handle stays invalid.
+///
+/// Spec: FMI 2.0.2 §2.1.8 (`fmi2FMUstate`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct FmuStateId(pub(crate) usize);
 
@@ -31,115 +50,624 @@ pub enum StepOutcome {
     Terminated,
 }
 
+/// Where an instance is in the FMI call sequence (only what the wrapper needs to know).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Instantiated (or reset), not yet initialized.
+    Instantiated,
+    /// FMI 2.0 only: between enter and exit of initialization mode.
+    InitializationMode,
+    /// Initialized: stepping is allowed.
+    Initialized,
+    /// `terminate` was called.
+    Terminated,
+}
+
 /// One instance (FMI 2.0 "instance", FMI 1.0 "slave") of an [`Fmu`].
 ///
 /// `Send` but not `Sync`: an instance is never called from two threads at once, which the
 /// `&mut self` receivers guarantee.
-#[derive(Debug)]
+///
+/// Dropping an instance frees its FMU states, terminates it if it was initialized and neither
+/// terminated nor failed, frees it (`fmi2FreeInstance` / `fmiFreeSlaveInstance`, skipped after
+/// Fatal), and only then releases its reference to the [`Fmu`] (and so possibly the library).
+///
+/// Spec: FMI 2.0.2 §2.1 (common API), §4.2 (co-simulation API), §4.2.4 (calling sequence);
+/// FMI 1.0 CS §4.
 pub struct Instance {
-    _fmu: Arc<Fmu>,
+    name: String,
+    /// `fmi2Component` or `fmiComponent` (both `void*`), depending on the FMU's version.
+    component: *mut c_void,
+    /// FMI 2.0 callbacks; the FMU may keep the pointer until the instance is freed.
+    callbacks: Option<Box<fmi2::fmi2CallbackFunctions>>,
+    /// Saved FMU states by [`FmuStateId`]; `None` once freed.
+    states: Vec<Option<fmi2::fmi2FMUstate>>,
+    /// FMI 1.0: `(tStart, tStop)` from `setup_experiment`, used by `fmiInitializeSlave`.
+    experiment: Option<(f64, Option<f64>)>,
+    phase: Phase,
+    /// The last call returned Error (cleared by a successful `set_fmu_state` or `reset`).
+    failed: bool,
+    fmu: Arc<Fmu>,
+}
+
+// SAFETY: invariant: one instance is never called from two threads at once. All FFI calls go
+// through `&mut self` (or happen in `Drop`), and `Instance` is not `Sync`, so the component and
+// state pointers are only ever used by the thread that currently owns the instance; the boxed
+// callbacks are never written after instantiation. Moving an instance to another thread
+// between calls is allowed by FMI 2.0.2 §2.1 (general properties of the API): functions of one
+// instance need not be thread-safe, the environment must keep their calls sequential, and
+// functions of different instances may run in parallel in different threads (the FMU must
+// not change global or thread settings it does not restore). The shared `Fmu` is
+// `Send + Sync` on its own (immutable function table, atomics).
+unsafe impl Send for Instance {}
+
+impl fmt::Debug for Instance {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Instance")
+            .field("name", &self.name)
+            .field("fmu", &self.fmu.directory())
+            .field("phase", &self.phase)
+            .field("failed", &self.failed)
+            .field(
+                "live_states",
+                &self.states.iter().filter(|s| s.is_some()).count(),
+            )
+            .finish()
+    }
+}
+
+/// Converts a Rust bool to `fmi2Boolean`.
+fn fmi2_bool(value: bool) -> fmi2::fmi2Boolean {
+    if value {
+        fmi2::fmi2True
+    } else {
+        fmi2::fmi2False
+    }
+}
+
+/// Converts a Rust bool to FMI 1.0 `fmiBoolean`.
+fn fmi1_bool(value: bool) -> fmi1::fmiBoolean {
+    if value { fmi1::fmiTrue } else { fmi1::fmiFalse }
+}
+
+/// Value references as the `const unsigned int*` both versions expect.
+fn raw_vrs(vrs: &[ValueRef]) -> *const u32 {
+    // `ValueRef` is `#[repr(transparent)]` over `u32`.
+    vrs.as_ptr().cast::<u32>()
 }
 
 impl Instance {
-    /// The instance name given at instantiation.
-    pub fn name(&self) -> &str {
-        todo!()
+    /// Calls `fmi2Instantiate` / `fmiInstantiateSlave`; see [`Fmu::instantiate`].
+    pub(crate) fn new(fmu: Arc<Fmu>, name: &str, options: &InstantiateOptions) -> Result<Instance> {
+        let version = fmu.description().fmi_version;
+        let function = match version {
+            FmiVersion::V1 => "fmiInstantiateSlave",
+            FmiVersion::V2 => "fmi2Instantiate",
+        };
+        if fmu.is_fatal() {
+            return Err(Error::InvalidCall {
+                instance: name.to_owned(),
+                function,
+                reason: "an instance of this FMU returned Fatal",
+            });
+        }
+        let c_string = |text: &str, index: usize| {
+            CString::new(text).map_err(|_| Error::InteriorNul {
+                instance: name.to_owned(),
+                function,
+                index,
+            })
+        };
+        let c_name = c_string(name, 0)?;
+        let guid = c_string(&fmu.description().guid, 1)?;
+        let location = match version {
+            FmiVersion::V1 => file_uri(fmu.directory()),
+            FmiVersion::V2 => file_uri(&fmu.directory().join("resources")),
+        };
+        let location = c_string(&location, 2)?;
+
+        fmu.acquire_instance_slot(name)?;
+        let (component, callbacks) = match fmu.functions() {
+            Functions::V2(f) => {
+                let callbacks = ffi::fmi2_callbacks();
+                // SAFETY: all strings are NUL-terminated and outlive the call; `callbacks` is
+                // boxed and stored in the instance, so the pointer stays valid until
+                // `fmi2FreeInstance` (the FMU may keep it). Argument types follow
+                // fmi2InstantiateTYPE (FMI 2.0.2 §2.1.5).
+                let component = unsafe {
+                    (f.instantiate)(
+                        c_name.as_ptr(),
+                        fmi2::fmi2CoSimulation,
+                        guid.as_ptr(),
+                        location.as_ptr(),
+                        &*callbacks,
+                        fmi2_bool(options.visible),
+                        fmi2_bool(options.logging_on),
+                    )
+                };
+                (component, Some(callbacks))
+            }
+            Functions::V1(f) => {
+                let mime_type = c"application/x-fmu-sharedlibrary";
+                // SAFETY: all strings are NUL-terminated and outlive the call; the callback
+                // struct is passed by value and holds only static function pointers. Argument
+                // types follow fmiInstantiateSlave (FMI 1.0 CS §4.1).
+                let component = unsafe {
+                    (f.instantiate_slave)(
+                        c_name.as_ptr(),
+                        guid.as_ptr(),
+                        location.as_ptr(),
+                        mime_type.as_ptr(),
+                        0.0,
+                        fmi1_bool(options.visible),
+                        fmi1::fmiFalse,
+                        ffi::fmi1_callbacks(),
+                        fmi1_bool(options.logging_on),
+                    )
+                };
+                (component, None)
+            }
+        };
+        if component.is_null() {
+            fmu.release_instance_slot();
+            return Err(Error::Instantiate {
+                instance: name.to_owned(),
+                fmu: fmu.directory().to_owned(),
+            });
+        }
+        Ok(Instance {
+            name: name.to_owned(),
+            component,
+            callbacks,
+            states: Vec::new(),
+            experiment: None,
+            phase: Phase::Instantiated,
+            failed: false,
+            fmu,
+        })
     }
+
+    /// The instance name given at instantiation (the FMU uses it in its log messages).
+    ///
+    /// Spec: FMI 2.0.2 §2.1.5 (`instanceName`).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
     /// The FMU this instance belongs to.
     pub fn fmu(&self) -> &Arc<Fmu> {
-        &self._fmu
+        &self.fmu
     }
+
+    /// The FMI function name for this instance's version.
+    fn function(&self, v1: &'static str, v2: &'static str) -> &'static str {
+        match self.fmu.description().fmi_version {
+            FmiVersion::V1 => v1,
+            FmiVersion::V2 => v2,
+        }
+    }
+
+    fn invalid_call(&self, function: &'static str, reason: &'static str) -> Error {
+        Error::InvalidCall {
+            instance: self.name.clone(),
+            function,
+            reason,
+        }
+    }
+
+    fn unsupported(&self, function: &'static str) -> Error {
+        Error::Unsupported {
+            instance: self.name.clone(),
+            function,
+        }
+    }
+
+    /// Refuses any call after an instance of this FMU returned Fatal.
+    fn ensure_usable(&self, function: &'static str) -> Result<()> {
+        if self.fmu.is_fatal() {
+            return Err(self.invalid_call(function, "an instance of this FMU returned Fatal"));
+        }
+        Ok(())
+    }
+
+    fn check_len(&self, function: &'static str, expected: usize, found: usize) -> Result<()> {
+        if expected != found {
+            return Err(Error::LengthMismatch {
+                instance: self.name.clone(),
+                function,
+                expected,
+                found,
+            });
+        }
+        Ok(())
+    }
+
+    /// Maps a status code (identical in FMI 1.0 and 2.0: OK=0, Warning=1, Discard=2, Error=3,
+    /// Fatal=4, Pending=5) and records Error and Fatal.
+    fn check(&mut self, function: &'static str, status: c_int) -> Result<Status> {
+        let failure = match status {
+            0 => return Ok(Status::Ok),
+            1 => return Ok(Status::Warning),
+            2 => {
+                return Err(Error::Discard {
+                    instance: self.name.clone(),
+                    function,
+                });
+            }
+            3 => FailureStatus::Error,
+            4 => FailureStatus::Fatal,
+            5 => FailureStatus::Pending,
+            other => FailureStatus::Unknown(other),
+        };
+        match failure {
+            FailureStatus::Fatal => self.fmu.mark_fatal(),
+            _ => self.failed = true,
+        }
+        Err(Error::CallFailed {
+            instance: self.name.clone(),
+            function,
+            status: failure,
+        })
+    }
+
     /// FMI 2.0: `fmi2SetupExperiment`. FMI 1.0: stores the arguments for
-    /// [`Instance::enter_initialization_mode`]. Times in s.
-    pub fn setup_experiment(&mut self, tolerance: Option<f64>, start_time: f64, stop_time: Option<f64>) -> Result<Status> {
-        let _ = (tolerance, start_time, stop_time);
-        todo!()
+    /// [`Instance::enter_initialization_mode`] (tolerance is ignored; FMI 1.0 CS has none).
+    ///
+    /// Times in s; `tolerance` is relative (dimensionless). `None` means "not defined".
+    ///
+    /// # Errors
+    /// [`Error::Discard`] / [`Error::CallFailed`] for a failing status; [`Error::InvalidCall`]
+    /// after Fatal.
+    ///
+    /// Spec: FMI 2.0.2 §2.1.6 (`fmi2SetupExperiment`), FMI 1.0 CS §4.1 (`fmiInitializeSlave`).
+    pub fn setup_experiment(
+        &mut self,
+        tolerance: Option<f64>,
+        start_time: f64,
+        stop_time: Option<f64>,
+    ) -> Result<Status> {
+        let function = self.function("fmiInitializeSlave", "fmi2SetupExperiment");
+        self.ensure_usable(function)?;
+        let status = match self.fmu.functions() {
+            Functions::V1(_) => {
+                self.experiment = Some((start_time, stop_time));
+                return Ok(Status::Ok);
+            }
+            // SAFETY: `component` is a live instance of this library; scalar arguments only.
+            Functions::V2(f) => unsafe {
+                (f.setup_experiment)(
+                    self.component,
+                    fmi2_bool(tolerance.is_some()),
+                    tolerance.unwrap_or(0.0),
+                    start_time,
+                    fmi2_bool(stop_time.is_some()),
+                    stop_time.unwrap_or(0.0),
+                )
+            },
+        };
+        self.check(function, status)
     }
-    /// FMI 2.0: `fmi2EnterInitializationMode`. FMI 1.0: `fmiInitializeSlave`.
+
+    /// FMI 2.0: `fmi2EnterInitializationMode`. FMI 1.0: `fmiInitializeSlave(tStart,
+    /// stopTimeDefined, tStop)` with the times given to [`Instance::setup_experiment`].
+    ///
+    /// # Errors
+    /// [`Error::Discard`] / [`Error::CallFailed`] for a failing status; [`Error::InvalidCall`]
+    /// after Fatal, or for FMI 1.0 when `setup_experiment` was not called first.
+    ///
+    /// Spec: FMI 2.0.2 §2.1.6, FMI 1.0 CS §4.1 (`fmiInitializeSlave`).
     pub fn enter_initialization_mode(&mut self) -> Result<Status> {
-        todo!()
+        let function = self.function("fmiInitializeSlave", "fmi2EnterInitializationMode");
+        self.ensure_usable(function)?;
+        let (status, next) = match self.fmu.functions() {
+            Functions::V1(f) => {
+                let Some((start, stop)) = self.experiment else {
+                    return Err(
+                        self.invalid_call(function, "setup_experiment must be called first")
+                    );
+                };
+                // SAFETY: `component` is a live instance of this library; scalar arguments only.
+                let status = unsafe {
+                    (f.initialize_slave)(
+                        self.component,
+                        start,
+                        fmi1_bool(stop.is_some()),
+                        stop.unwrap_or(0.0),
+                    )
+                };
+                (status, Phase::Initialized)
+            }
+            // SAFETY: `component` is a live instance of this library.
+            Functions::V2(f) => (
+                unsafe { (f.enter_initialization_mode)(self.component) },
+                Phase::InitializationMode,
+            ),
+        };
+        let result = self.check(function, status);
+        if result.is_ok() {
+            self.phase = next;
+        }
+        result
     }
-    /// FMI 2.0: `fmi2ExitInitializationMode`. FMI 1.0: nothing.
+
+    /// FMI 2.0: `fmi2ExitInitializationMode`. FMI 1.0: nothing (returns `Ok(Status::Ok)`).
+    ///
+    /// # Errors
+    /// [`Error::Discard`] / [`Error::CallFailed`] for a failing status; [`Error::InvalidCall`]
+    /// after Fatal.
+    ///
+    /// Spec: FMI 2.0.2 §2.1.6 (`fmi2ExitInitializationMode`).
     pub fn exit_initialization_mode(&mut self) -> Result<Status> {
-        todo!()
+        let function = self.function("fmiInitializeSlave", "fmi2ExitInitializationMode");
+        self.ensure_usable(function)?;
+        let status = match self.fmu.functions() {
+            Functions::V1(_) => return Ok(Status::Ok),
+            // SAFETY: `component` is a live instance of this library.
+            Functions::V2(f) => unsafe { (f.exit_initialization_mode)(self.component) },
+        };
+        let result = self.check(function, status);
+        if result.is_ok() {
+            self.phase = Phase::Initialized;
+        }
+        result
     }
-    /// `fmi2GetReal`; `values.len() == vrs.len()`.
-    pub fn get_real(&mut self, vrs: &[ValueRef], values: &mut [f64]) -> Result<Status> {
-        let _ = (vrs, values);
-        todo!()
+
+    /// `fmi2DoStep` / `fmiDoStep`: advances from `current_communication_point` by
+    /// `communication_step_size`. Times in s.
+    ///
+    /// FMI 1.0 always passes `newStep = true` and ignores
+    /// `no_set_fmu_state_prior_to_current_point`. When FMI 2.0 returns Discard, the FMU is asked
+    /// `fmi2GetBooleanStatus(fmi2Terminated)`; if true, the step ends the simulation normally
+    /// ([`StepOutcome::Terminated`]). FMI 1.0 CS has no such status, so Discard stays Discard.
+    ///
+    /// # Errors
+    /// [`Error::Discard`] (step not completed; retry with a smaller step or roll back),
+    /// [`Error::CallFailed`] (Error, Fatal, Pending), [`Error::InvalidCall`] after Fatal.
+    ///
+    /// Spec: FMI 2.0.2 §4.2.2 (`fmi2DoStep`, `fmi2GetBooleanStatus`), FMI 1.0 CS §4.3
+    /// (`fmiDoStep`).
+    pub fn do_step(
+        &mut self,
+        current_communication_point: f64,
+        communication_step_size: f64,
+        no_set_fmu_state_prior_to_current_point: bool,
+    ) -> Result<StepOutcome> {
+        let function = self.function("fmiDoStep", "fmi2DoStep");
+        self.ensure_usable(function)?;
+        let (c, t, h) = (
+            self.component,
+            current_communication_point,
+            communication_step_size,
+        );
+        // SAFETY: `c` is a live instance of this library; scalar arguments only.
+        let status = unsafe {
+            match self.fmu.functions() {
+                Functions::V1(f) => (f.do_step)(c, t, h, fmi1::fmiTrue),
+                Functions::V2(f) => {
+                    (f.do_step)(c, t, h, fmi2_bool(no_set_fmu_state_prior_to_current_point))
+                }
+            }
+        };
+        match self.check(function, status) {
+            Ok(status) => Ok(StepOutcome::Completed(status)),
+            Err(Error::Discard { .. }) if self.terminated_by_fmu() => Ok(StepOutcome::Terminated),
+            Err(error) => Err(error),
+        }
     }
-    /// `fmi2GetInteger`; `values.len() == vrs.len()`.
-    pub fn get_integer(&mut self, vrs: &[ValueRef], values: &mut [i32]) -> Result<Status> {
-        let _ = (vrs, values);
-        todo!()
+
+    /// FMI 2.0: asks `fmi2GetBooleanStatus(fmi2Terminated)`; false when unavailable or failing.
+    fn terminated_by_fmu(&mut self) -> bool {
+        let Functions::V2(f) = self.fmu.functions() else {
+            return false;
+        };
+        let Some(get_boolean_status) = f.get_boolean_status else {
+            return false;
+        };
+        let mut terminated = fmi2::fmi2False;
+        // SAFETY: `component` is live; `terminated` is a local that outlives the call.
+        let status =
+            unsafe { get_boolean_status(self.component, fmi2::fmi2Terminated, &mut terminated) };
+        match status {
+            0 | 1 => terminated != fmi2::fmi2False,
+            4 => {
+                // A Fatal status still poisons the FMU; other failures only mean "unknown".
+                let _ = self.check("fmi2GetBooleanStatus", status);
+                false
+            }
+            _ => false,
+        }
     }
-    /// `fmi2GetBoolean`; `values.len() == vrs.len()`.
-    pub fn get_boolean(&mut self, vrs: &[ValueRef], values: &mut [bool]) -> Result<Status> {
-        let _ = (vrs, values);
-        todo!()
+
+    /// `fmi2GetStatus(fmi2DoStepStatus)` / `fmiGetStatus(fmiDoStepStatus)`: the status of the
+    /// last (asynchronous) `doStep`, mapped like any other status (naming the doStep function).
+    ///
+    /// # Errors
+    /// [`Error::Unsupported`] when the function is not exported; otherwise the errors of the
+    /// query itself, or those of the reported doStep status.
+    ///
+    /// Spec: FMI 2.0.2 §4.2.3 (`fmi2GetStatus`), FMI 1.0 CS §4.4 (`fmiGetStatus`).
+    pub fn get_do_step_status(&mut self) -> Result<Status> {
+        let function = self.function("fmiGetStatus", "fmi2GetStatus");
+        self.ensure_usable(function)?;
+        let mut value: c_int = 0;
+        let status = match self.fmu.functions() {
+            Functions::V1(f) => {
+                let get_status = f.get_status.ok_or_else(|| self.unsupported(function))?;
+                // SAFETY: `component` is live; `value` is a local that outlives the call.
+                unsafe { get_status(self.component, fmi1::fmiDoStepStatus, &mut value) }
+            }
+            Functions::V2(f) => {
+                let get_status = f.get_status.ok_or_else(|| self.unsupported(function))?;
+                // SAFETY: `component` is live; `value` is a local that outlives the call.
+                unsafe { get_status(self.component, fmi2::fmi2DoStepStatus, &mut value) }
+            }
+        };
+        self.check(function, status)?;
+        let step = self.function("fmiDoStep", "fmi2DoStep");
+        self.check(step, value)
     }
-    /// `fmi2GetString`; `values.len() == vrs.len()`; existing strings are overwritten in place.
-    pub fn get_string(&mut self, vrs: &[ValueRef], values: &mut [String]) -> Result<Status> {
-        let _ = (vrs, values);
-        todo!()
+
+    /// `fmi2CancelStep` / `fmiCancelStep`: cancels a pending asynchronous `doStep`.
+    ///
+    /// # Errors
+    /// [`Error::Unsupported`] when the function is not exported; [`Error::Discard`] /
+    /// [`Error::CallFailed`] for a failing status; [`Error::InvalidCall`] after Fatal.
+    ///
+    /// Spec: FMI 2.0.2 §4.2.2 (`fmi2CancelStep`), FMI 1.0 CS §4.3 (`fmiCancelStep`).
+    pub fn cancel_step(&mut self) -> Result<Status> {
+        let function = self.function("fmiCancelStep", "fmi2CancelStep");
+        self.ensure_usable(function)?;
+        let cancel = match self.fmu.functions() {
+            Functions::V1(f) => f.cancel_step,
+            Functions::V2(f) => f.cancel_step,
+        }
+        .ok_or_else(|| self.unsupported(function))?;
+        // SAFETY: `component` is a live instance of this library.
+        let status = unsafe { cancel(self.component) };
+        self.check(function, status)
     }
-    /// `fmi2SetReal`; `values.len() == vrs.len()`.
-    pub fn set_real(&mut self, vrs: &[ValueRef], values: &[f64]) -> Result<Status> {
-        let _ = (vrs, values);
-        todo!()
+
+    /// `fmi2SetDebugLogging` / `fmiSetDebugLogging`: switches the FMU's debug logging.
+    /// `categories` selects log categories (FMI 2.0 only; empty means all).
+    ///
+    /// # Errors
+    /// [`Error::Unsupported`] when the function is not exported; [`Error::InteriorNul`] for a
+    /// category containing NUL; [`Error::Discard`] / [`Error::CallFailed`] for a failing
+    /// status; [`Error::InvalidCall`] after Fatal.
+    ///
+    /// Spec: FMI 2.0.2 §2.1.5 (`fmi2SetDebugLogging`), FMI 1.0 CS §4.1.
+    pub fn set_debug_logging<S: AsRef<str>>(
+        &mut self,
+        logging_on: bool,
+        categories: &[S],
+    ) -> Result<Status> {
+        let function = self.function("fmiSetDebugLogging", "fmi2SetDebugLogging");
+        self.ensure_usable(function)?;
+        let status = match self.fmu.functions() {
+            Functions::V1(f) => {
+                let set = f
+                    .set_debug_logging
+                    .ok_or_else(|| self.unsupported(function))?;
+                // SAFETY: `component` is live; scalar argument only.
+                unsafe { set(self.component, fmi1_bool(logging_on)) }
+            }
+            Functions::V2(f) => {
+                let set = f
+                    .set_debug_logging
+                    .ok_or_else(|| self.unsupported(function))?;
+                let strings = categories
+                    .iter()
+                    .enumerate()
+                    .map(|(index, v)| {
+                        CString::new(v.as_ref()).map_err(|_| Error::InteriorNul {
+                            instance: self.name.clone(),
+                            function,
+                            index,
+                        })
+                    })
+                    .collect::<Result<Vec<_>>>()?;
+                let pointers: Vec<*const c_char> = strings.iter().map(|s| s.as_ptr()).collect();
+                // SAFETY: `pointers` holds `pointers.len()` NUL-terminated strings owned by
+                // `strings`, which outlives the call.
+                unsafe {
+                    set(
+                        self.component,
+                        fmi2_bool(logging_on),
+                        pointers.len(),
+                        pointers.as_ptr(),
+                    )
+                }
+            }
+        };
+        self.check(function, status)
     }
-    /// `fmi2SetInteger`; `values.len() == vrs.len()`.
-    pub fn set_integer(&mut self, vrs: &[ValueRef], values: &[i32]) -> Result<Status> {
-        let _ = (vrs, values);
-        todo!()
+
+    /// `fmi2Reset` / `fmiResetSlave`: back to the state right after instantiation (FMI 2.0:
+    /// call [`Instance::setup_experiment`] again). Saved FMU states stay valid.
+    ///
+    /// # Errors
+    /// [`Error::Unsupported`] when the function is not exported; [`Error::Discard`] /
+    /// [`Error::CallFailed`] for a failing status; [`Error::InvalidCall`] after Fatal.
+    ///
+    /// Spec: FMI 2.0.2 §2.1.6 (`fmi2Reset`), FMI 1.0 CS §4.1 (`fmiResetSlave`).
+    pub fn reset(&mut self) -> Result<Status> {
+        let function = self.function("fmiResetSlave", "fmi2Reset");
+        self.ensure_usable(function)?;
+        let reset = match self.fmu.functions() {
+            Functions::V1(f) => f.reset_slave,
+            Functions::V2(f) => f.reset,
+        }
+        .ok_or_else(|| self.unsupported(function))?;
+        // SAFETY: `component` is a live instance of this library.
+        let status = unsafe { reset(self.component) };
+        let result = self.check(function, status);
+        if result.is_ok() {
+            self.phase = Phase::Instantiated;
+            self.failed = false;
+        }
+        result
     }
-    /// `fmi2SetBoolean`; `values.len() == vrs.len()`.
-    pub fn set_boolean(&mut self, vrs: &[ValueRef], values: &[bool]) -> Result<Status> {
-        let _ = (vrs, values);
-        todo!()
-    }
-    /// `fmi2SetString`; `values.len() == vrs.len()`.
-    pub fn set_string<S: AsRef<str>>(&mut self, vrs: &[ValueRef], values: &[S]) -> Result<Status> {
-        let _ = (vrs, values);
-        todo!()
-    }
-    /// `fmi2DoStep` / `fmiDoStep`. Times in s.
-    pub fn do_step(&mut self, current_communication_point: f64, communication_step_size: f64, no_set_fmu_state_prior_to_current_point: bool) -> Result<StepOutcome> {
-        let _ = (current_communication_point, communication_step_size, no_set_fmu_state_prior_to_current_point);
-        todo!()
-    }
-    /// True when the FMU declares `canGetAndSetFMUstate` and exports the three state functions.
-    pub fn can_get_and_set_fmu_state(&self) -> bool {
-        todo!()
-    }
-    /// `fmi2GetFMUstate`: with `into = None` a new state is created; with `Some(id)` that state is
-    /// updated in place.
-    pub fn get_fmu_state(&mut self, into: Option<FmuStateId>) -> Result<FmuStateId> {
-        let _ = into;
-        todo!()
-    }
-    /// `fmi2SetFMUstate`.
-    pub fn set_fmu_state(&mut self, state: FmuStateId) -> Result<Status> {
-        let _ = state;
-        todo!()
-    }
-    /// `fmi2FreeFMUstate`.
-    pub fn free_fmu_state(&mut self, state: FmuStateId) -> Result<Status> {
-        let _ = state;
-        todo!()
-    }
-    /// True when the FMU declares `providesDirectionalDerivative` and exports the function.
-    pub fn provides_directional_derivative(&self) -> bool {
-        todo!()
-    }
-    /// `fmi2GetDirectionalDerivative`: `dv_unknown.len() == unknowns.len()`,
-    /// `dv_known.len() == knowns.len()`.
-    pub fn get_directional_derivative(&mut self, unknowns: &[ValueRef], knowns: &[ValueRef], dv_known: &[f64], dv_unknown: &mut [f64]) -> Result<Status> {
-        let _ = (unknowns, knowns, dv_known, dv_unknown);
-        todo!()
-    }
-    /// `fmi2Terminate` / `fmiTerminateSlave`.
+
+    /// `fmi2Terminate` / `fmiTerminateSlave`: ends the simulation run. Called at most once;
+    /// after it only value getters, [`Instance::reset`] and dropping remain meaningful.
+    ///
+    /// # Errors
+    /// [`Error::InvalidCall`] when already terminated or after Fatal; [`Error::Discard`] /
+    /// [`Error::CallFailed`] for a failing status.
+    ///
+    /// Spec: FMI 2.0.2 §2.1.6 (`fmi2Terminate`), FMI 1.0 CS §4.1 (`fmiTerminateSlave`).
     pub fn terminate(&mut self) -> Result<Status> {
-        todo!()
+        let function = self.function("fmiTerminateSlave", "fmi2Terminate");
+        if self.phase == Phase::Terminated {
+            return Err(self.invalid_call(function, "the instance is already terminated"));
+        }
+        self.ensure_usable(function)?;
+        // SAFETY: `component` is a live instance of this library.
+        let status = unsafe {
+            match self.fmu.functions() {
+                Functions::V1(f) => (f.terminate_slave)(self.component),
+                Functions::V2(f) => (f.terminate)(self.component),
+            }
+        };
+        self.phase = Phase::Terminated;
+        self.check(function, status)
+    }
+}
+
+mod state;
+mod values;
+
+impl Drop for Instance {
+    fn drop(&mut self) {
+        if !self.fmu.is_fatal() {
+            self.free_all_fmu_states();
+            if self.phase == Phase::Initialized
+                && !self.failed
+                && let Err(error) = self.terminate()
+            {
+                log::warn!("while dropping instance '{}': {error}", self.name);
+            }
+            // SAFETY: `component` is a live instance of this library and is not used again;
+            // the callbacks it may reference are freed only after this (field drop order).
+            unsafe {
+                match self.fmu.functions() {
+                    Functions::V1(f) => (f.free_slave_instance)(self.component),
+                    Functions::V2(f) => (f.free_instance)(self.component),
+                }
+            }
+            self.callbacks = None;
+        } else {
+            // The FMU may still hold the callback pointer: leak it rather than free it.
+            log::warn!(
+                "instance '{}' is not freed: its FMU returned Fatal",
+                self.name
+            );
+            if let Some(callbacks) = self.callbacks.take() {
+                Box::leak(callbacks);
+            }
+        }
+        self.component = ptr::null_mut();
+        self.fmu.release_instance_slot();
+        // `self.fmu` (and with the last reference, the library) is released after this.
     }
 }

@@ -1,13 +1,4 @@
-//! FMI 1.0 and FMI 2.0 co-simulation import.
-//!
-//! This crate knows nothing about co-simulation masters. It covers:
-//! - extracting an `.fmu` archive into a directory the caller names ([`archive`]);
-//! - parsing `modelDescription.xml` of FMI 1.0 CS and FMI 2.0 CS into version-neutral data
-//!   ([`model_description`]);
-//! - loading the shared library and resolving its function table ([`Fmu`]);
-//! - safe, version-neutral instances ([`Instance`]).
-//!
-//! Spec: FMI 1.0 for Co-Simulation (2010), FMI 2.0.2 (2020).
+#![doc = include_str!("../README.md")]
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
 
@@ -22,7 +13,7 @@ pub mod model_description;
 
 pub use error::{Error, FailureStatus, Result};
 pub use fmu::Fmu;
-pub use instance::{FmuStateId, InstantiateOptions, Instance, StepOutcome};
+pub use instance::{FmuStateId, Instance, InstantiateOptions, StepOutcome};
 pub use model_description::{
     Alias, Capabilities, Causality, DefaultExperiment, FmiVersion, Initial, ModelDescription,
     OutputDependency, ScalarVariable, VarType, Variability,
@@ -33,6 +24,7 @@ pub use model_description::{
 /// Value references are unique per type only: a Real and an Integer may share one.
 /// Spec: FMI 2.0.2 §2.2.7 (`valueReference`), FMI 1.0 §2.4.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[repr(transparent)] // a `&[ValueRef]` is passed to the FMU as `const unsigned int*`
 pub struct ValueRef(pub u32);
 
 /// A non-failing status of an FMI call.

@@ -12,6 +12,8 @@ use std::path::Path;
 
 use crate::{Result, ValueRef};
 
+mod raw;
+
 /// Which FMI standard an FMU follows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FmiVersion {
@@ -219,22 +221,42 @@ pub struct ModelDescription {
 impl ModelDescription {
     /// Reads and parses a `modelDescription.xml` file.
     ///
+    /// The file must be UTF-8 (a BOM is skipped); a file that is not valid UTF-8 but declares
+    /// `encoding="ISO-8859-1"` is decoded as Latin-1.
+    ///
     /// # Errors
-    /// [`crate::Error::Io`] when the file cannot be read; otherwise as [`ModelDescription::parse`].
+    /// [`crate::Error::Io`] when the file cannot be read, [`crate::Error::Xml`] when it cannot be
+    /// decoded; otherwise as [`ModelDescription::parse`].
+    ///
+    /// Spec: FMI 2.0.2 §2.2 (file `modelDescription.xml`, UTF-8 encoded), FMI 1.0 §2.2.
     pub fn from_file(path: &Path) -> Result<Self> {
-        let _ = path;
-        todo!("fmi helper")
+        let bytes = std::fs::read(path).map_err(|source| crate::Error::Io {
+            path: path.to_owned(),
+            source,
+        })?;
+        let text = raw::decode_text(bytes, path)?;
+        Self::parse(&text, path)
     }
 
     /// Parses the text of a `modelDescription.xml`; `path` is only used in error messages.
     ///
+    /// Start values are kept as written and not required here: which variables need one is the
+    /// caller's decision.
+    ///
     /// # Errors
-    /// [`crate::Error::Xml`] for malformed XML or a wrong root element, and the model-description
-    /// variants of [`crate::Error`] for missing or invalid attributes, an unsupported
-    /// `fmiVersion`, or a missing co-simulation interface.
+    /// - [`crate::Error::Xml`]: malformed XML (with the byte position when known);
+    /// - [`crate::Error::WrongRootElement`]: the root is not `fmiModelDescription`;
+    /// - [`crate::Error::UnsupportedVersion`]: `fmiVersion` is neither `1.0` nor `2.0[.x]`;
+    /// - [`crate::Error::NoCoSimulation`]: no co-simulation interface (Model Exchange only);
+    /// - [`crate::Error::MissingElement`], [`crate::Error::MissingAttribute`],
+    ///   [`crate::Error::InvalidAttribute`], [`crate::Error::TypeElement`]: a required element or
+    ///   attribute is missing or invalid; variables are named by index and name.
+    ///
+    /// Spec: FMI 2.0.2 §2.2.1 (`fmiModelDescription`), §2.2.7 (`ModelVariables`), §2.2.8
+    /// (`ModelStructure`), §4.3.1 (`CoSimulation`); FMI 1.0 §2.2–§2.4, FMI 1.0 CS §3
+    /// (`Implementation`).
     pub fn parse(xml: &str, path: &Path) -> Result<Self> {
-        let _ = (xml, path);
-        todo!("fmi helper")
+        raw::parse(xml, path)
     }
 
     /// The first variable with this exact name.
@@ -242,3 +264,6 @@ impl ModelDescription {
         self.variables.iter().find(|v| v.name == name)
     }
 }
+
+#[cfg(test)]
+mod tests;

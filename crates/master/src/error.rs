@@ -1,7 +1,33 @@
-//! The error type of the `master` crate. (SKELETON: extended by the master author.)
+//! The error type of the `master` crate.
+//!
+//! Every variant carries its context: the project file and line for project errors; the slave,
+//! the FMI function, `t` and `h` for run-time failures.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use fmi::VarType;
 
 /// Result alias of this crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// A place in the project file: path and 1-based line number.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Location {
+    /// Project file.
+    pub file: PathBuf,
+    /// 1-based line number; `None` for a default setting that has no line.
+    pub line: Option<usize>,
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "{}:{}", self.file.display(), line),
+            None => write!(f, "{}", self.file.display()),
+        }
+    }
+}
 
 /// Everything that can end a mastersim run with an error.
 #[derive(Debug, thiserror::Error)]
@@ -20,6 +46,212 @@ pub enum Error {
         slave: String,
         /// The underlying error.
         source: fmi::Error,
+    },
+    /// Importing an FMU (archive, model description, shared library) failed.
+    #[error("import of FMU '{}' failed: {source}", fmu.display())]
+    Import {
+        /// The `.fmu` file.
+        fmu: PathBuf,
+        /// The underlying error.
+        source: fmi::Error,
+    },
+    /// Reading or creating a file or directory failed.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// File or directory concerned.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// A `simulator` line names a file that does not exist.
+    #[error("{at}: simulator '{slave}': file '{}' not found", path.display())]
+    SlaveFileNotFound {
+        /// Where the simulator is defined.
+        at: Location,
+        /// Slave name.
+        slave: String,
+        /// The missing file.
+        path: PathBuf,
+    },
+    /// A `simulator` line names a file that is neither an FMU nor a CSV/TSV table.
+    #[error("{at}: simulator '{slave}': unrecognised file extension of '{}', expected .fmu, .csv or .tsv", path.display())]
+    UnsupportedSlaveFile {
+        /// Where the simulator is defined.
+        at: Location,
+        /// Slave name.
+        slave: String,
+        /// The file.
+        path: PathBuf,
+    },
+    /// An invalid combination or value of project settings.
+    #[error("{at}: invalid {keyword}: {reason}")]
+    InvalidSetting {
+        /// Where the setting is defined (the file alone for defaults).
+        at: Location,
+        /// Project keyword.
+        keyword: &'static str,
+        /// What is wrong and what was expected.
+        reason: String,
+    },
+    /// An FMU lacks a capability the chosen master algorithm needs.
+    #[error("FMU '{}' (slave '{slave}') does not provide {capability}, which {required_by} requires", fmu.display())]
+    MissingCapability {
+        /// The FMU file.
+        fmu: PathBuf,
+        /// A slave using it.
+        slave: String,
+        /// The capability's attribute name.
+        capability: &'static str,
+        /// The setting that needs it.
+        required_by: &'static str,
+    },
+    /// A connection or parameter names a slave the project does not define.
+    #[error("{at}: unknown slave '{slave}' in '{reference}', expected one of: {known}")]
+    UnknownSlave {
+        /// The line.
+        at: Location,
+        /// The unknown name.
+        slave: String,
+        /// The full reference as written.
+        reference: String,
+        /// Known slave names, comma separated.
+        known: String,
+    },
+    /// A connection or parameter names a variable the slave does not have.
+    #[error("{at}: slave '{slave}' has no variable '{variable}' (in '{}')", source_file.display())]
+    UnknownVariable {
+        /// The line.
+        at: Location,
+        /// Slave name.
+        slave: String,
+        /// The unknown variable (or column) name.
+        variable: String,
+        /// FMU or table file searched.
+        source_file: PathBuf,
+    },
+    /// A connection target that is not an FMU input.
+    #[error("{at}: '{reference}' cannot receive a connection: {reason}")]
+    InvalidConnectionTarget {
+        /// The line.
+        at: Location,
+        /// The target as written.
+        reference: String,
+        /// Why (causality, file reader, ...).
+        reason: String,
+    },
+    /// A connection source that is not an output.
+    #[error("{at}: '{reference}' cannot be a connection source: {reason}")]
+    InvalidConnectionSource {
+        /// The line.
+        at: Location,
+        /// The source as written.
+        reference: String,
+        /// Why.
+        reason: String,
+    },
+    /// The two ends of a connection have different types.
+    #[error("{at}: type mismatch in connection '{output}' ({output_type:?}) -> '{input}' ({input_type:?})")]
+    TypeMismatch {
+        /// The line.
+        at: Location,
+        /// Source reference.
+        output: String,
+        /// Source type.
+        output_type: VarType,
+        /// Target reference.
+        input: String,
+        /// Target type.
+        input_type: VarType,
+    },
+    /// A file-reader column connected to inputs of different types.
+    #[error("{at}: column '{reference}' is already connected as {first:?}, cannot also connect it as {second:?}")]
+    ColumnTypeConflict {
+        /// The line.
+        at: Location,
+        /// The column reference.
+        reference: String,
+        /// Type of the first connection.
+        first: VarType,
+        /// Type of this connection.
+        second: VarType,
+    },
+    /// Two connections feed the same input.
+    #[error("{at}: input '{input}' is already connected in line {first_line}")]
+    DuplicateInput {
+        /// The second connection's line.
+        at: Location,
+        /// The input.
+        input: String,
+        /// Line of the first connection.
+        first_line: usize,
+    },
+    /// A parameter value that cannot be converted to the variable's type.
+    #[error("{at}: parameter '{slave}.{variable}': cannot read '{value}' as {expected}")]
+    ParameterValue {
+        /// The line.
+        at: Location,
+        /// Slave name.
+        slave: String,
+        /// Variable name.
+        variable: String,
+        /// The value text.
+        value: String,
+        /// What was expected.
+        expected: &'static str,
+    },
+    /// A parameter line names a variable that may not be set before initialization.
+    #[error("{at}: '{slave}.{variable}' cannot be set as a parameter: {reason}")]
+    NotSettable {
+        /// The line.
+        at: Location,
+        /// Slave name.
+        slave: String,
+        /// Variable name.
+        variable: String,
+        /// Why (causality/variability).
+        reason: String,
+    },
+    /// Setting a start value or parameter failed in the slave.
+    #[error("slave '{slave}': setting '{variable}' = '{value}' failed: {source}")]
+    SetValue {
+        /// Slave name.
+        slave: String,
+        /// Variable name.
+        variable: String,
+        /// Value text.
+        value: String,
+        /// The slave's error.
+        source: Box<Error>,
+    },
+    /// A slave failed during a step in a way the master cannot recover from.
+    #[error("slave '{slave}': {function} failed at t={t} s with h={h} s: {reason}")]
+    StepFailed {
+        /// Slave name.
+        slave: String,
+        /// FMI function (e.g. `doStep`).
+        function: &'static str,
+        /// Communication point, s.
+        t: f64,
+        /// Communication step size, s.
+        h: f64,
+        /// What happened.
+        reason: String,
+    },
+    /// Reducing the step further would go below `hMin`.
+    #[error("step failure at t={t} s with h={h} s: reducing the step would fall below hMin = {h_min} s")]
+    StepTooSmall {
+        /// Communication point, s.
+        t: f64,
+        /// The step that failed, s.
+        h: f64,
+        /// The minimum step, s.
+        h_min: f64,
+    },
+    /// A result observer (file writer) failed.
+    #[error("writing results failed: {source}")]
+    Observer {
+        /// The observer's error.
+        source: Box<dyn std::error::Error + Send + Sync>,
     },
     /// A batched get/set was called with slices of different lengths.
     #[error("slave '{slave}': {function} called with {values} values for {vrs} value references")]

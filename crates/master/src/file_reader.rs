@@ -1,22 +1,41 @@
 //! File-reader slaves: CSV/TSV tables whose columns feed FMU inputs.
-//! (CONTRACT STUB: the parser helper fills it.)
 //!
-//! Spec: MasterSim reference §4.
+//! A [`Table`] is read once per file and shared (`Arc`) by the [`FileReaderSlave`]s that use
+//! it. Column 0 is time; every other column is an output whose value reference is its index in
+//! [`Table::columns`]. Values are interpolated linearly (Real) or taken as steps (Integer,
+//! Boolean) with MasterSim's exact arithmetic.
+//!
+//! Besides MasterSim's format, tables may contain blank lines and full-line `#` comments (before
+//! or after the header), and cells may have leading spaces and a leading `+`. Unlike MasterSim,
+//! a cell with text after its number, or a non-finite number, is an error.
+//!
+//! Spec: MasterSim reference §4, §17 (file-reader weaknesses).
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use fmi::ValueRef;
+
+use crate::number::parse_float;
+use crate::project::TimeUnit;
+use crate::slave::{Slave, SlaveCapabilities, StateId, StepOutcome};
+use crate::{Error, Result};
 
 /// One variable column of a table.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TableColumn {
     /// Caption without the unit part.
     pub name: String,
-    /// Unit from `[...]`, or `-` when absent.
+    /// Unit from `[...]`, or `-` when absent (not converted).
     pub unit: String,
     /// One value per row (rows with duplicate times already merged, later row wins).
     pub values: Vec<f64>,
 }
 
 /// A parsed CSV/TSV table. Times are in seconds, strictly increasing.
+///
+/// Shapes: `time.len() >= 1`, `columns.len() >= 1`, and every `columns[i].values.len() ==
+/// time.len()`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Table {
     /// The file read.
@@ -27,23 +46,852 @@ pub struct Table {
     pub columns: Vec<TableColumn>,
 }
 
-impl Table {
-    /// Reads a table file.
-    pub fn from_file(path: &Path) -> Result<Table, TableError> {
-        let _ = path;
-        todo!()
+/// Column separator of a table file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Flavour {
+    /// Tab-separated; empty fields are dropped.
+    Tab,
+    /// Comma-separated; double quotes group characters.
+    Comma,
+}
+
+impl Flavour {
+    /// Splits a line into fields (empty fields dropped, quotes kept).
+    fn split(self, line: &str) -> Vec<&str> {
+        match self {
+            Flavour::Tab => line.split('\t').filter(|t| !t.is_empty()).collect(),
+            Flavour::Comma => split_quoted_commas(line),
+        }
     }
+}
+
+/// Splits at commas outside double quotes; quotes stay in the fields, empty fields are dropped.
+fn split_quoted_commas(line: &str) -> Vec<&str> {
+    let mut fields = Vec::new();
+    let mut start = 0;
+    let mut in_quotes = false;
+    for (i, c) in line.char_indices() {
+        match c {
+            '"' => in_quotes = !in_quotes,
+            ',' if !in_quotes => {
+                fields.push(&line[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    fields.push(&line[start..]);
+    fields.retain(|f| !f.is_empty());
+    fields
+}
+
+/// Splits a caption into name and unit: the unit is between the last `[` and the last `]`.
+fn split_caption(caption: &str) -> (String, String) {
+    const TRIM: [char; 4] = [' ', '\t', '\r', '"'];
+    match (caption.rfind('['), caption.rfind(']')) {
+        (Some(open), Some(close)) if close > open => (
+            caption[..open].trim_matches(TRIM).to_owned(),
+            caption[open + 1..close].trim_matches(TRIM).to_owned(),
+        ),
+        _ => (caption.trim_matches(TRIM).to_owned(), String::new()),
+    }
+}
+
+/// Reads a cell: surrounding blanks (and quotes) removed, an optional leading `+`, then a
+/// complete finite number.
+fn parse_cell(text: &str) -> Option<f64> {
+    let text = text.trim_matches([' ', '\t', '\r', '"']);
+    let body = match text.strip_prefix('+') {
+        Some(b) if !b.starts_with(['+', '-']) => b,
+        _ => text,
+    };
+    parse_float(body).filter(|v| v.is_finite())
+}
+
+impl Table {
+    /// Reads a table file (see [`Table::parse`]).
+    ///
+    /// Invalid UTF-8 is replaced (captions with legacy encodings still load).
+    ///
+    /// # Errors
+    /// [`TableError::Io`] when the file cannot be read, and any error of [`Table::parse`].
+    ///
+    /// Spec: MasterSim reference §4.
+    pub fn from_file(path: &Path) -> Result<Table, TableError> {
+        let bytes = std::fs::read(path).map_err(|source| TableError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Table::parse(&String::from_utf8_lossy(&bytes), path)
+    }
+
+    /// Parses the text of a table file; `path` names it in errors.
+    ///
+    /// The header and the first data row decide the flavour: tab-separated when both have the
+    /// same number (≥ 2) of non-empty tab-separated fields, otherwise comma-separated (double
+    /// quotes group) under the same condition. Captions are `name [unit]`; column 0 is time, in
+    /// `s` when it has no unit, converted to s with [`TimeUnit::to_seconds`]. A row with the time
+    /// of the previous row replaces it (later row wins); times must then strictly increase.
+    /// Blank lines and lines starting with `#` are skipped (an extension of MasterSim).
+    ///
+    /// # Errors
+    /// [`TableError::NoData`] without a header and a data row, [`TableError::UnknownFlavour`],
+    /// [`TableError::NotATimeUnit`], [`TableError::ColumnCount`], [`TableError::BadCell`],
+    /// [`TableError::NotIncreasing`]; each names the file and line.
+    ///
+    /// Spec: MasterSim reference §4.1, §4.2, §4.4 (duplicate times), §17.
+    ///
+    /// # Examples
+    /// ```
+    /// use std::path::Path;
+    /// use master::file_reader::Table;
+    ///
+    /// let table = Table::parse("time [min]\tT [C]\n0\t10\n1\t20\n", Path::new("t.tsv"))?;
+    /// assert_eq!(table.time, [0.0, 60.0]);
+    /// assert_eq!(table.real_at(0, 15.0), Some(12.5));
+    /// assert_eq!(table.step_at(0, 15.0), Some(10.0));
+    /// # Ok::<(), master::file_reader::TableError>(())
+    /// ```
+    pub fn parse(text: &str, path: &Path) -> Result<Table, TableError> {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let mut lines = text
+            .split('\n')
+            .enumerate()
+            .map(|(i, l)| (i + 1, l.trim_end_matches('\r')))
+            .filter(|(_, l)| {
+                let t = l.trim_start_matches([' ', '\t']);
+                !t.trim_end().is_empty() && !t.starts_with('#')
+            })
+            .peekable();
+        let no_data = || TableError::NoData {
+            path: path.to_path_buf(),
+        };
+        let (header_line, header) = lines.next().ok_or_else(no_data)?;
+        let &(first_line, first) = lines.peek().ok_or_else(no_data)?;
+        let counts = |l: &str| (Flavour::Tab.split(l).len(), Flavour::Comma.split(l).len());
+        let (header_counts, first_counts) = (counts(header), counts(first));
+        let flavour = if header_counts.0 >= 2 && header_counts.0 == first_counts.0 {
+            Flavour::Tab
+        } else if header_counts.1 >= 2 && header_counts.1 == first_counts.1 {
+            Flavour::Comma
+        } else {
+            return Err(TableError::UnknownFlavour {
+                path: path.to_path_buf(),
+                line: header_line,
+                header: header_counts,
+                row_line: first_line,
+                row: first_counts,
+            });
+        };
+
+        let captions: Vec<(String, String)> = flavour
+            .split(header)
+            .into_iter()
+            .map(split_caption)
+            .collect();
+        let time_unit = match captions[0].1.as_str() {
+            "" => TimeUnit::Second,
+            unit => TimeUnit::from_name(unit).ok_or_else(|| TableError::NotATimeUnit {
+                path: path.to_path_buf(),
+                line: header_line,
+                unit: unit.to_owned(),
+            })?,
+        };
+        let mut table = Table {
+            path: path.to_path_buf(),
+            time: Vec::new(),
+            columns: captions[1..]
+                .iter()
+                .map(|(name, unit)| TableColumn {
+                    name: name.clone(),
+                    unit: if unit.is_empty() {
+                        "-".into()
+                    } else {
+                        unit.clone()
+                    },
+                    values: Vec::new(),
+                })
+                .collect(),
+        };
+        let mut last_line = 0;
+        for (line, text) in lines {
+            let cells = flavour.split(text);
+            if cells.len() != captions.len() {
+                return Err(TableError::ColumnCount {
+                    path: path.to_path_buf(),
+                    line,
+                    found: cells.len(),
+                    expected: captions.len(),
+                });
+            }
+            let mut row = Vec::with_capacity(cells.len());
+            for (column, cell) in cells.iter().enumerate() {
+                row.push(parse_cell(cell).ok_or_else(|| TableError::BadCell {
+                    path: path.to_path_buf(),
+                    line,
+                    column: column + 1,
+                    caption: captions[column].0.clone(),
+                    text: (*cell).to_owned(),
+                })?);
+            }
+            let t = time_unit.to_seconds(row[0]);
+            match table.time.last() {
+                Some(&prev) if t == prev => {
+                    // Same time as the previous row: the later row wins.
+                    for (col, v) in table.columns.iter_mut().zip(&row[1..]) {
+                        *col.values.last_mut().expect("invariant: one value per row") = *v;
+                    }
+                }
+                Some(&prev) if t < prev => {
+                    return Err(TableError::NotIncreasing {
+                        path: path.to_path_buf(),
+                        line,
+                        time: t,
+                        previous: prev,
+                        previous_line: last_line,
+                    });
+                }
+                _ => {
+                    table.time.push(t);
+                    for (col, v) in table.columns.iter_mut().zip(&row[1..]) {
+                        col.values.push(*v);
+                    }
+                }
+            }
+            last_line = line;
+        }
+        Ok(table)
+    }
+
     /// Index of the first column with this caption.
     pub fn column_index(&self, name: &str) -> Option<usize> {
         self.columns.iter().position(|c| c.name == name)
     }
+
+    /// The values of `column` when it exists and matches the (non-empty) time column in length
+    /// (a parsed table always does; hand-built ones might not).
+    fn column_values(&self, column: usize) -> Option<&[f64]> {
+        let values = &self.columns.get(column)?.values;
+        (!values.is_empty() && values.len() == self.time.len()).then_some(values.as_slice())
+    }
+
+    /// Index of the first time `>= t` (`time.len()` when none), as C++ `std::lower_bound`.
+    fn lower_bound(&self, t: f64) -> usize {
+        self.time.partition_point(|x| *x < t)
+    }
+
+    /// Linearly interpolated value of `column` at time `t` (s); `None` for an unknown column
+    /// (or a column whose length differs from [`Table::time`]).
+    ///
+    /// Held constant at the first/last value outside the time range. Inside, for the interval
+    /// with `x_i < t <= x_{i+1}`, computes `a = (t - x_i)/(x_{i+1} - x_i)` and returns
+    /// `y_i*(1 - a) + y_{i+1}*a` (MasterSim's exact arithmetic). O(log n).
+    ///
+    /// Spec: MasterSim reference §4.4 (Real), IBK `LinearSpline::value`.
+    pub fn real_at(&self, column: usize, t: f64) -> Option<f64> {
+        let y = self.column_values(column)?;
+        let x = &self.time;
+        let n = x.len();
+        if n == 1 || t > x[n - 1] {
+            return Some(y[n - 1]);
+        }
+        let k = self.lower_bound(t);
+        if k == 0 {
+            return Some(y[0]);
+        }
+        let i = k - 1;
+        let a = (t - x[i]) / (x[i + 1] - x[i]);
+        Some(y[i] * (1.0 - a) + y[i + 1] * a)
+    }
+
+    /// Step value of `column` at time `t` (s); `None` as for [`Table::real_at`].
+    ///
+    /// `y_0` for `t <= x_0`, `y_last` for `t > x_last`, `y_{i+1}` when `t == x_{i+1}` exactly,
+    /// otherwise `y_i` of the interval containing `t`. O(log n).
+    ///
+    /// Spec: MasterSim reference §4.4 (step value).
+    pub fn step_at(&self, column: usize, t: f64) -> Option<f64> {
+        let y = self.column_values(column)?;
+        let k = self.lower_bound(t);
+        Some(if k == 0 {
+            y[0]
+        } else if k == y.len() {
+            y[k - 1]
+        } else if self.time[k] == t {
+            y[k]
+        } else {
+            y[k - 1]
+        })
+    }
+
+    /// Integer value of `column` at `t` (s): the step value truncated toward zero.
+    ///
+    /// Values outside the `i32` range saturate (the C++ cast is undefined there); NaN gives 0.
+    ///
+    /// Spec: MasterSim reference §4.4 (Integer).
+    pub fn integer_at(&self, column: usize, t: f64) -> Option<i32> {
+        self.step_at(column, t).map(|v| v as i32)
+    }
+
+    /// Boolean value of `column` at `t` (s): the step value is non-zero.
+    ///
+    /// Spec: MasterSim reference §4.4 (Boolean).
+    pub fn boolean_at(&self, column: usize, t: f64) -> Option<bool> {
+        self.step_at(column, t).map(|v| v != 0.0)
+    }
 }
 
-/// A table file error. (Filled by the parser helper.)
+/// A table file error.
+///
+/// Messages name the file and, where relevant, the 1-based line and column, and say what was
+/// expected.
+///
+/// Spec: MasterSim reference §4 (the errors MasterSim reports, with clearer wording).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum TableError {
-    /// Placeholder.
-    #[error("todo")]
-    Todo,
+    /// The file could not be read.
+    #[error("cannot read table file '{path}': {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// No header line or no data row.
+    #[error("{path}: no data, expected a header line followed by at least one data row")]
+    NoData {
+        /// The file.
+        path: PathBuf,
+    },
+    /// Neither tab nor comma separation gives matching column counts.
+    #[error(
+        "{path}:{line}: cannot tell the column separator (header: {} tab- / {} comma-separated \
+         fields, line {row_line}: {} / {}), expected the header and the first data row to have \
+         the same number (at least 2) of tab- or comma-separated fields",
+        header.0, header.1, row.0, row.1
+    )]
+    UnknownFlavour {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line of the header.
+        line: usize,
+        /// Field counts of the header when split at tabs and at commas.
+        header: (usize, usize),
+        /// 1-based line of the first data row.
+        row_line: usize,
+        /// Field counts of the first data row when split at tabs and at commas.
+        row: (usize, usize),
+    },
+    /// The time column's unit is not a time unit.
+    #[error(
+        "{path}:{line}: time column unit '{unit}' is not a time unit, expected one of ms, s, min, h, d, a"
+    )]
+    NotATimeUnit {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line of the header.
+        line: usize,
+        /// The unit found.
+        unit: String,
+    },
+    /// A data row with a different number of fields than the header.
+    #[error("{path}:{line}: {found} field(s) in this row, expected {expected} as in the header")]
+    ColumnCount {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// Number of fields found.
+        found: usize,
+        /// Number of header captions.
+        expected: usize,
+    },
+    /// A cell that is not a complete finite number.
+    #[error(
+        "{path}:{line}: column {column} ('{caption}'): '{text}' is not a number, expected a finite \
+         number such as 1.5e-3 and nothing after it"
+    )]
+    BadCell {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column (1 is time).
+        column: usize,
+        /// Caption of the column.
+        caption: String,
+        /// The cell text.
+        text: String,
+    },
+    /// A time smaller than the previous row's.
+    #[error(
+        "{path}:{line}: time {time} s is before {previous} s of line {previous_line}, expected \
+         increasing times"
+    )]
+    NotIncreasing {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// The time of this row in s.
+        time: f64,
+        /// The time of the previous row in s.
+        previous: f64,
+        /// 1-based line of the previous row.
+        previous_line: usize,
+    },
+    /// A value reference that is not a column index of the table.
+    #[error("{path}: no column with value reference {column}, expected 0..{count}")]
+    NoSuchColumn {
+        /// The file.
+        path: PathBuf,
+        /// The value reference used.
+        column: u32,
+        /// Number of variable columns.
+        count: usize,
+    },
+}
+
+/// A slave that replays a [`Table`]: its outputs are the table's columns.
+///
+/// It has its own clock: `setup_experiment` sets it to `t_start`, `do_step(t, h)` to `t + h`,
+/// and getters evaluate the table at that time (Real: linear, Integer: truncated step, Boolean:
+/// step ≠ 0, String: always empty). Setters are accepted and ignored. Saved states hold the
+/// clock.
+///
+/// Spec: MasterSim reference §4.4, §9.
+#[derive(Debug)]
+pub struct FileReaderSlave {
+    name: String,
+    table: Arc<Table>,
+    t: f64,
+    states: Vec<Option<f64>>,
+}
+
+impl FileReaderSlave {
+    /// A file reader named `name` over `table`, with its clock at 0 s.
+    pub fn new(name: String, table: Arc<Table>) -> FileReaderSlave {
+        FileReaderSlave {
+            name,
+            table,
+            t: 0.0,
+            states: Vec::new(),
+        }
+    }
+
+    /// The table this slave replays.
+    pub fn table(&self) -> &Arc<Table> {
+        &self.table
+    }
+
+    /// The slave clock in s.
+    pub fn time(&self) -> f64 {
+        self.t
+    }
+
+    fn check_len(&self, function: &'static str, vrs: usize, values: usize) -> Result<()> {
+        if vrs == values {
+            Ok(())
+        } else {
+            Err(Error::LengthMismatch {
+                slave: self.name.clone(),
+                function,
+                vrs,
+                values,
+            })
+        }
+    }
+
+    /// Evaluates every vr with `eval(table, column, t)` into `values`.
+    fn get<T>(
+        &self,
+        function: &'static str,
+        vrs: &[ValueRef],
+        values: &mut [T],
+        eval: impl Fn(&Table, usize, f64) -> Option<T>,
+    ) -> Result<()> {
+        self.check_len(function, vrs.len(), values.len())?;
+        for (vr, value) in vrs.iter().zip(values) {
+            *value = eval(&self.table, vr.0 as usize, self.t).ok_or_else(|| {
+                TableError::NoSuchColumn {
+                    path: self.table.path.clone(),
+                    column: vr.0,
+                    count: self.table.columns.len(),
+                }
+            })?;
+        }
+        Ok(())
+    }
+
+    fn slot(&mut self, state: StateId) -> Result<&mut Option<f64>> {
+        match self.states.get_mut(state.0) {
+            Some(slot @ Some(_)) => Ok(slot),
+            _ => Err(Error::UnknownState {
+                slave: self.name.clone(),
+                id: state.0,
+            }),
+        }
+    }
+}
+
+impl Slave for FileReaderSlave {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn capabilities(&self) -> SlaveCapabilities {
+        SlaveCapabilities {
+            can_get_and_set_state: true,
+            can_handle_variable_step_size: true,
+            provides_directional_derivative: false,
+            instantiated_only_once_per_process: false,
+        }
+    }
+
+    fn setup_experiment(&mut self, _rel_tol: f64, t_start: f64, _t_end: f64) -> Result<()> {
+        self.t = t_start;
+        Ok(())
+    }
+
+    fn enter_initialization_mode(&mut self) -> Result<()> {
+        Ok(())
+    }
+
+    fn exit_initialization_mode(&mut self) -> Result<()> {
+        Ok(())
+    }
+
+    fn get_real(&mut self, vrs: &[ValueRef], values: &mut [f64]) -> Result<()> {
+        self.get("get_real", vrs, values, Table::real_at)
+    }
+
+    fn get_integer(&mut self, vrs: &[ValueRef], values: &mut [i32]) -> Result<()> {
+        self.get("get_integer", vrs, values, Table::integer_at)
+    }
+
+    fn get_boolean(&mut self, vrs: &[ValueRef], values: &mut [bool]) -> Result<()> {
+        self.get("get_boolean", vrs, values, Table::boolean_at)
+    }
+
+    fn get_string(&mut self, vrs: &[ValueRef], values: &mut [String]) -> Result<()> {
+        // String columns are not supported by MasterSim: always empty.
+        self.get("get_string", vrs, values, |table, column, _| {
+            table.columns.get(column).map(|_| String::new())
+        })
+    }
+
+    fn set_real(&mut self, vrs: &[ValueRef], values: &[f64]) -> Result<()> {
+        self.check_len("set_real", vrs.len(), values.len())
+    }
+
+    fn set_integer(&mut self, vrs: &[ValueRef], values: &[i32]) -> Result<()> {
+        self.check_len("set_integer", vrs.len(), values.len())
+    }
+
+    fn set_boolean(&mut self, vrs: &[ValueRef], values: &[bool]) -> Result<()> {
+        self.check_len("set_boolean", vrs.len(), values.len())
+    }
+
+    fn set_string(&mut self, vrs: &[ValueRef], values: &[String]) -> Result<()> {
+        self.check_len("set_string", vrs.len(), values.len())
+    }
+
+    fn do_step(&mut self, t: f64, h: f64) -> Result<StepOutcome> {
+        self.t = t + h;
+        Ok(StepOutcome::Completed)
+    }
+
+    fn get_state(&mut self, into: Option<StateId>) -> Result<StateId> {
+        let t = self.t;
+        match into {
+            Some(id) => {
+                *self.slot(id)? = Some(t);
+                Ok(id)
+            }
+            None => {
+                self.states.push(Some(t));
+                Ok(StateId(self.states.len() - 1))
+            }
+        }
+    }
+
+    fn set_state(&mut self, state: StateId) -> Result<()> {
+        self.t = self
+            .slot(state)?
+            .expect("invariant: slot() only returns filled slots");
+        Ok(())
+    }
+
+    fn free_state(&mut self, state: StateId) -> Result<()> {
+        *self.slot(state)? = None;
+        Ok(())
+    }
+
+    fn terminate(&mut self) -> Result<()> {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    const FILE: &str = "/data/input.tsv";
+
+    fn table(text: &str) -> Table {
+        Table::parse(text, Path::new(FILE)).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Expects an error whose message starts with `file:line:` and contains the fragments.
+    fn error(text: &str, line: usize, fragments: &[&str]) -> TableError {
+        let err = Table::parse(text, Path::new(FILE)).expect_err("expected an error");
+        let msg = err.to_string();
+        assert!(msg.starts_with(&format!("{FILE}:{line}: ")), "{msg}");
+        assert!(msg.contains("expected"), "{msg}");
+        for f in fragments {
+            assert!(msg.contains(f), "'{f}' not in: {msg}");
+        }
+        err
+    }
+
+    /// The `DifferentVariableTypesFromCSV` example of the reference, §4.4.
+    const TYPES: &str = "time [s]\tboolvar\tintvar\trealvar [-]\n0\t0\t3\t0\n2\t1\t6\t6\n\
+                         4\t1\t6\t6\n5\t1\t6\t4\n5\t0\t4\t4\n7\t0\t2\t1\n";
+
+    #[test]
+    fn reference_example_values() {
+        let t = table(TYPES);
+        assert_eq!(t.time, vec![0.0, 2.0, 4.0, 5.0, 7.0]);
+        let (b, i, r) = (0, 1, 2);
+        assert_eq!(t.column_index("realvar"), Some(r));
+        assert_eq!(t.columns[r].unit, "-");
+        assert_eq!(t.columns[b].unit, "-");
+        assert_eq!(t.real_at(r, 0.5), Some(1.5));
+        assert_eq!(t.real_at(r, 4.5), Some(5.0));
+        assert_eq!(t.real_at(r, 5.0), Some(4.0));
+        assert_eq!(t.real_at(r, 5.5), Some(3.25));
+        assert_eq!(t.boolean_at(b, 4.5), Some(true));
+        assert_eq!(t.boolean_at(b, 5.0), Some(false));
+        assert_eq!(t.integer_at(i, 4.5), Some(6));
+        assert_eq!(t.integer_at(i, 5.0), Some(4));
+        // Held constant outside the range; steps at the knots.
+        assert_eq!(t.real_at(r, -1.0), Some(0.0));
+        assert_eq!(t.real_at(r, 100.0), Some(1.0));
+        assert_eq!(t.step_at(i, 0.0), Some(3.0));
+        assert_eq!(t.step_at(i, 2.0), Some(6.0));
+        assert_eq!(t.step_at(i, 1.999), Some(3.0));
+        assert_eq!(t.step_at(i, 7.0), Some(2.0));
+        assert_eq!(t.step_at(i, 8.0), Some(2.0));
+        assert_eq!(t.real_at(3, 1.0), None);
+        assert_eq!(t.step_at(3, 1.0), None);
+        let mut broken = t.clone();
+        broken.time.clear();
+        assert_eq!(broken.real_at(0, 1.0), None);
+        assert_eq!(broken.step_at(0, 1.0), None);
+    }
+
+    #[test]
+    fn interpolation_uses_the_exact_formula() {
+        let t = table("t\tv\n0.1\t0.3\n0.7\t1.9\n");
+        let tt = 0.45;
+        let a = (tt - 0.1) / (0.7 - 0.1);
+        assert_eq!(t.real_at(0, tt), Some(0.3 * (1.0 - a) + 1.9 * a));
+        let single = table("t,v\n3,4\n");
+        assert_eq!(single.real_at(0, -5.0), Some(4.0));
+        assert_eq!(single.step_at(0, 9.0), Some(4.0));
+    }
+
+    #[test]
+    fn integer_truncates_toward_zero() {
+        let t = table("t\tv\n0\t-2.7\n1\t2.7\n");
+        assert_eq!(t.integer_at(0, 0.0), Some(-2));
+        assert_eq!(t.integer_at(0, 1.0), Some(2));
+        assert_eq!(t.boolean_at(0, 0.5), Some(true));
+    }
+
+    #[test]
+    fn tab_flavour_header_units_and_time_conversion() {
+        let t = table("Time [h] \tPrey.x [---] \tT [C]\tplain\n0\t1\t2\t3\n1.5\t4\t5\t6\t\n");
+        assert_eq!(t.time, vec![0.0, 5400.0]);
+        let names: Vec<_> = t
+            .columns
+            .iter()
+            .map(|c| (c.name.as_str(), c.unit.as_str()))
+            .collect();
+        assert_eq!(names, vec![("Prey.x", "---"), ("T", "C"), ("plain", "-")]);
+        assert_eq!(t.columns[2].values, vec![3.0, 6.0]);
+        assert_eq!(t.path, PathBuf::from(FILE));
+    }
+
+    #[test]
+    fn comma_flavour_with_quotes() {
+        let t =
+            table("\"Time [min]\",\"Prey.x [---]\",\"a, b\"\n\"0\",\"10\",\"1\"\n0.5,9.5,2\r\n");
+        assert_eq!(t.time, vec![0.0, 30.0]);
+        assert_eq!(t.columns[0].name, "Prey.x");
+        assert_eq!(t.columns[1].name, "a, b");
+        assert_eq!(t.columns[1].unit, "-");
+        assert_eq!(t.columns[0].values, vec![10.0, 9.5]);
+    }
+
+    #[test]
+    fn extensions_blank_comment_plus_space_crlf_bom() {
+        let t = table(
+            "\u{feff}# exported data\r\n\r\ntime\tv\r\n# first row\r\n 0\t +1.5\r\n\r\n1\t-2e0 \r\n",
+        );
+        assert_eq!(t.time, vec![0.0, 1.0]);
+        assert_eq!(t.columns[0].values, vec![1.5, -2.0]);
+    }
+
+    #[test]
+    fn errors_name_file_line_and_expectation() {
+        assert!(matches!(
+            Table::parse("time\tv\n", Path::new(FILE)),
+            Err(TableError::NoData { .. })
+        ));
+        let e = Table::parse("", Path::new(FILE)).unwrap_err();
+        assert!(e.to_string().starts_with(FILE) && e.to_string().contains("expected a header"));
+        error("time v\n0 1\n", 1, &["column separator", "line 2"]);
+        error("time\tv\n0\t1\t2\n", 1, &["column separator"]);
+        error(
+            "t [m]\tv\n0\t1\n",
+            1,
+            &["'m' is not a time unit", "ms, s, min"],
+        );
+        error(
+            "t\tv\tw\n0\t1\t2\n1\t\t2\n",
+            3,
+            &["2 field(s)", "expected 3"],
+        );
+        error(
+            "t\tv\n0\t1\n1\t1x\n",
+            3,
+            &["column 2 ('v')", "'1x'", "number"],
+        );
+        error("t\tv\n0\t1\n1\t++1\n", 3, &["'++1'"]);
+        error("t\tv\n0\t1\n1\tinf\n", 3, &["'inf'", "finite"]);
+        error("t,v\n0,1\nx,2\n", 3, &["column 1 ('t')", "'x'"]);
+        error(
+            "t\tv\n0\t1\n2\t1\n1\t1\n",
+            4,
+            &["time 1 s is before 2 s of line 3"],
+        );
+    }
+
+    #[test]
+    fn from_file_reads_and_reports_io_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v.csv");
+        std::fs::write(&path, b"t [s],T [\xb0C]\n0,1\n").unwrap();
+        let t = Table::from_file(&path).unwrap();
+        assert_eq!(t.columns[0].name, "T");
+        let err = Table::from_file(&dir.path().join("none.tsv")).unwrap_err();
+        assert!(matches!(err, TableError::Io { .. }));
+        assert!(err.to_string().contains("none.tsv"));
+    }
+
+    #[test]
+    fn slave_clock_getters_and_states() {
+        let mut s = FileReaderSlave::new("reader".into(), Arc::new(table(TYPES)));
+        assert_eq!(s.name(), "reader");
+        let caps = s.capabilities();
+        assert!(caps.can_get_and_set_state && caps.can_handle_variable_step_size);
+        s.setup_experiment(1e-5, 4.5, 10.0).unwrap();
+        s.enter_initialization_mode().unwrap();
+        s.exit_initialization_mode().unwrap();
+        let vrs = [ValueRef(2), ValueRef(0)];
+        let mut reals = [0.0; 2];
+        s.get_real(&vrs, &mut reals).unwrap();
+        assert_eq!(reals, [5.0, 0.5]);
+        let saved = s.get_state(None).unwrap();
+        assert_eq!(s.do_step(4.5, 0.5).unwrap(), StepOutcome::Completed);
+        assert_eq!(s.time(), 5.0);
+        let mut ints = [0; 2];
+        s.get_integer(&[ValueRef(1), ValueRef(2)], &mut ints)
+            .unwrap();
+        assert_eq!(ints, [4, 4]);
+        let mut bools = [true];
+        s.get_boolean(&[ValueRef(0)], &mut bools).unwrap();
+        assert_eq!(bools, [false]);
+        let mut strings = vec!["x".to_owned()];
+        s.get_string(&[ValueRef(2)], &mut strings).unwrap();
+        assert_eq!(strings, vec![String::new()]);
+        s.set_real(&[ValueRef(0)], &[1.0]).unwrap();
+        s.set_integer(&[], &[]).unwrap();
+        s.set_boolean(&[ValueRef(9)], &[true]).unwrap();
+        s.set_string(&[ValueRef(0)], &["a".to_owned()]).unwrap();
+
+        let later = s.get_state(None).unwrap();
+        s.set_state(saved).unwrap();
+        assert_eq!(s.time(), 4.5);
+        s.do_step(4.5, 1.0).unwrap();
+        assert_eq!(s.get_state(Some(saved)).unwrap(), saved);
+        s.set_state(later).unwrap();
+        assert_eq!(s.time(), 5.0);
+        s.set_state(saved).unwrap();
+        assert_eq!(s.time(), 5.5);
+        s.free_state(saved).unwrap();
+        assert!(matches!(
+            s.set_state(saved),
+            Err(Error::UnknownState { id: 0, .. })
+        ));
+        assert!(matches!(
+            s.free_state(StateId(7)),
+            Err(Error::UnknownState { id: 7, .. })
+        ));
+        assert!(s.get_state(Some(saved)).is_err());
+        s.terminate().unwrap();
+    }
+
+    #[test]
+    fn slave_errors() {
+        let mut s = FileReaderSlave::new("r".into(), Arc::new(table(TYPES)));
+        let mut one = [0.0];
+        let err = s
+            .get_real(&[ValueRef(0), ValueRef(1)], &mut one)
+            .unwrap_err();
+        assert!(matches!(
+            err,
+            Error::LengthMismatch {
+                function: "get_real",
+                vrs: 2,
+                values: 1,
+                ..
+            }
+        ));
+        assert!(s.set_integer(&[ValueRef(0)], &[]).is_err());
+        let err = s.get_real(&[ValueRef(3)], &mut one).unwrap_err();
+        assert!(matches!(
+            err,
+            Error::Table(TableError::NoSuchColumn {
+                column: 3,
+                count: 3,
+                ..
+            })
+        ));
+        assert!(s.get_string(&[ValueRef(5)], &mut [String::new()]).is_err());
+    }
+
+    proptest! {
+        #[test]
+        fn parser_never_panics(text in "[0-9a-z \t,.\"#\\[\\]+\n-]{0,80}") {
+            let _ = Table::parse(&text, Path::new("p.csv"));
+        }
+
+        #[test]
+        fn interpolation_stays_between_neighbours(
+            ys in proptest::collection::vec(-1e6f64..1e6, 2..8),
+            frac in 0.0f64..1.0,
+        ) {
+            let body: String = ys.iter().enumerate().map(|(i, y)| format!("{i}\t{y}\n")).collect();
+            let t = table(&format!("t\tv\n{body}"));
+            let x = frac * (ys.len() - 1) as f64;
+            let v = t.real_at(0, x).unwrap();
+            let i = (x.floor() as usize).min(ys.len() - 2);
+            let (lo, hi) = (ys[i].min(ys[i + 1]), ys[i].max(ys[i + 1]));
+            prop_assert!(v >= lo - 1e-6 && v <= hi + 1e-6);
+        }
+    }
 }

@@ -1,1 +1,348 @@
-//! Raw FMI function tables (filled by the fmi helper).
+//! Raw FFI: hand-written C typedefs per FMI version, the function table resolved once per shared
+//! library, the logger callback and the C allocator.
+//!
+//! Nothing here is shared between versions (FMI 1.0 `fmiBoolean` is `char`, FMI 2.0
+//! `fmi2Boolean` is `int`). Each table owns its `Library`; the table lives inside the `Fmu`, which
+//! every instance holds through an `Arc`, so the library is unloaded only after the last
+//! instance is freed.
+//!
+//! Spec: FMI 2.0.2 §2.1 (C API), FMI 1.0 for Co-Simulation §4.
+
+pub(crate) mod fmi1;
+pub(crate) mod fmi2;
+
+use std::ffi::{CStr, c_char, c_int, c_void};
+use std::fmt;
+use std::path::Path;
+
+use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW};
+
+use crate::{Error, FmiVersion, ModelDescription, Result};
+
+/// The function table of one loaded shared library, per FMI version.
+///
+/// An enum rather than a trait object, so that a future FMI 3.0 table is one more variant.
+pub(crate) enum Functions {
+    /// FMI 1.0 co-simulation.
+    V1(fmi1::Fmi1Functions),
+    /// FMI 2.0 co-simulation.
+    V2(fmi2::Fmi2Functions),
+}
+
+impl fmt::Debug for Functions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Functions::V1(_) => f.write_str("Functions::V1"),
+            Functions::V2(_) => f.write_str("Functions::V2"),
+        }
+    }
+}
+
+impl Functions {
+    /// Loads the shared library at `path` and resolves the function table for the FMI version
+    /// of `description`. Capabilities whose functions are missing are switched off in
+    /// `description` (with a warning).
+    pub(crate) fn load(path: &Path, description: &mut ModelDescription) -> Result<Self> {
+        let library = open_library(path)?;
+        match description.fmi_version {
+            FmiVersion::V1 => {
+                fmi1::Fmi1Functions::load(library, path, &description.model_identifier)
+                    .map(Functions::V1)
+            }
+            FmiVersion::V2 => {
+                fmi2::Fmi2Functions::load(library, path, &mut description.capabilities)
+                    .map(Functions::V2)
+            }
+        }
+    }
+
+    /// `fmi2GetTypesPlatform` / `fmiGetTypesPlatform`, when exported.
+    pub(crate) fn types_platform(&self) -> Option<String> {
+        let function = match self {
+            Functions::V1(f) => f.get_types_platform?,
+            Functions::V2(f) => f.get_types_platform?,
+        };
+        // SAFETY: the function takes no arguments and returns a pointer to a static,
+        // NUL-terminated string (or NULL, which `copy_c_string` handles); it may be called
+        // at any time, even without an instance (FMI 2.0.2 §2.1.4, FMI 1.0 CS §4.1).
+        unsafe { copy_c_string(function()) }
+    }
+
+    /// `fmi2GetVersion` / `fmiGetVersion`, when exported.
+    pub(crate) fn version(&self) -> Option<String> {
+        let function = match self {
+            Functions::V1(f) => f.get_version?,
+            Functions::V2(f) => f.get_version?,
+        };
+        // SAFETY: as in `types_platform`: no arguments, a static string or NULL in return.
+        unsafe { copy_c_string(function()) }
+    }
+}
+
+/// Opens a shared library with `RTLD_NOW | RTLD_LOCAL`.
+///
+/// `RTLD_NOW` reports unresolved dependencies at load time, not at the first call;
+/// `RTLD_LOCAL` keeps the FMU's symbols (the same `fmi2*` names in every FMU) out of the global
+/// namespace. No `RTLD_DEEPBIND`, so that sanitizers keep intercepting the FMU's allocations.
+fn open_library(path: &Path) -> Result<Library> {
+    // SAFETY: dlopen runs the library's initialisation routines (and later its finalisers).
+    // Running the FMU's native code is the purpose of this crate: the user chose this FMU, and
+    // from here on its code is trusted like any other FFI dependency.
+    unsafe { Library::open(Some(path.as_os_str()), RTLD_NOW | RTLD_LOCAL) }.map_err(|error| {
+        Error::LoadLibrary {
+            library: path.to_owned(),
+            message: error_chain(&error),
+        }
+    })
+}
+
+/// An error's message followed by those of its sources (libloading puts the dlerror text in
+/// the source).
+fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut message = error.to_string();
+    let mut source = error.source();
+    while let Some(s) = source {
+        message.push_str(": ");
+        message.push_str(&s.to_string());
+        source = s.source();
+    }
+    message
+}
+
+/// Looks up symbols `<prefix><name>` in one library.
+pub(crate) struct Resolver<'a> {
+    pub(crate) library: &'a Library,
+    pub(crate) path: &'a Path,
+    pub(crate) prefix: &'a str,
+}
+
+impl Resolver<'_> {
+    /// The function `<prefix><name>`, or `None` when the library does not export it (or
+    /// exports it as NULL).
+    ///
+    /// # Safety
+    /// `T` must be an `unsafe extern "C" fn` pointer type matching the C prototype of the symbol.
+    pub(crate) unsafe fn optional<T: Copy>(&self, name: &str) -> Option<T> {
+        let symbol = format!("{}{name}", self.prefix);
+        // SAFETY: `Option<T>` of a function-pointer type `T` (caller's guarantee) has the layout
+        // of a nullable pointer, so reading the symbol's address as `Option<T>` is sound and a
+        // NULL address becomes `None`.
+        let found = unsafe { self.library.get::<Option<T>>(symbol.as_str()) };
+        found.ok().and_then(|s| *s)
+    }
+
+    /// Like [`Resolver::optional`], but a missing symbol is an [`Error::MissingSymbol`].
+    ///
+    /// # Safety
+    /// As for [`Resolver::optional`].
+    pub(crate) unsafe fn required<T: Copy>(&self, name: &str) -> Result<T> {
+        // SAFETY: forwarded from the caller.
+        unsafe { self.optional(name) }.ok_or_else(|| Error::MissingSymbol {
+            library: self.path.to_owned(),
+            symbol: format!("{}{name}", self.prefix),
+        })
+    }
+}
+
+/// Switches a declared capability off when its functions are missing, with a warning.
+pub(crate) fn downgrade(
+    path: &Path,
+    flag: &mut bool,
+    present: bool,
+    attribute: &str,
+    functions: &str,
+) {
+    if *flag && !present {
+        log::warn!(
+            "{}: declares {attribute}=\"true\" but does not export {functions}; \
+             treating the capability as absent",
+            path.display()
+        );
+        *flag = false;
+    }
+}
+
+/// Copies a C string returned by an FMU; `None` for NULL.
+///
+/// # Safety
+/// `ptr` must be NULL or point to a NUL-terminated string that stays valid during this call.
+pub(crate) unsafe fn copy_c_string(ptr: *const c_char) -> Option<String> {
+    if ptr.is_null() {
+        return None;
+    }
+    // SAFETY: non-NULL and NUL-terminated, guaranteed by the caller.
+    Some(
+        unsafe { CStr::from_ptr(ptr) }
+            .to_string_lossy()
+            .into_owned(),
+    )
+}
+
+// ------------------------------------------------------------------------------------------
+// Callbacks handed to the FMU
+// ------------------------------------------------------------------------------------------
+
+unsafe extern "C" {
+    /// The C shim in `src/logger.c`: formats the printf-style message and forwards it to
+    /// [`mastersim_fmi_log_message`]. Serves as both `fmiCallbackLogger` and
+    /// `fmi2CallbackLogger` (identical ABI: pointer, string, int, string, string, ...).
+    fn mastersim_fmi_logger(
+        component: *mut c_void,
+        instance_name: *const c_char,
+        status: c_int,
+        category: *const c_char,
+        message: *const c_char,
+        ...
+    );
+    /// C `calloc`, the FMU's `allocateMemory`.
+    fn calloc(nobj: usize, size: usize) -> *mut c_void;
+    /// C `free`, the FMU's `freeMemory`.
+    fn free(obj: *mut c_void);
+}
+
+/// Callback table for FMI 2.0; boxed because the FMU may keep the pointer until
+/// `fmi2FreeInstance`. Spec: FMI 2.0.2 §2.1.5 (`fmi2CallbackFunctions`).
+pub(crate) fn fmi2_callbacks() -> Box<fmi2::fmi2CallbackFunctions> {
+    Box::new(fmi2::fmi2CallbackFunctions {
+        logger: mastersim_fmi_logger,
+        allocateMemory: calloc,
+        freeMemory: free,
+        stepFinished: None,
+        componentEnvironment: std::ptr::null_mut(),
+    })
+}
+
+/// Callback table for FMI 1.0 CS (passed by value). Spec: FMI 1.0 CS §4.1.
+pub(crate) fn fmi1_callbacks() -> fmi1::fmiCallbackFunctions {
+    fmi1::fmiCallbackFunctions {
+        logger: mastersim_fmi_logger,
+        allocateMemory: calloc,
+        freeMemory: free,
+        stepFinished: None,
+    }
+}
+
+/// Called by the C shim with the formatted message. Never unwinds into C.
+#[unsafe(no_mangle)]
+extern "C" fn mastersim_fmi_log_message(
+    instance_name: *const c_char,
+    status: c_int,
+    category: *const c_char,
+    message: *const c_char,
+) {
+    // A panic (for example in a log backend) must not cross into the FMU's C code.
+    let _ = std::panic::catch_unwind(|| {
+        // SAFETY: the shim passes NULL or NUL-terminated strings that stay valid during this
+        // call (the FMU's own strings, or the shim's formatting buffer).
+        let (instance, category, message) = unsafe {
+            (
+                copy_c_string(instance_name),
+                copy_c_string(category),
+                copy_c_string(message),
+            )
+        };
+        log_fmu_message(
+            instance.as_deref().unwrap_or(""),
+            status,
+            category.as_deref().unwrap_or(""),
+            message.as_deref().unwrap_or(""),
+        );
+    });
+}
+
+/// Logs one FMU message with target `fmu`: Warning as `warn`, Error and Fatal as `error`,
+/// everything else as `info`. Status codes are the same in FMI 1.0 and 2.0.
+fn log_fmu_message(instance: &str, status: c_int, category: &str, message: &str) {
+    let level = match status {
+        1 => log::Level::Warn,
+        3 | 4 => log::Level::Error,
+        _ => log::Level::Info,
+    };
+    log::log!(target: "fmu", level, "[{instance}:{category}] {message}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Capabilities;
+    use std::ffi::CString;
+    use std::sync::Mutex;
+
+    /// Collects every record logged with target `fmu`.
+    struct Capture(Mutex<Vec<(log::Level, String)>>);
+
+    impl log::Log for Capture {
+        fn enabled(&self, _: &log::Metadata<'_>) -> bool {
+            true
+        }
+        fn log(&self, record: &log::Record<'_>) {
+            if record.target() == "fmu" {
+                self.0
+                    .lock()
+                    .unwrap()
+                    .push((record.level(), record.args().to_string()));
+            }
+        }
+        fn flush(&self) {}
+    }
+
+    static CAPTURE: Capture = Capture(Mutex::new(Vec::new()));
+
+    /// The C shim formats printf arguments, including messages longer than its stack buffer.
+    #[test]
+    fn logger_shim_formats_and_does_not_truncate() {
+        let _ = log::set_logger(&CAPTURE);
+        log::set_max_level(log::LevelFilter::Trace);
+        let name = CString::new("inst").unwrap();
+        let category = CString::new("cat").unwrap();
+        let format = CString::new("value %d and %s").unwrap();
+        let long = CString::new("x".repeat(5000)).unwrap();
+        // SAFETY: all strings are valid NUL-terminated C strings; the format matches the
+        // arguments (one int, one string).
+        unsafe {
+            mastersim_fmi_logger(
+                std::ptr::null_mut(),
+                name.as_ptr(),
+                1,
+                category.as_ptr(),
+                format.as_ptr(),
+                42 as c_int,
+                long.as_ptr(),
+            );
+            mastersim_fmi_logger(
+                std::ptr::null_mut(),
+                std::ptr::null(),
+                0,
+                std::ptr::null(),
+                std::ptr::null(),
+            );
+        }
+        let records = CAPTURE.0.lock().unwrap();
+        let expected = format!("[inst:cat] value 42 and {}", "x".repeat(5000));
+        assert!(
+            records.contains(&(log::Level::Warn, expected)),
+            "{:?}",
+            records.len()
+        );
+        assert!(records.contains(&(log::Level::Info, "[:] ".to_owned())));
+    }
+
+    #[test]
+    fn downgrade_switches_off_declared_but_missing() {
+        let mut caps = Capabilities {
+            can_get_and_set_fmu_state: true,
+            ..Default::default()
+        };
+        downgrade(
+            Path::new("x.so"),
+            &mut caps.can_get_and_set_fmu_state,
+            false,
+            "a",
+            "b",
+        );
+        assert!(!caps.can_get_and_set_fmu_state);
+        let mut flag = true;
+        downgrade(Path::new("x.so"), &mut flag, true, "a", "b");
+        assert!(flag);
+    }
+}

@@ -4,29 +4,20 @@
 //! not resolved here: that happens when the project is validated into a
 //! [`crate::plan::SimulationPlan`].
 //!
-//! Spec: MasterSim reference §3 (project file), with the fixes listed in `docs/deviations.md`.
-//! (CONTRACT STUB: the parser helper fills in parsing.)
+//! Spec: MasterSim reference §3 (project file), with the fixes listed on [`Project::parse`]
+//! (and in `docs/deviations.md`).
+
+mod error;
+mod lexer;
+mod parser;
+#[cfg(test)]
+mod tests;
+mod units;
 
 use std::path::{Path, PathBuf};
 
-/// A time unit of the IBK unit list.
-///
-/// Spec: MasterSim reference §3.3.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TimeUnit {
-    /// Millisecond.
-    Millisecond,
-    /// Second.
-    Second,
-    /// Minute (60 s).
-    Minute,
-    /// Hour (3600 s).
-    Hour,
-    /// Day (86400 s).
-    Day,
-    /// Year of 365 days (31 536 000 s).
-    Year,
-}
+pub use error::ProjectError;
+pub use units::{NotATimeUnit, TimeUnit};
 
 /// Master algorithm (`MasterMode`).
 ///
@@ -54,6 +45,21 @@ pub enum ErrorControlMode {
     Check,
     /// `ADAPT_STEP` or `STEP_DOUBLING`: Richardson step doubling with step-size adaptation.
     AdaptStep,
+}
+
+/// How communication points and slave clocks are computed (`timeArithmetic`).
+///
+/// Spec: MasterSim reference §9 and §15.1–15.2 (MasterSim's arithmetic); `docs/algorithms.md`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TimeArithmetic {
+    /// `MASTERSIM` (default): as MasterSim 0.9.8, so that its counters and results are
+    /// reproduced. Fixed steps accumulate `t += h`; every slave keeps its own clock, advanced by
+    /// its completed steps and set to the master's current time on rollback.
+    #[default]
+    MasterSim,
+    /// `EXACT`: fixed communication points are `t_0 + n·h` (no drift), and a rollback puts each
+    /// slave back to the time of the state it restores.
+    Exact,
 }
 
 /// A `simulator` line.
@@ -173,6 +179,10 @@ pub struct Project {
     pub write_internal_variables: bool,
     /// `writeUnconnectedFileReaderVars` (default false).
     pub write_unconnected_file_reader_vars: bool,
+    /// `timeArithmetic` (default MasterSim-compatible).
+    pub time_arithmetic: TimeArithmetic,
+    /// Line of the last occurrence of each keyword line (for messages about settings).
+    pub keyword_lines: std::collections::BTreeMap<&'static str, usize>,
     /// `simulator` lines in file order.
     pub simulators: Vec<SimulatorDef>,
     /// `graph` lines in file order.
@@ -183,19 +193,130 @@ pub struct Project {
     pub output_only: Vec<(String, usize)>,
 }
 
-impl Project {
-    /// Reads and parses a `.msim` file.
-    pub fn from_file(path: &Path) -> Result<Project, ProjectError> {
-        let _ = path;
-        todo!("parser helper")
+impl TimeSetting {
+    /// A setting of `value` in `unit`; `seconds` is computed with [`TimeUnit::to_seconds`].
+    ///
+    /// `line` is the 1-based project line, or `None` for a default.
+    pub fn new(value: f64, unit: TimeUnit, line: Option<usize>) -> TimeSetting {
+        TimeSetting {
+            seconds: unit.to_seconds(value),
+            value,
+            unit,
+            line,
+        }
     }
 }
 
-/// An error in a project file. (Filled by the parser helper.)
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum ProjectError {
-    /// Placeholder.
-    #[error("todo")]
-    Todo,
+impl Project {
+    /// A project for `path` with MasterSim 0.9.8's defaults and no simulators, connections or
+    /// parameters.
+    ///
+    /// `path` is stored as given. The defaults are documented on each field.
+    ///
+    /// Spec: MasterSim reference §3.2 (defaults).
+    pub fn with_defaults(path: PathBuf) -> Project {
+        Project {
+            path,
+            t_start: TimeSetting::new(0.0, TimeUnit::Year, None),
+            t_end: TimeSetting::new(1.0, TimeUnit::Year, None),
+            h_max: TimeSetting::new(30.0, TimeUnit::Minute, None),
+            h_min: TimeSetting::new(1e-5, TimeUnit::Second, None),
+            h_fallback_limit: TimeSetting::new(1e-3, TimeUnit::Second, None),
+            h_start: TimeSetting::new(10.0, TimeUnit::Minute, None),
+            h_output_min: TimeSetting::new(10.0, TimeUnit::Minute, None),
+            output_time_unit: TimeUnit::Second,
+            adjust_step_size: false,
+            prevent_overstepping_of_end_time: true,
+            abs_tol: 1e-6,
+            rel_tol: 1e-5,
+            master_mode: MasterMode::GaussSeidel,
+            error_control_mode: ErrorControlMode::None,
+            max_iterations: 1,
+            write_internal_variables: false,
+            write_unconnected_file_reader_vars: false,
+            time_arithmetic: TimeArithmetic::MasterSim,
+            keyword_lines: std::collections::BTreeMap::new(),
+            simulators: Vec::new(),
+            graph: Vec::new(),
+            parameters: Vec::new(),
+            output_only: Vec::new(),
+        }
+    }
+
+    /// Reads and parses a `.msim` file (see [`Project::parse`]).
+    ///
+    /// # Errors
+    /// [`ProjectError::Io`] when the file cannot be read, [`ProjectError::InvalidUtf8`] when it
+    /// is not UTF-8, and any error of [`Project::parse`].
+    ///
+    /// Spec: MasterSim reference §3.
+    pub fn from_file(path: &Path) -> Result<Project, ProjectError> {
+        let bytes = std::fs::read(path).map_err(|source| ProjectError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let text = String::from_utf8(bytes).map_err(|e| {
+            let valid = e.utf8_error().valid_up_to();
+            let line = 1 + e.as_bytes()[..valid]
+                .iter()
+                .filter(|b| **b == b'\n')
+                .count();
+            ProjectError::InvalidUtf8 {
+                file: path.to_path_buf(),
+                line,
+            }
+        })?;
+        Project::parse(&text, path)
+    }
+
+    /// Parses the text of a `.msim` file.
+    ///
+    /// `path` is the project file's path: errors name it as given, [`Project::path`] is its
+    /// absolute, normalised form, and relative simulator paths are resolved against its
+    /// directory (the files need not exist). All times are stored in their unit and in s.
+    ///
+    /// Line handling follows MasterSim: lines are trimmed of spaces, tabs and `\r` (CRLF works),
+    /// blank lines and lines starting with `#` are skipped, the first word selects the line type
+    /// (`simulator`, `graph`, `parameter`, `outputOnly` or a keyword), and a repeated keyword
+    /// keeps the last value. Fixes of MasterSim's behaviour:
+    /// * a UTF-8 byte-order mark is skipped;
+    /// * the first word must match a line type or keyword as a whole word (`parameters` is an
+    ///   error suggesting `parameter`, where MasterSim reads it as a broken `parameter` line);
+    /// * trailing comments: on keyword, `outputOnly`, `simulator` and `graph` lines and in
+    ///   parameter values, a `#` outside double quotes that follows whitespace starts a comment.
+    ///   Exceptions are the colour fields, which start with `#`: a `simulator` comment can only
+    ///   start after the five fields, and the sixth `graph` field is always a colour. A string
+    ///   parameter value containing ` #` must therefore be quoted;
+    /// * booleans accept only `true`/`yes`/`1` and `false`/`no`/`0`; anything else is an error
+    ///   instead of false;
+    /// * numbers must be complete (`absTol 1e-6abc`, a cycle `1x` or a graph offset `0.5x` are
+    ///   errors), and extra words after a value or unit are errors;
+    /// * time settings only accept the time units `ms`, `s`, `min`, `h`, `d`, `a`;
+    /// * the simulator index must be an integer, slave names must be unique and contain no dot,
+    ///   whitespace or quote;
+    /// * `outputOnly` keeps its whole pattern text (MasterSim cut it to start with `Only`);
+    /// * an unterminated double quote on a `simulator` or `graph` line is an error.
+    ///
+    /// # Errors
+    /// The first invalid line gives a [`ProjectError`] naming the file, the line and what was
+    /// expected.
+    ///
+    /// Spec: MasterSim reference §3.1–§3.7, §16, §17.
+    ///
+    /// # Examples
+    /// ```
+    /// use std::path::Path;
+    /// use master::project::{MasterMode, Project};
+    ///
+    /// let text = "tEnd 10s # ten seconds\nMasterMode NEWTON\n\
+    ///             simulator 0 0 A #447cb4 \"fmus/a b.fmu\"\n";
+    /// let project = Project::parse(text, Path::new("/work/demo.msim"))?;
+    /// assert_eq!(project.t_end.seconds, 10.0);
+    /// assert_eq!(project.master_mode, MasterMode::Newton);
+    /// assert_eq!(project.simulators[0].path, Path::new("/work/fmus/a b.fmu"));
+    /// # Ok::<(), master::project::ProjectError>(())
+    /// ```
+    pub fn parse(text: &str, path: &Path) -> Result<Project, ProjectError> {
+        parser::parse(text, path)
+    }
 }

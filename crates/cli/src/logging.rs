@@ -1,0 +1,100 @@
+//! Logging to the console (env_logger) and to `log/screenlog.txt`.
+//!
+//! Verbosity (MasterSim reference §2): 0 errors only, 1 standard (info), 2 info (debug),
+//! 3 detailed (debug), 4 developer (trace). Errors go to stderr, everything else to stdout. FMU log messages (target `fmu`) appear from level 2
+//! on unless they are warnings or errors. `RUST_LOG` overrides the console filter. The
+//! screenlog records at least standard messages, each line as
+//! `YYYY-MM-DD HH:MM:SS\t[<level>]\t<context padded to 40>\t<message>` (reference §12.4).
+
+use std::fs::File;
+use std::io::{LineWriter, Write};
+use std::path::Path;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use anyhow::Context;
+use log::{Level, LevelFilter, Log, Metadata, Record};
+
+static INITIALIZED: AtomicBool = AtomicBool::new(false);
+
+/// True once [`init`] succeeded.
+pub fn is_initialized() -> bool {
+    INITIALIZED.load(Ordering::Relaxed)
+}
+
+fn level_for(verbosity: u8) -> LevelFilter {
+    match verbosity {
+        0 => LevelFilter::Error,
+        1 => LevelFilter::Info,
+        2 | 3 => LevelFilter::Debug,
+        _ => LevelFilter::Trace,
+    }
+}
+
+/// Sends each record to the console logger and to the screenlog file.
+struct Tee {
+    console: env_logger::Logger,
+    file: Mutex<LineWriter<File>>,
+    file_level: LevelFilter,
+}
+
+impl Log for Tee {
+    fn enabled(&self, metadata: &Metadata) -> bool {
+        self.console.enabled(metadata) || metadata.level() <= self.file_level
+    }
+
+    fn log(&self, record: &Record) {
+        if record.level() == Level::Error {
+            eprintln!("Error: {}", record.args());
+        } else if self.console.matches(record) {
+            self.console.log(record);
+        }
+        if record.level() <= self.file_level {
+            let tag = match record.level() {
+                Level::Error => "[Error   ]",
+                Level::Warn => "[Warning ]",
+                Level::Info => "[Progress]",
+                Level::Debug | Level::Trace => "[Debug   ]",
+            };
+            let now = chrono::Local::now().format("%Y-%m-%d %H:%M:%S");
+            if let Ok(mut file) = self.file.lock() {
+                // A failing log write must not end the run.
+                let _ = writeln!(file, "{now}\t{tag}\t{:<40}\t{}", format!("[{}]", record.target()), record.args());
+            }
+        }
+    }
+
+    fn flush(&self) {
+        self.console.flush();
+        if let Ok(mut file) = self.file.lock() {
+            let _ = file.flush();
+        }
+    }
+}
+
+/// Installs the logger; `screenlog` is truncated.
+///
+/// # Errors
+/// When the screenlog cannot be created.
+pub fn init(verbosity: u8, screenlog: &Path) -> anyhow::Result<()> {
+    let file = File::create(screenlog).with_context(|| format!("cannot create '{}'", screenlog.display()))?;
+    let level = level_for(verbosity);
+    let fmu_level = if verbosity <= 1 { level.min(LevelFilter::Warn) } else { level };
+    let console = env_logger::Builder::new()
+        .filter_level(level)
+        .filter_module("fmu", fmu_level)
+        .parse_default_env()
+        .target(env_logger::Target::Stdout)
+        .format(|buf, record| match record.level() {
+            Level::Warn => writeln!(buf, "Warning: {}", record.args()),
+            _ => writeln!(buf, "{}", record.args()),
+        })
+        .build();
+    let file_level = level.max(LevelFilter::Info);
+    let max = console.filter().max(file_level);
+    let tee = Tee { console, file: Mutex::new(LineWriter::new(file)), file_level };
+    log::set_boxed_logger(Box::new(tee)).context("logger already installed")?;
+    log::set_max_level(max);
+    INITIALIZED.store(true, Ordering::Relaxed);
+    Ok(())
+}

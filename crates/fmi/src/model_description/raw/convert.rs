@@ -1,0 +1,557 @@
+//! Conversion of the raw structs into the version-neutral [`ModelDescription`], with every
+//! check that needs more than the XML syntax (required attributes, keyword sets, numbers, the
+//! type element of a variable). Errors name the file and the element.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::str::FromStr;
+
+use super::{
+    ROOT, RawDefaultExperiment, RawModelStructure, RawModelVariables, RawTypeElement, RawV1, RawV2,
+    RawVariable,
+};
+use crate::model_description::{
+    Alias, Capabilities, Causality, DefaultExperiment, FmiVersion, Initial, ModelDescription,
+    OutputDependency, ScalarVariable, VarType, Variability,
+};
+use crate::{Error, Result, ValueRef};
+
+// ------------------------------------------------------------------------------------------
+
+/// Error context: the file, plus helpers that build errors naming it.
+pub(super) struct Ctx<'a> {
+    pub(super) path: &'a Path,
+}
+
+impl Ctx<'_> {
+    pub(super) fn required(
+        &self,
+        element: &str,
+        attribute: &'static str,
+        value: Option<String>,
+    ) -> Result<String> {
+        value.ok_or_else(|| Error::MissingAttribute {
+            path: self.path.to_owned(),
+            element: element.to_owned(),
+            attribute,
+        })
+    }
+
+    fn invalid(
+        &self,
+        element: &str,
+        attribute: &'static str,
+        value: &str,
+        expected: &'static str,
+    ) -> Error {
+        Error::InvalidAttribute {
+            path: self.path.to_owned(),
+            element: element.to_owned(),
+            attribute,
+            value: value.to_owned(),
+            expected,
+        }
+    }
+
+    /// An optional boolean attribute (absent = false); only `true` and `false` are accepted.
+    fn boolean(
+        &self,
+        element: &str,
+        attribute: &'static str,
+        value: &Option<String>,
+    ) -> Result<bool> {
+        match value.as_deref() {
+            None | Some("false") => Ok(false),
+            Some("true") => Ok(true),
+            Some(other) => Err(self.invalid(element, attribute, other, "true or false")),
+        }
+    }
+
+    fn number<T: FromStr>(
+        &self,
+        element: &str,
+        attribute: &'static str,
+        value: &Option<String>,
+        expected: &'static str,
+    ) -> Result<Option<T>> {
+        value
+            .as_deref()
+            .map(|text| {
+                text.trim()
+                    .parse()
+                    .map_err(|_| self.invalid(element, attribute, text, expected))
+            })
+            .transpose()
+    }
+
+    /// One of a fixed set of keywords; `None` when the attribute is absent.
+    fn keyword<T: Copy>(
+        &self,
+        element: &str,
+        attribute: &'static str,
+        value: &Option<String>,
+        table: &[(&str, T)],
+        expected: &'static str,
+    ) -> Result<Option<T>> {
+        let Some(text) = value.as_deref() else {
+            return Ok(None);
+        };
+        table
+            .iter()
+            .find(|(keyword, _)| *keyword == text)
+            .map(|&(_, v)| Some(v))
+            .ok_or_else(|| self.invalid(element, attribute, text, expected))
+    }
+
+    fn default_experiment(&self, raw: &RawDefaultExperiment) -> Result<DefaultExperiment> {
+        const EL: &str = "DefaultExperiment";
+        const REAL: &str = "a real number";
+        Ok(DefaultExperiment {
+            start_time: self.number(EL, "startTime", &raw.start_time, REAL)?,
+            stop_time: self.number(EL, "stopTime", &raw.stop_time, REAL)?,
+            tolerance: self.number(EL, "tolerance", &raw.tolerance, REAL)?,
+            step_size: self.number(EL, "stepSize", &raw.step_size, REAL)?,
+        })
+    }
+
+    fn variables(
+        &self,
+        raw: Option<RawModelVariables>,
+        version: FmiVersion,
+        units: &HashMap<String, String>,
+    ) -> Result<Vec<ScalarVariable>> {
+        let raw = raw.ok_or_else(|| Error::MissingElement {
+            path: self.path.to_owned(),
+            parent: ROOT.to_owned(),
+            element: "ModelVariables",
+        })?;
+        raw.variables
+            .into_iter()
+            .enumerate()
+            .map(|(i, v)| self.variable(i + 1, v, version, units))
+            .collect()
+    }
+
+    fn variable(
+        &self,
+        index: usize,
+        raw: RawVariable,
+        version: FmiVersion,
+        units: &HashMap<String, String>,
+    ) -> Result<ScalarVariable> {
+        let element = match &raw.name {
+            Some(name) => format!("ScalarVariable #{index} '{name}'"),
+            None => format!("ScalarVariable #{index}"),
+        };
+        let name = self.required(&element, "name", raw.name)?;
+        let vr_text = self.required(&element, "valueReference", raw.value_reference)?;
+        let value_reference = vr_text.trim().parse().map_err(|_| {
+            self.invalid(
+                &element,
+                "valueReference",
+                &vr_text,
+                "an unsigned 32-bit integer",
+            )
+        })?;
+
+        let candidates = [
+            ("Real", VarType::Real, raw.real),
+            ("Integer", VarType::Integer, raw.integer),
+            ("Boolean", VarType::Boolean, raw.boolean),
+            ("String", VarType::String, raw.string),
+            ("Enumeration", VarType::Integer, raw.enumeration),
+        ];
+        let mut present: Vec<(&'static str, VarType, RawTypeElement)> = candidates
+            .into_iter()
+            .filter_map(|(tag, ty, e)| e.map(|e| (tag, ty, e)))
+            .collect();
+        if present.len() != 1 {
+            return Err(Error::TypeElement {
+                path: self.path.to_owned(),
+                element,
+                found: present.iter().map(|(tag, _, _)| *tag).collect(),
+            });
+        }
+        let (tag, var_type, type_element) = present.remove(0);
+
+        let (causality, variability, initial, alias) = match version {
+            FmiVersion::V2 => {
+                self.attributes_v2(&element, &raw.causality, &raw.variability, &raw.initial)?
+            }
+            FmiVersion::V1 => {
+                self.attributes_v1(&element, &raw.causality, &raw.variability, &raw.alias)?
+            }
+        };
+
+        let unit = if var_type == VarType::Real {
+            type_element
+                .unit
+                .clone()
+                .filter(|u| !u.is_empty())
+                .or_else(|| {
+                    type_element
+                        .declared_type
+                        .as_ref()
+                        .and_then(|t| units.get(t).cloned())
+                })
+        } else {
+            None
+        };
+
+        Ok(ScalarVariable {
+            index,
+            name,
+            value_reference: ValueRef(value_reference),
+            description: raw.description,
+            causality,
+            variability,
+            initial,
+            var_type,
+            is_enumeration: tag == "Enumeration",
+            start: type_element.start,
+            unit,
+            declared_type: type_element.declared_type,
+            alias,
+        })
+    }
+
+    fn attributes_v2(
+        &self,
+        element: &str,
+        causality: &Option<String>,
+        variability: &Option<String>,
+        initial: &Option<String>,
+    ) -> Result<(Causality, Variability, Option<Initial>, Alias)> {
+        let causality = self
+            .keyword(
+                element,
+                "causality",
+                causality,
+                &[
+                    ("parameter", Causality::Parameter),
+                    ("calculatedParameter", Causality::CalculatedParameter),
+                    ("input", Causality::Input),
+                    ("output", Causality::Output),
+                    ("local", Causality::Local),
+                    ("independent", Causality::Independent),
+                ],
+                "parameter, calculatedParameter, input, output, local or independent",
+            )?
+            .unwrap_or(Causality::Local);
+        let variability = self
+            .keyword(
+                element,
+                "variability",
+                variability,
+                &[
+                    ("constant", Variability::Constant),
+                    ("fixed", Variability::Fixed),
+                    ("tunable", Variability::Tunable),
+                    ("discrete", Variability::Discrete),
+                    ("continuous", Variability::Continuous),
+                ],
+                "constant, fixed, tunable, discrete or continuous",
+            )?
+            .unwrap_or(Variability::Continuous);
+        let initial = self.keyword(
+            element,
+            "initial",
+            initial,
+            &[
+                ("exact", Initial::Exact),
+                ("approx", Initial::Approx),
+                ("calculated", Initial::Calculated),
+            ],
+            "exact, approx or calculated",
+        )?;
+        Ok((causality, variability, initial, Alias::NoAlias))
+    }
+
+    /// FMI 1.0 attributes, mapped onto the FMI 2.0 sets (see [`Causality`] and [`Variability`]).
+    fn attributes_v1(
+        &self,
+        element: &str,
+        causality: &Option<String>,
+        variability: &Option<String>,
+        alias: &Option<String>,
+    ) -> Result<(Causality, Variability, Option<Initial>, Alias)> {
+        #[derive(Clone, Copy, PartialEq)]
+        enum V1Causality {
+            Input,
+            Output,
+            Internal,
+            None,
+        }
+        let is_parameter = variability.as_deref() == Some("parameter");
+        let variability = self
+            .keyword(
+                element,
+                "variability",
+                variability,
+                &[
+                    ("constant", Variability::Constant),
+                    ("parameter", Variability::Fixed),
+                    ("discrete", Variability::Discrete),
+                    ("continuous", Variability::Continuous),
+                ],
+                "constant, parameter, discrete or continuous",
+            )?
+            .unwrap_or(Variability::Continuous);
+        let causality = match self
+            .keyword(
+                element,
+                "causality",
+                causality,
+                &[
+                    ("input", V1Causality::Input),
+                    ("output", V1Causality::Output),
+                    ("internal", V1Causality::Internal),
+                    ("none", V1Causality::None),
+                ],
+                "input, output, internal or none",
+            )?
+            .unwrap_or(V1Causality::Internal)
+        {
+            V1Causality::Input | V1Causality::Internal if is_parameter => Causality::Parameter,
+            V1Causality::Input => Causality::Input,
+            V1Causality::Output => Causality::Output,
+            V1Causality::Internal | V1Causality::None => Causality::Local,
+        };
+        let alias = self
+            .keyword(
+                element,
+                "alias",
+                alias,
+                &[
+                    ("noAlias", Alias::NoAlias),
+                    ("alias", Alias::Alias),
+                    ("negatedAlias", Alias::NegatedAlias),
+                ],
+                "noAlias, alias or negatedAlias",
+            )?
+            .unwrap_or_default();
+        Ok((causality, variability, None, alias))
+    }
+
+    fn outputs(
+        &self,
+        raw: Option<RawModelStructure>,
+        n_variables: usize,
+    ) -> Result<Vec<OutputDependency>> {
+        const INDEX: &str = "an index into ModelVariables (1-based)";
+        let unknowns = raw
+            .and_then(|s| s.outputs)
+            .map(|o| o.unknowns)
+            .unwrap_or_default();
+        let check = |element: &str, attribute: &'static str, text: &str| -> Result<usize> {
+            match text.parse::<usize>() {
+                Ok(i) if (1..=n_variables).contains(&i) => Ok(i),
+                _ => Err(self.invalid(element, attribute, text, INDEX)),
+            }
+        };
+        unknowns
+            .into_iter()
+            .enumerate()
+            .map(|(k, unknown)| {
+                let element = format!("ModelStructure/Outputs/Unknown #{}", k + 1);
+                let index_text = self.required(&element, "index", unknown.index)?;
+                let index = check(&element, "index", index_text.trim())?;
+                let dependencies = unknown
+                    .dependencies
+                    .map(|list| {
+                        list.split_whitespace()
+                            .map(|d| check(&element, "dependencies", d))
+                            .collect::<Result<Vec<_>>>()
+                    })
+                    .transpose()?;
+                Ok(OutputDependency {
+                    index,
+                    dependencies,
+                })
+            })
+            .collect()
+    }
+}
+
+pub(super) fn convert_v2(raw: RawV2, ctx: &Ctx<'_>) -> Result<ModelDescription> {
+    let model_name = ctx.required(ROOT, "modelName", raw.model_name)?;
+    let guid = ctx.required(ROOT, "guid", raw.guid)?;
+    let cs = raw.co_simulation.ok_or_else(|| Error::NoCoSimulation {
+        path: ctx.path.to_owned(),
+        version: FmiVersion::V2,
+    })?;
+    const CS: &str = "CoSimulation";
+    let model_identifier = ctx.required(CS, "modelIdentifier", cs.model_identifier)?;
+    // Validated for well-formedness, not used.
+    ctx.boolean(CS, "needsExecutionTool", &cs.needs_execution_tool)?;
+    ctx.boolean(
+        CS,
+        "canNotUseMemoryManagementFunctions",
+        &cs.can_not_use_memory_management_functions,
+    )?;
+    let capabilities = Capabilities {
+        can_handle_variable_communication_step_size: ctx.boolean(
+            CS,
+            "canHandleVariableCommunicationStepSize",
+            &cs.can_handle_variable_communication_step_size,
+        )?,
+        can_interpolate_inputs: ctx.boolean(
+            CS,
+            "canInterpolateInputs",
+            &cs.can_interpolate_inputs,
+        )?,
+        can_get_and_set_fmu_state: ctx.boolean(
+            CS,
+            "canGetAndSetFMUstate",
+            &cs.can_get_and_set_fmu_state,
+        )?,
+        can_serialize_fmu_state: ctx.boolean(
+            CS,
+            "canSerializeFMUstate",
+            &cs.can_serialize_fmu_state,
+        )?,
+        can_be_instantiated_only_once_per_process: ctx.boolean(
+            CS,
+            "canBeInstantiatedOnlyOncePerProcess",
+            &cs.can_be_instantiated_only_once_per_process,
+        )?,
+        provides_directional_derivative: ctx.boolean(
+            CS,
+            "providesDirectionalDerivative",
+            &cs.provides_directional_derivative,
+        )?,
+        can_run_asynchronuously: ctx.boolean(
+            CS,
+            "canRunAsynchronuously",
+            &cs.can_run_asynchronuously,
+        )?,
+        max_output_derivative_order: ctx
+            .number(
+                CS,
+                "maxOutputDerivativeOrder",
+                &cs.max_output_derivative_order,
+                "an unsigned integer",
+            )?
+            .unwrap_or(0),
+        can_reject_steps: false,
+    };
+    let units: HashMap<String, String> = raw
+        .type_definitions
+        .map(|t| t.simple_types)
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|t| Some((t.name?, t.real?.unit.filter(|u| !u.is_empty())?)))
+        .collect();
+    let default_experiment = raw
+        .default_experiment
+        .as_ref()
+        .map(|d| ctx.default_experiment(d))
+        .transpose()?;
+    let variables = ctx.variables(raw.model_variables, FmiVersion::V2, &units)?;
+    let outputs = ctx.outputs(raw.model_structure, variables.len())?;
+    Ok(ModelDescription {
+        fmi_version: FmiVersion::V2,
+        model_name,
+        guid,
+        description: raw.description,
+        generation_tool: raw.generation_tool,
+        model_identifier,
+        capabilities,
+        default_experiment,
+        variables,
+        outputs,
+    })
+}
+
+pub(super) fn convert_v1(raw: RawV1, ctx: &Ctx<'_>) -> Result<ModelDescription> {
+    let model_name = ctx.required(ROOT, "modelName", raw.model_name)?;
+    let guid = ctx.required(ROOT, "guid", raw.guid)?;
+    let model_identifier = ctx.required(ROOT, "modelIdentifier", raw.model_identifier)?;
+    let implementation = raw.implementation.ok_or_else(|| Error::NoCoSimulation {
+        path: ctx.path.to_owned(),
+        version: FmiVersion::V1,
+    })?;
+    let (element, cs) = match (implementation.stand_alone, implementation.tool) {
+        (Some(cs), _) => ("CoSimulation_StandAlone/Capabilities", cs),
+        (None, Some(cs)) => ("CoSimulation_Tool/Capabilities", cs),
+        (None, None) => {
+            return Err(Error::MissingElement {
+                path: ctx.path.to_owned(),
+                parent: "Implementation".to_owned(),
+                element: "CoSimulation_StandAlone or CoSimulation_Tool",
+            });
+        }
+    };
+    let capabilities = match cs.capabilities {
+        None => Capabilities::default(),
+        Some(c) => {
+            // Validated for well-formedness, not used.
+            ctx.boolean(element, "canHandleEvents", &c.can_handle_events)?;
+            ctx.boolean(element, "canSignalEvents", &c.can_signal_events)?;
+            ctx.boolean(
+                element,
+                "canNotUseMemoryManagementFunctions",
+                &c.can_not_use_memory_management_functions,
+            )?;
+            Capabilities {
+                can_handle_variable_communication_step_size: ctx.boolean(
+                    element,
+                    "canHandleVariableCommunicationStepSize",
+                    &c.can_handle_variable_communication_step_size,
+                )?,
+                can_interpolate_inputs: ctx.boolean(
+                    element,
+                    "canInterpolateInputs",
+                    &c.can_interpolate_inputs,
+                )?,
+                can_get_and_set_fmu_state: false,
+                can_serialize_fmu_state: false,
+                can_be_instantiated_only_once_per_process: ctx.boolean(
+                    element,
+                    "canBeInstantiatedOnlyOncePerProcess",
+                    &c.can_be_instantiated_only_once_per_process,
+                )?,
+                provides_directional_derivative: false,
+                can_run_asynchronuously: ctx.boolean(
+                    element,
+                    "canRunAsynchronuously",
+                    &c.can_run_asynchronuously,
+                )?,
+                max_output_derivative_order: ctx
+                    .number(
+                        element,
+                        "maxOutputDerivativeOrder",
+                        &c.max_output_derivative_order,
+                        "an unsigned integer",
+                    )?
+                    .unwrap_or(0),
+                can_reject_steps: ctx.boolean(element, "canRejectSteps", &c.can_reject_steps)?,
+            }
+        }
+    };
+    let units: HashMap<String, String> = raw
+        .type_definitions
+        .map(|t| t.types)
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|t| Some((t.name?, t.real?.unit.filter(|u| !u.is_empty())?)))
+        .collect();
+    let default_experiment = raw
+        .default_experiment
+        .as_ref()
+        .map(|d| ctx.default_experiment(d))
+        .transpose()?;
+    let variables = ctx.variables(raw.model_variables, FmiVersion::V1, &units)?;
+    Ok(ModelDescription {
+        fmi_version: FmiVersion::V1,
+        model_name,
+        guid,
+        description: raw.description,
+        generation_tool: raw.generation_tool,
+        model_identifier,
+        capabilities,
+        default_experiment,
+        variables,
+        outputs: Vec::new(),
+    })
+}

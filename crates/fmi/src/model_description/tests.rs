@@ -1,0 +1,780 @@
+//! Parsing tests with hand-written FMI 1.0 and 2.0 descriptions.
+
+use std::path::Path;
+
+use super::*;
+use crate::Error;
+
+const FILE: &str = "modelDescription.xml";
+
+fn parse(xml: &str) -> Result<ModelDescription> {
+    ModelDescription::parse(xml, Path::new(FILE))
+}
+
+fn parse_err(xml: &str) -> Error {
+    match parse(xml) {
+        Ok(md) => panic!("expected an error, parsed {md:?}"),
+        Err(e) => e,
+    }
+}
+
+/// An FMI 2.0 description with `body` inside the root and `cs` as CoSimulation attributes.
+fn v2(cs: &str, body: &str) -> String {
+    format!(
+        r#"<?xml version="1.0" encoding="UTF-8"?>
+<fmiModelDescription fmiVersion="2.0" modelName="M" guid="{{abc}}">
+  <CoSimulation modelIdentifier="m" {cs}/>
+  {body}
+</fmiModelDescription>"#
+    )
+}
+
+fn v2_vars(variables: &str) -> String {
+    v2("", &format!("<ModelVariables>{variables}</ModelVariables>"))
+}
+
+const FULL_V2: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
+<fmiModelDescription fmiVersion="2.0" modelName="Full" guid="{1234}" description="A test"
+    generationTool="hand" numberOfEventIndicators="0">
+  <ModelExchange modelIdentifier="me_only_id" canGetAndSetFMUstate="true"/>
+  <CoSimulation modelIdentifier="full" canHandleVariableCommunicationStepSize="true"
+      canInterpolateInputs="false" maxOutputDerivativeOrder="2" canGetAndSetFMUstate="true"
+      canSerializeFMUstate="true" providesDirectionalDerivative="true"
+      canBeInstantiatedOnlyOncePerProcess="true" canRunAsynchronuously="false"
+      canNotUseMemoryManagementFunctions="true">
+    <SourceFiles><File name="a.c"/></SourceFiles>
+  </CoSimulation>
+  <UnitDefinitions><Unit name="m"><BaseUnit m="1"/></Unit></UnitDefinitions>
+  <TypeDefinitions>
+    <SimpleType name="Position"><Real quantity="Position" unit="m"/></SimpleType>
+    <SimpleType name="Mode"><Enumeration><Item name="a" value="1"/></Enumeration></SimpleType>
+  </TypeDefinitions>
+  <LogCategories><Category name="logAll"/></LogCategories>
+  <DefaultExperiment startTime="0.5" stopTime="10" tolerance="1e-6" stepSize="0.01"/>
+  <ModelVariables>
+    <!-- index 1 -->
+    <ScalarVariable name="h" valueReference="0" causality="output" variability="continuous"
+        initial="exact" description="height">
+      <Real start="1" declaredType="Position"/>
+    </ScalarVariable>
+    <ScalarVariable name="v" valueReference="1" causality="output">
+      <Real start="0" declaredType="Position" unit="km"/>
+      <Annotations><Tool name="x"/></Annotations>
+    </ScalarVariable>
+    <ScalarVariable name="n" valueReference="1" causality="parameter" variability="fixed" initial="exact">
+      <Integer start="3"/>
+    </ScalarVariable>
+    <ScalarVariable name="on" valueReference="2" causality="input" variability="discrete">
+      <Boolean start="true"/>
+    </ScalarVariable>
+    <ScalarVariable name="label" valueReference="3" causality="calculatedParameter" variability="tunable"
+        initial="approx">
+      <String start="hello"/>
+    </ScalarVariable>
+    <ScalarVariable name="mode" valueReference="4" causality="local" variability="constant">
+      <Enumeration declaredType="Mode" start="1"/>
+    </ScalarVariable>
+    <ScalarVariable name="time" valueReference="5" causality="independent">
+      <Real/>
+    </ScalarVariable>
+  </ModelVariables>
+  <ModelStructure>
+    <Outputs>
+      <Unknown index="1" dependencies="4 3"/>
+      <Unknown index="2"/>
+    </Outputs>
+    <InitialUnknowns><Unknown index="1"/></InitialUnknowns>
+  </ModelStructure>
+</fmiModelDescription>"#;
+
+#[test]
+fn v2_full_description() {
+    let md = parse(FULL_V2).unwrap();
+    assert_eq!(md.fmi_version, FmiVersion::V2);
+    assert_eq!(md.model_name, "Full");
+    assert_eq!(md.guid, "{1234}");
+    assert_eq!(md.description.as_deref(), Some("A test"));
+    assert_eq!(md.generation_tool.as_deref(), Some("hand"));
+    assert_eq!(
+        md.model_identifier, "full",
+        "the CoSimulation identifier, not ModelExchange's"
+    );
+    assert_eq!(
+        md.capabilities,
+        Capabilities {
+            can_handle_variable_communication_step_size: true,
+            can_interpolate_inputs: false,
+            can_get_and_set_fmu_state: true,
+            can_serialize_fmu_state: true,
+            can_be_instantiated_only_once_per_process: true,
+            provides_directional_derivative: true,
+            can_run_asynchronuously: false,
+            max_output_derivative_order: 2,
+            can_reject_steps: false,
+        }
+    );
+    assert_eq!(
+        md.default_experiment,
+        Some(DefaultExperiment {
+            start_time: Some(0.5),
+            stop_time: Some(10.0),
+            tolerance: Some(1e-6),
+            step_size: Some(0.01),
+        })
+    );
+    assert_eq!(md.variables.len(), 7);
+    for (i, v) in md.variables.iter().enumerate() {
+        assert_eq!(v.index, i + 1);
+    }
+
+    let h = md.variable_by_name("h").unwrap();
+    assert_eq!(h.value_reference, ValueRef(0));
+    assert_eq!(h.causality, Causality::Output);
+    assert_eq!(h.variability, Variability::Continuous);
+    assert_eq!(h.initial, Some(Initial::Exact));
+    assert_eq!(h.var_type, VarType::Real);
+    assert_eq!(h.start.as_deref(), Some("1"));
+    assert_eq!(h.unit.as_deref(), Some("m"), "unit from the declared type");
+    assert_eq!(h.declared_type.as_deref(), Some("Position"));
+    assert_eq!(h.description.as_deref(), Some("height"));
+    assert_eq!(h.alias, Alias::NoAlias);
+
+    let v = md.variable_by_name("v").unwrap();
+    assert_eq!(
+        v.unit.as_deref(),
+        Some("km"),
+        "own unit wins over the declared type"
+    );
+    assert_eq!(
+        v.variability,
+        Variability::Continuous,
+        "default variability"
+    );
+    assert_eq!(v.initial, None);
+
+    let n = md.variable_by_name("n").unwrap();
+    assert_eq!(
+        (n.causality, n.variability, n.var_type),
+        (Causality::Parameter, Variability::Fixed, VarType::Integer)
+    );
+    assert_eq!(n.unit, None);
+
+    let on = md.variable_by_name("on").unwrap();
+    assert_eq!(
+        (on.causality, on.variability, on.var_type),
+        (Causality::Input, Variability::Discrete, VarType::Boolean)
+    );
+
+    let label = md.variable_by_name("label").unwrap();
+    assert_eq!(
+        (
+            label.causality,
+            label.variability,
+            label.var_type,
+            label.initial
+        ),
+        (
+            Causality::CalculatedParameter,
+            Variability::Tunable,
+            VarType::String,
+            Some(Initial::Approx)
+        )
+    );
+    assert_eq!(label.start.as_deref(), Some("hello"));
+
+    let mode = md.variable_by_name("mode").unwrap();
+    assert_eq!(
+        (mode.var_type, mode.is_enumeration),
+        (VarType::Integer, true)
+    );
+    assert_eq!(
+        (mode.causality, mode.variability),
+        (Causality::Local, Variability::Constant)
+    );
+    assert_eq!(mode.declared_type.as_deref(), Some("Mode"));
+    assert_eq!(mode.unit, None);
+
+    let time = md.variable_by_name("time").unwrap();
+    assert_eq!(time.causality, Causality::Independent);
+    assert_eq!(time.start, None);
+
+    assert_eq!(
+        md.outputs,
+        vec![
+            OutputDependency {
+                index: 1,
+                dependencies: Some(vec![4, 3])
+            },
+            OutputDependency {
+                index: 2,
+                dependencies: None
+            },
+        ]
+    );
+}
+
+#[test]
+fn v2_defaults_and_empty_dependencies() {
+    let xml = v2(
+        "",
+        r#"<ModelVariables>
+             <ScalarVariable name="x" valueReference="7"><Real/></ScalarVariable>
+           </ModelVariables>
+           <ModelStructure><Outputs><Unknown index="1" dependencies=""/></Outputs></ModelStructure>"#,
+    );
+    let md = parse(&xml).unwrap();
+    assert_eq!(md.capabilities, Capabilities::default());
+    assert_eq!(md.default_experiment, None);
+    let x = &md.variables[0];
+    assert_eq!(
+        (x.causality, x.variability),
+        (Causality::Local, Variability::Continuous)
+    );
+    assert_eq!(
+        md.outputs,
+        vec![OutputDependency {
+            index: 1,
+            dependencies: Some(vec![])
+        }]
+    );
+}
+
+#[test]
+fn v2_patch_versions_are_accepted() {
+    let xml = v2_vars("").replace(r#"fmiVersion="2.0""#, r#"fmiVersion="2.0.4""#);
+    assert_eq!(parse(&xml).unwrap().fmi_version, FmiVersion::V2);
+}
+
+const FULL_V1: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
+<fmiModelDescription fmiVersion="1.0" modelName="Old" modelIdentifier="old" guid="g-1"
+    numberOfContinuousStates="0" numberOfEventIndicators="0">
+  <TypeDefinitions>
+    <Type name="Force"><RealType quantity="Force" unit="N"/></Type>
+    <Type name="Kind"><EnumerationType><Item name="a"/></EnumerationType></Type>
+  </TypeDefinitions>
+  <DefaultExperiment startTime="0" stopTime="2" tolerance="1e-4"/>
+  <ModelVariables>
+    <ScalarVariable name="f" valueReference="0" variability="continuous" causality="input">
+      <Real start="0" declaredType="Force"/>
+    </ScalarVariable>
+    <ScalarVariable name="fOut" valueReference="0" causality="output" alias="alias">
+      <Real declaredType="Force"/>
+      <DirectDependency><Name>f</Name></DirectDependency>
+    </ScalarVariable>
+    <ScalarVariable name="fNeg" valueReference="0" causality="output" alias="negatedAlias">
+      <Real/>
+    </ScalarVariable>
+    <ScalarVariable name="mass" valueReference="1" variability="parameter" causality="input">
+      <Real start="10"/>
+    </ScalarVariable>
+    <ScalarVariable name="k" valueReference="2" variability="parameter" causality="internal">
+      <Real start="3"/>
+    </ScalarVariable>
+    <ScalarVariable name="tmp" valueReference="3" causality="none" variability="discrete">
+      <Integer/>
+    </ScalarVariable>
+    <ScalarVariable name="kind" valueReference="4" variability="constant">
+      <Enumeration declaredType="Kind" start="1"/>
+    </ScalarVariable>
+    <ScalarVariable name="flag" valueReference="0" causality="input"><Boolean start="true"/></ScalarVariable>
+    <ScalarVariable name="text" valueReference="0" causality="input"><String start=""/></ScalarVariable>
+  </ModelVariables>
+  <Implementation>
+    <CoSimulation_StandAlone>
+      <Capabilities canHandleVariableCommunicationStepSize="true" canHandleEvents="true"
+          canRejectSteps="true" canInterpolateInputs="true" maxOutputDerivativeOrder="1"
+          canRunAsynchronuously="false" canSignalEvents="false"
+          canBeInstantiatedOnlyOncePerProcess="true" canNotUseMemoryManagementFunctions="false"/>
+    </CoSimulation_StandAlone>
+  </Implementation>
+</fmiModelDescription>"#;
+
+#[test]
+fn v1_full_description() {
+    let md = parse(FULL_V1).unwrap();
+    assert_eq!(md.fmi_version, FmiVersion::V1);
+    assert_eq!(md.model_identifier, "old");
+    assert_eq!(md.guid, "g-1");
+    assert_eq!(
+        md.capabilities,
+        Capabilities {
+            can_handle_variable_communication_step_size: true,
+            can_interpolate_inputs: true,
+            can_get_and_set_fmu_state: false,
+            can_serialize_fmu_state: false,
+            can_be_instantiated_only_once_per_process: true,
+            provides_directional_derivative: false,
+            can_run_asynchronuously: false,
+            max_output_derivative_order: 1,
+            can_reject_steps: true,
+        }
+    );
+    assert_eq!(md.default_experiment.unwrap().stop_time, Some(2.0));
+    assert!(md.outputs.is_empty());
+
+    let f = md.variable_by_name("f").unwrap();
+    assert_eq!(
+        (f.causality, f.variability, f.alias),
+        (Causality::Input, Variability::Continuous, Alias::NoAlias)
+    );
+    assert_eq!(
+        f.unit.as_deref(),
+        Some("N"),
+        "unit of the FMI 1.0 Type/RealType"
+    );
+    assert_eq!(f.initial, None);
+
+    let f_out = md.variable_by_name("fOut").unwrap();
+    assert_eq!(
+        (f_out.causality, f_out.alias),
+        (Causality::Output, Alias::Alias)
+    );
+    assert_eq!(
+        md.variable_by_name("fNeg").unwrap().alias,
+        Alias::NegatedAlias
+    );
+
+    let mass = md.variable_by_name("mass").unwrap();
+    assert_eq!(
+        (mass.causality, mass.variability),
+        (Causality::Parameter, Variability::Fixed)
+    );
+    let k = md.variable_by_name("k").unwrap();
+    assert_eq!(
+        (k.causality, k.variability),
+        (Causality::Parameter, Variability::Fixed)
+    );
+
+    let tmp = md.variable_by_name("tmp").unwrap();
+    assert_eq!(
+        (tmp.causality, tmp.variability, tmp.var_type),
+        (Causality::Local, Variability::Discrete, VarType::Integer)
+    );
+
+    let kind = md.variable_by_name("kind").unwrap();
+    assert_eq!(
+        (kind.causality, kind.var_type, kind.is_enumeration),
+        (Causality::Local, VarType::Integer, true)
+    );
+    assert_eq!(kind.variability, Variability::Constant);
+
+    assert_eq!(
+        md.variable_by_name("flag").unwrap().var_type,
+        VarType::Boolean
+    );
+    let text = md.variable_by_name("text").unwrap();
+    assert_eq!(
+        (text.var_type, text.start.as_deref()),
+        (VarType::String, Some(""))
+    );
+}
+
+#[test]
+fn v1_tool_coupling_and_missing_capabilities() {
+    let xml = r#"<fmiModelDescription fmiVersion="1.0" modelName="T" modelIdentifier="t" guid="g">
+      <ModelVariables/>
+      <Implementation>
+        <CoSimulation_Tool>
+          <Capabilities canHandleVariableCommunicationStepSize="true"/>
+          <Model entryPoint="fmu://x" type="application/x-tool"/>
+        </CoSimulation_Tool>
+      </Implementation>
+    </fmiModelDescription>"#;
+    let md = parse(xml).unwrap();
+    assert!(md.capabilities.can_handle_variable_communication_step_size);
+    assert!(md.variables.is_empty());
+
+    let xml = r#"<fmiModelDescription fmiVersion="1.0" modelName="T" modelIdentifier="t" guid="g">
+      <ModelVariables/>
+      <Implementation><CoSimulation_StandAlone/></Implementation>
+    </fmiModelDescription>"#;
+    assert_eq!(parse(xml).unwrap().capabilities, Capabilities::default());
+}
+
+// ----- errors -----------------------------------------------------------------------------
+
+#[test]
+fn wrong_root_element() {
+    let err = parse_err(r#"<modelDescription fmiVersion="2.0"/>"#);
+    assert!(
+        matches!(&err, Error::WrongRootElement { found, .. } if found == "modelDescription"),
+        "{err}"
+    );
+    assert!(err.to_string().contains("fmiModelDescription"), "{err}");
+}
+
+#[test]
+fn missing_root_attributes() {
+    let err = parse_err(r#"<fmiModelDescription modelName="M" guid="g"/>"#);
+    assert!(
+        matches!(
+            err,
+            Error::MissingAttribute {
+                attribute: "fmiVersion",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    let err = parse_err(&v2_vars("").replace(r#"modelName="M""#, ""));
+    assert!(
+        matches!(
+            err,
+            Error::MissingAttribute {
+                attribute: "modelName",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    let err = parse_err(&v2_vars("").replace(r#"guid="{abc}""#, ""));
+    assert_eq!(
+        err.to_string(),
+        "modelDescription.xml: fmiModelDescription: missing attribute 'guid'"
+    );
+}
+
+#[test]
+fn missing_model_identifier() {
+    let err = parse_err(&v2_vars("").replace(r#"modelIdentifier="m""#, ""));
+    assert_eq!(
+        err.to_string(),
+        "modelDescription.xml: CoSimulation: missing attribute 'modelIdentifier'"
+    );
+    let err = parse_err(&FULL_V1.replace(r#"modelIdentifier="old""#, ""));
+    assert!(
+        matches!(&err, Error::MissingAttribute { element, attribute: "modelIdentifier", .. }
+        if element == "fmiModelDescription"),
+        "{err}"
+    );
+}
+
+#[test]
+fn unsupported_version() {
+    let err = parse_err(&v2_vars("").replace(r#"fmiVersion="2.0""#, r#"fmiVersion="3.0""#));
+    assert!(
+        matches!(&err, Error::UnsupportedVersion { version, .. } if version == "3.0"),
+        "{err}"
+    );
+    let text = err.to_string();
+    assert!(
+        text.contains("3.0") && text.contains("1.0") && text.contains("2.0"),
+        "{text}"
+    );
+    let err = parse_err(&v2_vars("").replace(r#"fmiVersion="2.0""#, r#"fmiVersion="2.01""#));
+    assert!(matches!(err, Error::UnsupportedVersion { .. }), "{err}");
+}
+
+#[test]
+fn bad_boolean_names_element_attribute_and_value() {
+    let err = parse_err(&v2(r#"canGetAndSetFMUstate="yes""#, "<ModelVariables/>"));
+    assert!(
+        matches!(&err, Error::InvalidAttribute { attribute: "canGetAndSetFMUstate", value, .. } if value == "yes")
+    );
+    let text = err.to_string();
+    assert!(
+        text.contains("CoSimulation") && text.contains("'yes'") && text.contains("true or false"),
+        "{text}"
+    );
+    // XML schema booleans "1"/"0" are refused too: only true/false.
+    let err = parse_err(&v2(
+        r#"canHandleVariableCommunicationStepSize="1""#,
+        "<ModelVariables/>",
+    ));
+    assert!(matches!(err, Error::InvalidAttribute { .. }), "{err}");
+    let err = parse_err(&FULL_V1.replace(r#"canRejectSteps="true""#, r#"canRejectSteps="TRUE""#));
+    assert!(
+        matches!(&err, Error::InvalidAttribute { element, attribute: "canRejectSteps", .. }
+            if element == "CoSimulation_StandAlone/Capabilities"),
+        "{err}"
+    );
+}
+
+#[test]
+fn no_co_simulation() {
+    let xml = r#"<fmiModelDescription fmiVersion="2.0" modelName="M" guid="g">
+        <ModelExchange modelIdentifier="m"/><ModelVariables/></fmiModelDescription>"#;
+    let err = parse_err(xml);
+    assert!(
+        matches!(
+            err,
+            Error::NoCoSimulation {
+                version: FmiVersion::V2,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(err.to_string().contains("Model-Exchange-only"), "{err}");
+
+    let xml = r#"<fmiModelDescription fmiVersion="1.0" modelName="M" modelIdentifier="m" guid="g">
+        <ModelVariables/></fmiModelDescription>"#;
+    let err = parse_err(xml);
+    assert!(
+        matches!(
+            err,
+            Error::NoCoSimulation {
+                version: FmiVersion::V1,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(
+        err.to_string()
+            .contains("FMI 1.0 Model Exchange FMU, co-simulation required"),
+        "{err}"
+    );
+
+    let xml = r#"<fmiModelDescription fmiVersion="1.0" modelName="M" modelIdentifier="m" guid="g">
+        <ModelVariables/><Implementation/></fmiModelDescription>"#;
+    let err = parse_err(xml);
+    assert!(matches!(err, Error::MissingElement { .. }), "{err}");
+}
+
+#[test]
+fn missing_model_variables() {
+    let err = parse_err(&v2("", ""));
+    assert!(
+        matches!(
+            err,
+            Error::MissingElement {
+                element: "ModelVariables",
+                ..
+            }
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn variable_missing_attributes_name_index_and_file() {
+    let xml = v2_vars(
+        r#"<ScalarVariable name="a" valueReference="1"><Real/></ScalarVariable>
+           <ScalarVariable name="b" valueReference="2"><Real/></ScalarVariable>
+           <ScalarVariable name="x"><Real/></ScalarVariable>"#,
+    );
+    let err = parse_err(&xml);
+    assert_eq!(
+        err.to_string(),
+        "modelDescription.xml: ScalarVariable #3 'x': missing attribute 'valueReference'"
+    );
+
+    let err = parse_err(&v2_vars(
+        r#"<ScalarVariable valueReference="1"><Real/></ScalarVariable>"#,
+    ));
+    assert_eq!(
+        err.to_string(),
+        "modelDescription.xml: ScalarVariable #1: missing attribute 'name'"
+    );
+}
+
+#[test]
+fn variable_invalid_attribute_values() {
+    let err = parse_err(&v2_vars(
+        r#"<ScalarVariable name="x" valueReference="-1"><Real/></ScalarVariable>"#,
+    ));
+    assert!(
+        matches!(
+            err,
+            Error::InvalidAttribute {
+                attribute: "valueReference",
+                ..
+            }
+        ),
+        "{err}"
+    );
+
+    let err = parse_err(&v2_vars(
+        r#"<ScalarVariable name="x" valueReference="1" causality="foo"><Real/></ScalarVariable>"#,
+    ));
+    let text = err.to_string();
+    assert!(text.starts_with("modelDescription.xml: ScalarVariable #1 'x': invalid value 'foo' of attribute 'causality'"), "{text}");
+
+    let err = parse_err(&v2_vars(
+        r#"<ScalarVariable name="x" valueReference="1" variability="parameter"><Real/></ScalarVariable>"#,
+    ));
+    assert!(
+        matches!(
+            err,
+            Error::InvalidAttribute {
+                attribute: "variability",
+                ..
+            }
+        ),
+        "{err}"
+    );
+
+    let err = parse_err(&v2_vars(
+        r#"<ScalarVariable name="x" valueReference="1" initial="guess"><Real/></ScalarVariable>"#,
+    ));
+    assert!(
+        matches!(
+            err,
+            Error::InvalidAttribute {
+                attribute: "initial",
+                ..
+            }
+        ),
+        "{err}"
+    );
+
+    let err = parse_err(&FULL_V1.replace(r#"alias="negatedAlias""#, r#"alias="negated""#));
+    assert!(
+        matches!(
+            err,
+            Error::InvalidAttribute {
+                attribute: "alias",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    let err = parse_err(&FULL_V1.replace(r#"causality="none""#, r#"causality="local""#));
+    assert!(
+        matches!(
+            err,
+            Error::InvalidAttribute {
+                attribute: "causality",
+                ..
+            }
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn variable_needs_exactly_one_type_element() {
+    let err = parse_err(&v2_vars(
+        r#"<ScalarVariable name="x" valueReference="1"><Annotations/></ScalarVariable>"#,
+    ));
+    assert!(
+        matches!(&err, Error::TypeElement { found, .. } if found.is_empty()),
+        "{err}"
+    );
+    assert!(
+        err.to_string().contains("ScalarVariable #1 'x'") && err.to_string().contains("found none")
+    );
+
+    let err = parse_err(&v2_vars(
+        r#"<ScalarVariable name="x" valueReference="1"><Real/><Integer/></ScalarVariable>"#,
+    ));
+    assert!(
+        matches!(&err, Error::TypeElement { found, .. } if found == &["Real", "Integer"]),
+        "{err}"
+    );
+}
+
+#[test]
+fn start_values_are_not_required() {
+    let md = parse(&v2_vars(
+        r#"<ScalarVariable name="u" valueReference="1" causality="input"><Real/></ScalarVariable>"#,
+    ))
+    .unwrap();
+    assert_eq!(md.variables[0].start, None);
+}
+
+#[test]
+fn invalid_numbers() {
+    let err = parse_err(&v2(r#"maxOutputDerivativeOrder="-2""#, "<ModelVariables/>"));
+    assert!(
+        matches!(
+            err,
+            Error::InvalidAttribute {
+                attribute: "maxOutputDerivativeOrder",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    let err = parse_err(&v2(
+        "",
+        r#"<DefaultExperiment stopTime="ten"/><ModelVariables/>"#,
+    ));
+    assert!(
+        matches!(
+            err,
+            Error::InvalidAttribute {
+                attribute: "stopTime",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    let err = parse_err(&v2(
+        "",
+        r#"<ModelVariables><ScalarVariable name="x" valueReference="1"><Real/></ScalarVariable></ModelVariables>
+           <ModelStructure><Outputs><Unknown index="2"/></Outputs></ModelStructure>"#,
+    ));
+    assert!(
+        matches!(
+            err,
+            Error::InvalidAttribute {
+                attribute: "index",
+                ..
+            }
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn malformed_xml_reports_file_and_position() {
+    let xml =
+        "<fmiModelDescription fmiVersion=\"2.0\">\n  <ModelVariables>\n</fmiModelDescription>";
+    let err = parse_err(xml);
+    let Error::Xml {
+        path,
+        position,
+        message,
+    } = &err
+    else {
+        panic!("unexpected error: {err}")
+    };
+    assert_eq!(path, Path::new(FILE));
+    assert!(position.is_some(), "{err}");
+    assert!(!message.is_empty());
+    assert!(
+        err.to_string()
+            .starts_with("modelDescription.xml: malformed XML at byte "),
+        "{err}"
+    );
+
+    let err = parse_err("<fmiModelDescription fmiVersion=\"2.0\"><ModelVariables>");
+    assert!(matches!(err, Error::Xml { .. }), "{err}");
+    let err = parse_err("<fmiModelDescription fmiVersion=\"2.0 />");
+    assert!(matches!(err, Error::Xml { .. }), "{err}");
+    let err = parse_err("");
+    assert!(matches!(err, Error::Xml { .. }), "{err}");
+}
+
+#[test]
+fn from_file_decodes_latin1_and_reports_io() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join(FILE);
+    let xml = v2_vars(
+        r#"<ScalarVariable name="T" valueReference="1" description="°C"><Real/></ScalarVariable>"#,
+    )
+    .replace("UTF-8", "ISO-8859-1");
+    let latin1: Vec<u8> = xml
+        .chars()
+        .map(|c| u8::try_from(u32::from(c)).unwrap())
+        .collect();
+    std::fs::write(&path, latin1).unwrap();
+    let md = ModelDescription::from_file(&path).unwrap();
+    assert_eq!(md.variables[0].description.as_deref(), Some("°C"));
+
+    // Not UTF-8 and not declared Latin-1.
+    let mut bytes = v2_vars("").into_bytes();
+    bytes.extend_from_slice(b"<!-- \xff -->");
+    std::fs::write(&path, bytes).unwrap();
+    let err = ModelDescription::from_file(&path).unwrap_err();
+    assert!(matches!(err, Error::Xml { .. }), "{err}");
+
+    // UTF-8 with BOM.
+    std::fs::write(&path, format!("\u{feff}{}", v2_vars(""))).unwrap();
+    ModelDescription::from_file(&path).unwrap();
+
+    let err = ModelDescription::from_file(&tmp.path().join("missing.xml")).unwrap_err();
+    assert!(matches!(err, Error::Io { .. }), "{err}");
+}

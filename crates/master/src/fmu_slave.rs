@@ -1,0 +1,162 @@
+//! [`FmuSlave`]: a [`Slave`] backed by an FMI 1.0 or 2.0 instance.
+//!
+//! Spec: FMI 2.0.2 §4.2 (co-simulation calls), FMI 1.0 CS §4, MasterSim reference §6.5–§6.7.
+
+use fmi::{FailureStatus, FmuStateId, Instance, ValueRef};
+
+use crate::slave::{RejectReason, Slave, SlaveCapabilities, StateId, StepOutcome};
+use crate::{Error, Result};
+
+/// A slave that is an instance of an imported FMU.
+#[derive(Debug)]
+pub struct FmuSlave {
+    name: String,
+    instance: Instance,
+    capabilities: SlaveCapabilities,
+    states: Vec<Option<FmuStateId>>,
+}
+
+impl FmuSlave {
+    /// Wraps an instance; `name` is the slave name of the project.
+    pub fn new(name: String, instance: Instance) -> Self {
+        let c = instance.fmu().description().capabilities;
+        let capabilities = SlaveCapabilities {
+            can_get_and_set_state: instance.can_get_and_set_fmu_state(),
+            can_handle_variable_step_size: c.can_handle_variable_communication_step_size,
+            provides_directional_derivative: instance.provides_directional_derivative(),
+            instantiated_only_once_per_process: c.can_be_instantiated_only_once_per_process,
+        };
+        FmuSlave { name, instance, capabilities, states: Vec::new() }
+    }
+
+    fn fmi<T>(&self, result: fmi::Result<T>) -> Result<T> {
+        result.map_err(|source| Error::Fmi { slave: self.name.clone(), source })
+    }
+
+    fn state(&self, id: StateId) -> Result<FmuStateId> {
+        self.states
+            .get(id.0)
+            .copied()
+            .flatten()
+            .ok_or_else(|| Error::UnknownState { slave: self.name.clone(), id: id.0 })
+    }
+}
+
+impl Slave for FmuSlave {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn capabilities(&self) -> SlaveCapabilities {
+        self.capabilities
+    }
+
+    fn setup_experiment(&mut self, rel_tol: f64, t_start: f64, t_end: f64) -> Result<()> {
+        let r = self.instance.setup_experiment(Some(rel_tol), t_start, Some(t_end));
+        self.fmi(r).map(drop)
+    }
+
+    fn enter_initialization_mode(&mut self) -> Result<()> {
+        let r = self.instance.enter_initialization_mode();
+        self.fmi(r).map(drop)
+    }
+
+    fn exit_initialization_mode(&mut self) -> Result<()> {
+        let r = self.instance.exit_initialization_mode();
+        self.fmi(r).map(drop)
+    }
+
+    fn get_real(&mut self, vrs: &[ValueRef], values: &mut [f64]) -> Result<()> {
+        let r = self.instance.get_real(vrs, values);
+        self.fmi(r).map(drop)
+    }
+
+    fn get_integer(&mut self, vrs: &[ValueRef], values: &mut [i32]) -> Result<()> {
+        let r = self.instance.get_integer(vrs, values);
+        self.fmi(r).map(drop)
+    }
+
+    fn get_boolean(&mut self, vrs: &[ValueRef], values: &mut [bool]) -> Result<()> {
+        let r = self.instance.get_boolean(vrs, values);
+        self.fmi(r).map(drop)
+    }
+
+    fn get_string(&mut self, vrs: &[ValueRef], values: &mut [String]) -> Result<()> {
+        let r = self.instance.get_string(vrs, values);
+        self.fmi(r).map(drop)
+    }
+
+    fn set_real(&mut self, vrs: &[ValueRef], values: &[f64]) -> Result<()> {
+        let r = self.instance.set_real(vrs, values);
+        self.fmi(r).map(drop)
+    }
+
+    fn set_integer(&mut self, vrs: &[ValueRef], values: &[i32]) -> Result<()> {
+        let r = self.instance.set_integer(vrs, values);
+        self.fmi(r).map(drop)
+    }
+
+    fn set_boolean(&mut self, vrs: &[ValueRef], values: &[bool]) -> Result<()> {
+        let r = self.instance.set_boolean(vrs, values);
+        self.fmi(r).map(drop)
+    }
+
+    fn set_string(&mut self, vrs: &[ValueRef], values: &[String]) -> Result<()> {
+        let r = self.instance.set_string(vrs, values);
+        self.fmi(r).map(drop)
+    }
+
+    fn do_step(&mut self, t: f64, h: f64) -> Result<StepOutcome> {
+        match self.instance.do_step(t, h, true) {
+            Ok(fmi::StepOutcome::Completed(_)) => Ok(StepOutcome::Completed),
+            Ok(fmi::StepOutcome::Terminated) => Ok(StepOutcome::Terminated),
+            Err(fmi::Error::Discard { .. }) => Ok(StepOutcome::Rejected(RejectReason::Discard)),
+            Err(fmi::Error::CallFailed { status: FailureStatus::Error, .. }) => Ok(StepOutcome::Rejected(RejectReason::Error)),
+            Err(e) => Err(Error::StepFailed {
+                slave: self.name.clone(),
+                function: "doStep",
+                t,
+                h,
+                reason: e.to_string(),
+            }),
+        }
+    }
+
+    fn get_state(&mut self, into: Option<StateId>) -> Result<StateId> {
+        let existing = into.map(|id| self.state(id)).transpose()?;
+        let r = self.instance.get_fmu_state(existing);
+        let fmu_state = self.fmi(r)?;
+        match into {
+            Some(id) => {
+                self.states[id.0] = Some(fmu_state);
+                Ok(id)
+            }
+            None => {
+                let slot = self.states.iter().position(Option::is_none).unwrap_or(self.states.len());
+                if slot == self.states.len() {
+                    self.states.push(None);
+                }
+                self.states[slot] = Some(fmu_state);
+                Ok(StateId(slot))
+            }
+        }
+    }
+
+    fn set_state(&mut self, state: StateId) -> Result<()> {
+        let s = self.state(state)?;
+        let r = self.instance.set_fmu_state(s);
+        self.fmi(r).map(drop)
+    }
+
+    fn free_state(&mut self, state: StateId) -> Result<()> {
+        let s = self.state(state)?;
+        self.states[state.0] = None;
+        let r = self.instance.free_fmu_state(s);
+        self.fmi(r).map(drop)
+    }
+
+    fn terminate(&mut self) -> Result<()> {
+        let r = self.instance.terminate();
+        self.fmi(r).map(drop)
+    }
+}

@@ -1,0 +1,170 @@
+//! Turning `simulator` lines into slaves: importing FMU archives into the working directory,
+//! loading tables, and instantiating.
+//!
+//! Spec: MasterSim reference §5 (FMU extraction directories), §6.1 (import order), §6.5
+//! (instantiation).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use fmi::archive::ExtractOptions;
+use fmi::{Fmu, InstantiateOptions};
+
+use crate::error::Location;
+use crate::file_reader::{FileReaderSlave, Table};
+use crate::fmu_slave::FmuSlave;
+use crate::plan::{SimulationPlan, SlaveKind};
+use crate::project::{Project, SimulatorDef};
+use crate::slave::Slave;
+use crate::{Error, Result};
+
+/// How a `simulator` path is handled, by its extension (case-insensitive).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SlaveFile {
+    Fmu,
+    Table,
+    Unknown,
+}
+
+fn slave_file(path: &Path) -> SlaveFile {
+    match path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase()).as_deref() {
+        Some("fmu") => SlaveFile::Fmu,
+        Some("csv" | "tsv") => SlaveFile::Table,
+        _ => SlaveFile::Unknown,
+    }
+}
+
+/// Options of [`import_fmus`].
+#[derive(Debug, Clone, Default)]
+pub struct ImportOptions {
+    /// Do not extract; expect `<working_dir>/fmus/<name>` to hold the extracted FMU already.
+    pub skip_unzip: bool,
+    /// Limits applied while extracting.
+    pub extract: ExtractOptions,
+}
+
+/// The FMUs of a project, loaded, keyed by the absolute path of their `.fmu` file.
+#[derive(Debug, Default)]
+pub struct ImportedFmus {
+    fmus: BTreeMap<PathBuf, Arc<Fmu>>,
+}
+
+impl ImportedFmus {
+    /// The loaded FMU of an `.fmu` path, if it was imported.
+    pub fn get(&self, path: &Path) -> Option<&Arc<Fmu>> {
+        self.fmus.get(path)
+    }
+
+    /// Number of distinct FMU files.
+    pub fn len(&self) -> usize {
+        self.fmus.len()
+    }
+
+    /// True when the project uses no FMU.
+    pub fn is_empty(&self) -> bool {
+        self.fmus.is_empty()
+    }
+}
+
+/// Extracts (unless skipped) and loads every distinct FMU of `project`, in lexicographic order
+/// of their absolute paths, into `<working_dir>/fmus/<file stem>[_N]`.
+///
+/// # Errors
+/// [`Error::SlaveFileNotFound`] for a missing `.fmu` file, [`Error::Io`] when the `fmus`
+/// directory cannot be created, [`Error::Import`] for archive, model-description or library
+/// errors.
+pub fn import_fmus(project: &Project, working_dir: &Path, options: &ImportOptions) -> Result<ImportedFmus> {
+    let base = working_dir.join("fmus");
+    std::fs::create_dir_all(&base).map_err(|source| Error::Io { path: base.clone(), source })?;
+    let mut files: BTreeMap<&Path, &SimulatorDef> = BTreeMap::new();
+    for def in project.simulators.iter().filter(|d| slave_file(&d.path) == SlaveFile::Fmu) {
+        files.entry(&def.path).or_insert(def);
+    }
+    let mut used_dirs: Vec<String> = Vec::new();
+    let mut imported = ImportedFmus::default();
+    for (path, def) in files {
+        if !path.is_file() {
+            return Err(Error::SlaveFileNotFound {
+                at: Location { file: project.path.clone(), line: Some(def.line) },
+                slave: def.name.clone(),
+                path: path.to_path_buf(),
+            });
+        }
+        let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "fmu".into());
+        let mut dir_name = stem.clone();
+        let mut n = 2;
+        while used_dirs.contains(&dir_name) {
+            dir_name = format!("{stem}_{n}");
+            n += 1;
+        }
+        used_dirs.push(dir_name.clone());
+        let dir = base.join(&dir_name);
+        log::info!("{}", path.file_name().unwrap_or_default().to_string_lossy());
+        log::debug!("{}", path.display());
+        let import_error = |source| Error::Import { fmu: path.to_path_buf(), source };
+        if !options.skip_unzip {
+            if dir.exists() {
+                log::debug!("Directory exists, unzipping will overwrite files!");
+            }
+            fmi::archive::extract(path, &dir, &options.extract).map_err(import_error)?;
+        }
+        let fmu = Fmu::load(&dir).map_err(import_error)?;
+        imported.fmus.insert(path.to_path_buf(), fmu);
+    }
+    Ok(imported)
+}
+
+/// What backs the slave of `def`: an imported FMU or a table read from its file.
+///
+/// # Errors
+/// [`Error::SlaveFileNotFound`], [`Error::UnsupportedSlaveFile`], or a [`Error::Table`] error.
+pub fn resolve_slave(project: &Project, def: &SimulatorDef, fmus: &ImportedFmus) -> Result<SlaveKind> {
+    let at = || Location { file: project.path.clone(), line: Some(def.line) };
+    let not_found = || Error::SlaveFileNotFound { at: at(), slave: def.name.clone(), path: def.path.clone() };
+    match slave_file(&def.path) {
+        SlaveFile::Fmu => {
+            let fmu = fmus.get(&def.path).ok_or_else(not_found)?.clone();
+            Ok(SlaveKind::Fmu { fmu, path: def.path.clone() })
+        }
+        SlaveFile::Table => {
+            if !def.path.is_file() {
+                return Err(not_found());
+            }
+            Ok(SlaveKind::FileReader { table: Arc::new(Table::from_file(&def.path)?) })
+        }
+        SlaveFile::Unknown => Err(Error::UnsupportedSlaveFile { at: at(), slave: def.name.clone(), path: def.path.clone() }),
+    }
+}
+
+/// Instantiates every slave of `plan` in project order (on the calling thread).
+///
+/// `logging_on` is passed to the FMUs' instantiate call.
+///
+/// # Errors
+/// [`Error::Fmi`] when an FMU cannot be instantiated (including a second instance of an FMU
+/// that may be instantiated only once), [`Error::InvalidSetting`] for an
+/// [`SlaveKind::External`] slave, which the caller must instantiate itself.
+pub fn instantiate(plan: &SimulationPlan, logging_on: bool) -> Result<Vec<Box<dyn Slave>>> {
+    log::info!("Instantiating simulation slaves");
+    let options = InstantiateOptions { visible: false, logging_on };
+    plan.slaves
+        .iter()
+        .map(|s| -> Result<Box<dyn Slave>> {
+            match &s.kind {
+                SlaveKind::Fmu { fmu, .. } => {
+                    let instance = fmu
+                        .instantiate(&s.name, &options)
+                        .map_err(|source| Error::Fmi { slave: s.name.clone(), source })?;
+                    Ok(Box::new(FmuSlave::new(s.name.clone(), instance)))
+                }
+                SlaveKind::FileReader { table } => Ok(Box::new(FileReaderSlave::new(s.name.clone(), table.clone()))),
+                SlaveKind::External { .. } => Err(Error::InvalidSetting {
+                    at: Location { file: plan.project_path.clone(), line: None },
+                    keyword: "simulator",
+                    reason: format!("slave '{}' is external and must be instantiated by the caller", s.name),
+                }),
+            }
+        })
+        .collect()
+}

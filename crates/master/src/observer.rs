@@ -1,0 +1,67 @@
+//! How results leave the master: the [`Observer`] interface.
+//!
+//! The master never writes files. It calls an observer with the column layout once, with a
+//! row of values at every scheduled output time, and after every completed communication step.
+//! The command-line program adapts this to the `output` crate's writers; tests collect rows in
+//! memory.
+//!
+//! Spec: MasterSim reference §12.1–12.3 (what is written and when).
+
+use crate::values::{PerType, TypedValues};
+
+/// The error type observers return.
+pub type ObserverError = Box<dyn std::error::Error + Send + Sync>;
+
+/// One result column.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OutputColumn {
+    /// `<slave>.<variable>`.
+    pub name: String,
+    /// Unit (`-` when none).
+    pub unit: String,
+    /// Description from the model description, if any.
+    pub description: Option<String>,
+}
+
+/// The result columns, per type. Booleans, Integers and Reals go to `values.csv` in that order;
+/// Strings go to `strings.csv`.
+///
+/// Spec: MasterSim reference §12.1–12.2.
+pub type OutputLayout = PerType<Vec<OutputColumn>>;
+
+/// Progress information after a completed communication step.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StepInfo {
+    /// The new communication point, s.
+    pub t: f64,
+    /// The step size just completed, s.
+    pub h: f64,
+    /// End time of the run, s.
+    pub t_end: f64,
+    /// Number of completed steps.
+    pub steps: u64,
+}
+
+/// Receives results while a simulation runs.
+///
+/// All calls come from the thread that drives the simulation, in this order: [`Observer::start`]
+/// once, then [`Observer::output`] and [`Observer::step_completed`] repeatedly.
+pub trait Observer {
+    /// Called once before the first row with the column layout.
+    ///
+    /// # Errors
+    /// Any error ends the run with [`crate::Error::Observer`].
+    fn start(&mut self, layout: &OutputLayout) -> Result<(), ObserverError>;
+
+    /// A result row at communication point `t` (s). Shapes: `values.<type>.len()` equals the
+    /// number of columns of that type in the layout.
+    ///
+    /// # Errors
+    /// Any error ends the run with [`crate::Error::Observer`].
+    fn output(&mut self, t: f64, values: &TypedValues) -> Result<(), ObserverError>;
+
+    /// Called after every completed communication step, before any row for it.
+    fn step_completed(&mut self, info: &StepInfo) {
+        let _ = info;
+    }
+}

@@ -1,0 +1,359 @@
+//! The coupled system at run time: slaves with their transfer lists, the coupling vectors, and
+//! the operations master algorithms are built from (cache, sync, update, save/restore state).
+//!
+//! Transfer lists are precomputed per slave from the plan, so a transfer touches only that
+//! slave's connections, with one batched FMI call per slave and type.
+//!
+//! Spec: MasterSim reference §7.2 (global vectors `y_t`, `y_next`, `y_iter`), §7.3 (`sync`,
+//! `update`), §12.8 (per-slave counters).
+
+use std::time::Instant;
+
+use fmi::ValueRef;
+
+use crate::plan::SimulationPlan;
+use crate::project::TimeArithmetic;
+use crate::slave::{Slave, StateId, StepOutcome};
+use crate::values::{PerType, TypedValues};
+use crate::Result;
+
+/// Number of calls and accumulated wall time (s) of one kind of slave call.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Timer {
+    /// Number of calls.
+    pub count: u64,
+    /// Accumulated wall time, s.
+    pub seconds: f64,
+}
+
+impl Timer {
+    fn record(&mut self, since: Instant) {
+        self.count += 1;
+        self.seconds += since.elapsed().as_secs_f64();
+    }
+}
+
+/// Per-slave call statistics.
+///
+/// Spec: MasterSim reference §12.8 (per-slave counts).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SlaveStatistics {
+    /// Slave name.
+    pub name: String,
+    /// `doStep` calls.
+    pub do_step: Timer,
+    /// State captures.
+    pub get_state: Timer,
+    /// State restorations (rollbacks).
+    pub set_state: Timer,
+}
+
+/// Which of the two saved-state slots of every slave.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum StateSlot {
+    /// States at the start of the current step (`S_iter` in the reference).
+    Iter,
+    /// Backup used by the Richardson error test (`S_err`).
+    Err,
+}
+
+/// The inputs of one slave of one type: value references to set and where each value comes from.
+#[derive(Debug, Clone, Default)]
+struct InputList {
+    vrs: Vec<ValueRef>,
+    /// Global index of the connection feeding each input.
+    sources: Vec<usize>,
+    /// `(offset, scale_factor)` per input (Real only; identity otherwise).
+    transforms: Vec<(f64, f64)>,
+}
+
+/// One slave with everything the algorithms need to move its values.
+pub(crate) struct SlaveNode {
+    pub slave: Box<dyn Slave>,
+    pub stats: SlaveStatistics,
+    output_vrs: PerType<Vec<ValueRef>>,
+    /// Outputs read after the last completed step (what result rows show).
+    pub cache: TypedValues,
+    /// `(global, local)`: copy `cache[local]` into the coupling vector at `global`.
+    sync: PerType<Vec<(usize, usize)>>,
+    inputs: PerType<InputList>,
+    input_buffer: TypedValues,
+    states: [Option<StateId>; 2],
+    /// The slave's own clock, s: its current communication point.
+    pub clock: f64,
+    /// Clock at the time each slot was saved, s.
+    state_clocks: [f64; 2],
+    /// MasterSim time arithmetic: the slave's clock (not the master's) is the communication
+    /// point, and a rollback sets the clock to the master's current time.
+    own_clock: bool,
+}
+
+impl std::fmt::Debug for SlaveNode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SlaveNode").field("name", &self.stats.name).finish_non_exhaustive()
+    }
+}
+
+fn slot_index(slot: StateSlot) -> usize {
+    match slot {
+        StateSlot::Iter => 0,
+        StateSlot::Err => 1,
+    }
+}
+
+impl SlaveNode {
+    /// Slave name.
+    pub fn name(&self) -> &str {
+        &self.stats.name
+    }
+
+    /// Reads all selected outputs into the cache (one call per type).
+    pub fn cache_outputs(&mut self) -> Result<()> {
+        let s = &mut self.slave;
+        if !self.output_vrs.real.is_empty() {
+            s.get_real(&self.output_vrs.real, &mut self.cache.real)?;
+        }
+        if !self.output_vrs.integer.is_empty() {
+            s.get_integer(&self.output_vrs.integer, &mut self.cache.integer)?;
+        }
+        if !self.output_vrs.boolean.is_empty() {
+            s.get_boolean(&self.output_vrs.boolean, &mut self.cache.boolean)?;
+        }
+        if !self.output_vrs.string.is_empty() {
+            s.get_string(&self.output_vrs.string, &mut self.cache.string)?;
+        }
+        Ok(())
+    }
+
+    /// Copies this slave's cached outputs into the coupling vectors `target`.
+    pub fn sync(&self, target: &mut TypedValues, real_only: bool) {
+        for &(g, l) in &self.sync.real {
+            target.real[g] = self.cache.real[l];
+        }
+        if real_only {
+            return;
+        }
+        for &(g, l) in &self.sync.integer {
+            target.integer[g] = self.cache.integer[l];
+        }
+        for &(g, l) in &self.sync.boolean {
+            target.boolean[g] = self.cache.boolean[l];
+        }
+        for &(g, l) in &self.sync.string {
+            target.string[g].clone_from(&self.cache.string[l]);
+        }
+    }
+
+    /// Sets this slave's inputs from the coupling vectors `source`; Reals become
+    /// `offset + scale_factor * value`.
+    pub fn update(&mut self, source: &TypedValues, real_only: bool) -> Result<()> {
+        let inputs = &self.inputs;
+        let buf = &mut self.input_buffer;
+        if !inputs.real.vrs.is_empty() {
+            for (k, (&g, &(offset, scale))) in inputs.real.sources.iter().zip(&inputs.real.transforms).enumerate() {
+                buf.real[k] = offset + scale * source.real[g];
+            }
+            self.slave.set_real(&inputs.real.vrs, &buf.real)?;
+        }
+        if real_only {
+            return Ok(());
+        }
+        if !inputs.integer.vrs.is_empty() {
+            for (k, &g) in inputs.integer.sources.iter().enumerate() {
+                buf.integer[k] = source.integer[g];
+            }
+            self.slave.set_integer(&inputs.integer.vrs, &buf.integer)?;
+        }
+        if !inputs.boolean.vrs.is_empty() {
+            for (k, &g) in inputs.boolean.sources.iter().enumerate() {
+                buf.boolean[k] = source.boolean[g];
+            }
+            self.slave.set_boolean(&inputs.boolean.vrs, &buf.boolean)?;
+        }
+        if !inputs.string.vrs.is_empty() {
+            for (k, &g) in inputs.string.sources.iter().enumerate() {
+                buf.string[k].clone_from(&source.string[g]);
+            }
+            self.slave.set_string(&inputs.string.vrs, &buf.string)?;
+        }
+        Ok(())
+    }
+
+    /// Advances the slave by `h` (s) from the master's communication point `t` (s) — or, with
+    /// MasterSim time arithmetic, from the slave's own clock — counting the call; on completion
+    /// the clock advances and the outputs are cached.
+    ///
+    /// Spec: MasterSim reference §15.2 (slave communication point).
+    pub fn do_step(&mut self, t: f64, h: f64) -> Result<StepOutcome> {
+        let start = if self.own_clock { self.clock } else { t };
+        let started = Instant::now();
+        let outcome = self.slave.do_step(start, h);
+        self.stats.do_step.record(started);
+        let outcome = outcome?;
+        if outcome == StepOutcome::Completed {
+            self.clock = start + h;
+            self.cache_outputs()?;
+        }
+        Ok(outcome)
+    }
+
+    /// Saves the slave state into `slot`, updating an existing saved state in place.
+    pub fn save_state(&mut self, slot: StateSlot) -> Result<()> {
+        let started = Instant::now();
+        let i = slot_index(slot);
+        let id = self.slave.get_state(self.states[i]);
+        self.stats.get_state.record(started);
+        self.states[i] = Some(id?);
+        self.state_clocks[i] = self.clock;
+        Ok(())
+    }
+
+    /// Restores the state saved in `slot`. The clock goes back to the time the state was saved,
+    /// or, with MasterSim time arithmetic, to the master's current time `t` (s).
+    ///
+    /// # Panics
+    /// If nothing was saved in `slot` (an internal invariant of the algorithms).
+    pub fn restore_state(&mut self, slot: StateSlot, t: f64) -> Result<()> {
+        let i = slot_index(slot);
+        let id = self.states[i].expect("invariant: state saved before rollback");
+        let started = Instant::now();
+        let result = self.slave.set_state(id);
+        self.stats.set_state.record(started);
+        self.clock = if self.own_clock { t } else { self.state_clocks[i] };
+        result
+    }
+
+    /// Swaps the two saved-state slots.
+    pub fn swap_state_slots(&mut self) {
+        self.states.swap(0, 1);
+        self.state_clocks.swap(0, 1);
+    }
+
+    /// Frees every saved state.
+    pub fn free_states(&mut self) -> Result<()> {
+        for slot in &mut self.states {
+            if let Some(id) = slot.take() {
+                self.slave.free_state(id)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Counters kept by the algorithms.
+///
+/// Spec: MasterSim reference §12.8.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counters {
+    /// Calls of the master algorithm's step (including error-test half steps).
+    pub algorithm_calls: u64,
+    /// Sweeps over cycles (one per cycle per iteration).
+    pub iterations: u64,
+    /// Returns with "iteration limit exceeded".
+    pub iteration_limit_exceeded: u64,
+    /// Steps rejected by a slave (Discard or Error).
+    pub fmu_errors: u64,
+}
+
+/// The coupled system: slaves in project order, cycles, and the coupling vectors.
+#[derive(Debug)]
+pub(crate) struct System {
+    pub nodes: Vec<SlaveNode>,
+    /// Slave indices per non-empty cycle.
+    pub cycles: Vec<Vec<usize>>,
+    /// Coupled values at the current communication point.
+    pub y_t: TypedValues,
+    /// Candidate values at the next communication point.
+    pub y_next: TypedValues,
+    /// Previous iterate.
+    pub y_iter: TypedValues,
+    pub counters: Counters,
+}
+
+impl System {
+    /// Builds the transfer lists of every slave from `plan`; `slaves` are in plan order.
+    pub fn new(plan: &SimulationPlan, slaves: Vec<Box<dyn Slave>>) -> System {
+        let mut nodes: Vec<SlaveNode> = plan
+            .slaves
+            .iter()
+            .zip(slaves)
+            .map(|(p, slave)| {
+                let output_vrs: PerType<Vec<ValueRef>> = PerType {
+                    real: p.outputs.real.iter().map(|o| o.vr).collect(),
+                    integer: p.outputs.integer.iter().map(|o| o.vr).collect(),
+                    boolean: p.outputs.boolean.iter().map(|o| o.vr).collect(),
+                    string: p.outputs.string.iter().map(|o| o.vr).collect(),
+                };
+                let lengths = PerType {
+                    real: output_vrs.real.len(),
+                    integer: output_vrs.integer.len(),
+                    boolean: output_vrs.boolean.len(),
+                    string: output_vrs.string.len(),
+                };
+                SlaveNode {
+                    slave,
+                    stats: SlaveStatistics { name: p.name.clone(), ..Default::default() },
+                    output_vrs,
+                    cache: TypedValues::zeroed(&lengths),
+                    sync: PerType::default(),
+                    inputs: PerType::default(),
+                    input_buffer: TypedValues::default(),
+                    states: [None, None],
+                    clock: plan.settings.t_start,
+                    state_clocks: [plan.settings.t_start; 2],
+                    own_clock: plan.settings.time_arithmetic == TimeArithmetic::MasterSim,
+                }
+            })
+            .collect();
+        for ty in crate::values::OUTPUT_TYPE_ORDER {
+            for (global, c) in plan.connections.get(ty).iter().enumerate() {
+                nodes[c.output_slave.0].sync.get_mut(ty).push((global, c.output_local));
+                let inputs = nodes[c.input_slave.0].inputs.get_mut(ty);
+                inputs.vrs.push(c.input_vr);
+                inputs.sources.push(global);
+                inputs.transforms.push((c.offset, c.scale_factor));
+            }
+        }
+        for node in &mut nodes {
+            let lengths = PerType {
+                real: node.inputs.real.vrs.len(),
+                integer: node.inputs.integer.vrs.len(),
+                boolean: node.inputs.boolean.vrs.len(),
+                string: node.inputs.string.vrs.len(),
+            };
+            node.input_buffer = TypedValues::zeroed(&lengths);
+        }
+        let lengths = plan.connection_counts();
+        System {
+            nodes,
+            cycles: plan.cycles.iter().map(|c| c.iter().map(|s| s.0).collect()).collect(),
+            y_t: TypedValues::zeroed(&lengths),
+            y_next: TypedValues::zeroed(&lengths),
+            y_iter: TypedValues::zeroed(&lengths),
+            counters: Counters::default(),
+        }
+    }
+
+    /// Saves the state of every slave into `slot`.
+    pub fn save_states(&mut self, slot: StateSlot) -> Result<()> {
+        self.nodes.iter_mut().try_for_each(|n| n.save_state(slot))
+    }
+
+    /// Restores every slave from `slot`; `t` is the master's current time (s).
+    pub fn restore_states(&mut self, slot: StateSlot, t: f64) -> Result<()> {
+        self.nodes.iter_mut().try_for_each(|n| n.restore_state(slot, t))
+    }
+
+    /// Restores the slaves of one cycle from `slot`; `t` is the master's current time (s).
+    pub fn restore_cycle(&mut self, cycle: usize, slot: StateSlot, t: f64) -> Result<()> {
+        for &s in &self.cycles[cycle] {
+            self.nodes[s].restore_state(slot, t)?;
+        }
+        Ok(())
+    }
+
+    /// Swaps the two saved-state slots of every slave.
+    pub fn swap_state_slots(&mut self) {
+        self.nodes.iter_mut().for_each(SlaveNode::swap_state_slots);
+    }
+}
