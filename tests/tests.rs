@@ -1,1 +1,6 @@
-//! Self-contained integration tests.
+//! Self-contained integration tests: the `mastersim` binary on the bundled projects with the
+//! own test FMUs built from the current source. Nothing here needs files outside the repository.
+
+mod bad_input;
+mod examples;
+mod packed_fmus;

@@ -59,7 +59,12 @@ impl Log for Tee {
             let now = chrono::Local::now().format("%Y-%m-%d %H:%M:%S");
             if let Ok(mut file) = self.file.lock() {
                 // A failing log write must not end the run.
-                let _ = writeln!(file, "{now}\t{tag}\t{:<40}\t{}", format!("[{}]", record.target()), record.args());
+                let _ = writeln!(
+                    file,
+                    "{now}\t{tag}\t{:<40}\t{}",
+                    format!("[{}]", record.target()),
+                    record.args()
+                );
             }
         }
     }
@@ -77,9 +82,14 @@ impl Log for Tee {
 /// # Errors
 /// When the screenlog cannot be created.
 pub fn init(verbosity: u8, screenlog: &Path) -> anyhow::Result<()> {
-    let file = File::create(screenlog).with_context(|| format!("cannot create '{}'", screenlog.display()))?;
+    let file = File::create(screenlog)
+        .with_context(|| format!("cannot create '{}'", screenlog.display()))?;
     let level = level_for(verbosity);
-    let fmu_level = if verbosity <= 1 { level.min(LevelFilter::Warn) } else { level };
+    let fmu_level = if verbosity <= 1 {
+        level.min(LevelFilter::Warn)
+    } else {
+        level
+    };
     let console = env_logger::Builder::new()
         .filter_level(level)
         .filter_module("fmu", fmu_level)
@@ -92,7 +102,11 @@ pub fn init(verbosity: u8, screenlog: &Path) -> anyhow::Result<()> {
         .build();
     let file_level = level.max(LevelFilter::Info);
     let max = console.filter().max(file_level);
-    let tee = Tee { console, file: Mutex::new(LineWriter::new(file)), file_level };
+    let tee = Tee {
+        console,
+        file: Mutex::new(LineWriter::new(file)),
+        file_level,
+    };
     log::set_boxed_logger(Box::new(tee)).context("logger already installed")?;
     log::set_max_level(max);
     INITIALIZED.store(true, Ordering::Relaxed);

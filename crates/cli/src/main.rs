@@ -16,14 +16,19 @@ use master::{ImportOptions, PlanOptions, RunOutcome, Simulation, SimulationPlan}
 
 /// Command line of `mastersim` (MasterSim reference §2; both `--opt=value` and `--opt value`).
 #[derive(Debug, Parser)]
-#[command(name = "mastersim", version, disable_version_flag = true, about = "FMI co-simulation master for MasterSim projects")]
+#[command(
+    name = "mastersim",
+    version,
+    disable_version_flag = true,
+    about = "FMI co-simulation master for MasterSim projects"
+)]
 struct Args {
     /// The project file (.msim).
     project: PathBuf,
     /// Working directory for extracted FMUs, logs and results [default: project path without extension].
     #[arg(long, value_name = "DIR")]
     working_dir: Option<PathBuf>,
-    /// Do not extract FMUs; reuse <working-dir>/fmus/<name>.
+    /// Do not extract FMUs; reuse `<working-dir>/fmus/<name>`.
     #[arg(long)]
     skip_unzip: bool,
     /// Console verbosity: 0 errors only, 1 standard, 2 info, 3 detailed, 4 developer (also FMU logging).
@@ -50,7 +55,10 @@ trait ExitCodeExt<T> {
 
 impl<T, E: Into<anyhow::Error>> ExitCodeExt<T> for Result<T, E> {
     fn code(self, code: u8) -> Result<T, Failure> {
-        self.map_err(|e| Failure { code, error: e.into() })
+        self.map_err(|e| Failure {
+            code,
+            error: e.into(),
+        })
     }
 }
 
@@ -73,7 +81,9 @@ fn main() -> ExitCode {
 
 /// The working directory: `--working-dir`, or the project path without its extension.
 fn working_dir(args: &Args, project: &Path) -> PathBuf {
-    args.working_dir.clone().unwrap_or_else(|| project.with_extension(""))
+    args.working_dir
+        .clone()
+        .unwrap_or_else(|| project.with_extension(""))
 }
 
 fn run(args: &Args) -> Result<(), Failure> {
@@ -87,17 +97,28 @@ fn run(args: &Args) -> Result<(), Failure> {
     logging::init(args.verbosity_level, &log_dir.join("screenlog.txt")).code(INPUT_ERROR)?;
     log::info!("mastersim, version {}", env!("CARGO_PKG_VERSION"));
     if !project_path.is_file() {
-        return Err(anyhow::anyhow!("project file '{}' doesn't exist", project_path.display())).code(INPUT_ERROR);
+        return Err(anyhow::anyhow!(
+            "project file '{}' doesn't exist",
+            project_path.display()
+        ))
+        .code(INPUT_ERROR);
     }
     log::info!("Reading project '{}'", project_path.display());
     let project = master::project::Project::from_file(&project_path).code(INPUT_ERROR)?;
 
     log::info!("Importing FMUs");
-    let import = ImportOptions { skip_unzip: args.skip_unzip, ..Default::default() };
+    let import = ImportOptions {
+        skip_unzip: args.skip_unzip,
+        ..Default::default()
+    };
     let fmus = master::import_fmus(&project, &wd, &import).code(INPUT_ERROR)?;
-    let plan = SimulationPlan::build(&project, &PlanOptions { working_dir: wd.clone() }, |def| {
-        master::resolve_slave(&project, def, &fmus)
-    })
+    let plan = SimulationPlan::build(
+        &project,
+        &PlanOptions {
+            working_dir: wd.clone(),
+        },
+        |def| master::resolve_slave(&project, def, &fmus),
+    )
     .code(INPUT_ERROR)?;
     log::info!("Cycles");
     for (c, cycle) in plan.cycles.iter().enumerate() {
@@ -107,13 +128,18 @@ fn run(args: &Args) -> Result<(), Failure> {
         }
     }
     for dir in &plan.slave_directories {
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create '{}'", dir.display())).code(INPUT_ERROR)?;
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create '{}'", dir.display()))
+            .code(INPUT_ERROR)?;
     }
     let slaves = master::instantiate(&plan, args.verbosity_level > 3).code(INPUT_ERROR)?;
     let mut sim = Simulation::new(plan, slaves).code(INPUT_ERROR)?;
 
-    sim.initialize().context("initialization failed").code(SIMULATION_FAILED)?;
-    let mut files = results::ResultFiles::create(&wd, &sim).code(SIMULATION_FAILED)?;
+    sim.initialize()
+        .context("initialization failed")
+        .code(SIMULATION_FAILED)?;
+    let mut files = results::ResultFiles::create(&wd, &sim, args.verbosity_level >= 2)
+        .code(SIMULATION_FAILED)?;
     sim.start_output(&mut files).code(SIMULATION_FAILED)?;
     if args.test_init {
         log::info!("Stopping after successful initialization.");
@@ -129,6 +155,6 @@ fn run(args: &Args) -> Result<(), Failure> {
     }
     results::write_statistics(&wd, &sim.statistics()).code(SIMULATION_FAILED)?;
     sim.terminate().code(SIMULATION_FAILED)?;
-    log::info!("Results are in '{}'", wd.join("results").display());
+    println!("Results are in '{}'", wd.join("results").display());
     Ok(())
 }

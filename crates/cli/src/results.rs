@@ -15,6 +15,7 @@ use master::values::TypedValues;
 use master::{Observer, ObserverError, OutputLayout, Simulation, StepInfo};
 use output::csv::{Column, StringsCsvWriter, ValuesCsvWriter};
 use output::progress::ProgressWriter;
+use output::stepstats::{StepStatsRow, StepStatsWriter};
 
 /// Console progress: a bar on a terminal, otherwise a plain line every few seconds.
 enum Progress {
@@ -29,6 +30,7 @@ pub struct ResultFiles {
     values: Option<ValuesCsvWriter>,
     strings: Option<StringsCsvWriter>,
     progress_file: ProgressWriter,
+    step_stats: Option<StepStatsWriter>,
     progress: Progress,
     started: Instant,
     t_end: f64,
@@ -36,13 +38,26 @@ pub struct ResultFiles {
 }
 
 impl ResultFiles {
-    /// Creates `results/` and `log/progress.txt` under the working directory `wd`.
-    pub fn create(wd: &Path, sim: &Simulation) -> anyhow::Result<Self> {
+    /// Creates `results/` and `log/progress.txt` under the working directory `wd`, and
+    /// `log/stepstats.tsv` when `step_statistics` is set (verbosity ≥ 2, reference §12.7).
+    pub fn create(wd: &Path, sim: &Simulation, step_statistics: bool) -> anyhow::Result<Self> {
         let results_dir = wd.join("results");
-        std::fs::create_dir_all(&results_dir)
-            .with_context(|| format!("cannot create directory for results '{}'", results_dir.display()))?;
+        std::fs::create_dir_all(&results_dir).with_context(|| {
+            format!(
+                "cannot create directory for results '{}'",
+                results_dir.display()
+            )
+        })?;
         let settings = sim.settings();
-        let progress_file = ProgressWriter::create(&wd.join("log").join("progress.txt"), settings.t_start)?;
+        let progress_file =
+            ProgressWriter::create(wd.join("log").join("progress.txt"), settings.t_start)?;
+        let step_stats = if step_statistics {
+            Some(StepStatsWriter::create(
+                wd.join("log").join("stepstats.tsv"),
+            )?)
+        } else {
+            None
+        };
         if !sim.plan().synonyms.is_empty() {
             let text: String = sim
                 .plan()
@@ -51,17 +66,22 @@ impl ResultFiles {
                 .map(|s| format!("{}\t{}\t{}\n", s.fmu_file, s.output_name, s.synonym))
                 .collect();
             let path = results_dir.join("synonymous_variables.txt");
-            std::fs::write(&path, text).with_context(|| format!("cannot write '{}'", path.display()))?;
+            std::fs::write(&path, text)
+                .with_context(|| format!("cannot write '{}'", path.display()))?;
         }
         let progress = if std::io::stdout().is_terminal() {
             let bar = indicatif::ProgressBar::new(1000);
             bar.set_style(
-                indicatif::ProgressStyle::with_template("{bar:40} {percent:>3}% t = {msg} [{elapsed_precise}, ETA {eta}]")
-                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+                indicatif::ProgressStyle::with_template(
+                    "{bar:40} {percent:>3}% t = {msg} [{elapsed_precise}, ETA {eta}]",
+                )
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
             );
             Progress::Bar(bar)
         } else {
-            Progress::Lines { last: Instant::now() }
+            Progress::Lines {
+                last: Instant::now(),
+            }
         };
         Ok(ResultFiles {
             results_dir,
@@ -69,6 +89,7 @@ impl ResultFiles {
             values: None,
             strings: None,
             progress_file,
+            step_stats,
             progress,
             started: Instant::now(),
             t_end: settings.t_end,
@@ -88,6 +109,9 @@ impl ResultFiles {
             s.flush()?;
         }
         self.progress_file.flush()?;
+        if let Some(s) = &mut self.step_stats {
+            s.flush()?;
+        }
         Ok(())
     }
 }
@@ -98,19 +122,37 @@ impl Observer for ResultFiles {
         let columns: Vec<Column> = [&layout.boolean, &layout.integer, &layout.real]
             .into_iter()
             .flatten()
-            .map(|c| Column { name: c.name.clone(), unit: c.unit.clone() })
+            .map(|c| Column {
+                name: c.name.clone(),
+                unit: c.unit.clone(),
+            })
             .collect();
         if columns.is_empty() && layout.string.is_empty() {
-            log::warn!("No output quantities defined in slaves, mastersim will not generate any results!");
+            log::warn!(
+                "No output quantities defined in slaves, mastersim will not generate any results!"
+            );
         }
         log::info!("Creating output file 'values.csv'.");
-        self.values = Some(ValuesCsvWriter::create(&self.results_dir.join("values.csv"), unit, &columns)?);
+        self.values = Some(ValuesCsvWriter::create(
+            self.results_dir.join("values.csv"),
+            unit,
+            &columns,
+        )?);
         if layout.string.is_empty() {
-            log::debug!("Skipping output file 'strings.csv', no outputs of this type are generated.");
+            log::debug!(
+                "Skipping output file 'strings.csv', no outputs of this type are generated."
+            );
         } else {
-            log::info!("Creating output file 'strings.csv' with {} outputs.", layout.string.len());
+            log::info!(
+                "Creating output file 'strings.csv' with {} outputs.",
+                layout.string.len()
+            );
             let names: Vec<String> = layout.string.iter().map(|c| c.name.clone()).collect();
-            self.strings = Some(StringsCsvWriter::create(&self.results_dir.join("strings.csv"), unit, &names)?);
+            self.strings = Some(StringsCsvWriter::create(
+                self.results_dir.join("strings.csv"),
+                unit,
+                &names,
+            )?);
         }
         self.started = Instant::now();
         Ok(())
@@ -119,8 +161,10 @@ impl Observer for ResultFiles {
     fn output(&mut self, t: f64, values: &TypedValues) -> Result<(), ObserverError> {
         let time = self.time_unit.from_seconds(t);
         self.row.clear();
-        self.row.extend(values.boolean.iter().map(|&b| f64::from(u8::from(b))));
-        self.row.extend(values.integer.iter().map(|&i| f64::from(i)));
+        self.row
+            .extend(values.boolean.iter().map(|&b| f64::from(u8::from(b))));
+        self.row
+            .extend(values.integer.iter().map(|&i| f64::from(i)));
         self.row.extend_from_slice(&values.real);
         if let Some(v) = &mut self.values {
             v.write_row(time, &self.row)?;
@@ -128,11 +172,31 @@ impl Observer for ResultFiles {
         if let Some(s) = &mut self.strings {
             s.write_row(time, &values.string)?;
         }
-        self.progress_file.write_row(t, self.started.elapsed().as_secs_f64(), self.t_end)?;
+        self.progress_file
+            .write_row(t, self.started.elapsed().as_secs_f64(), self.t_end)?;
         Ok(())
     }
 
     fn step_completed(&mut self, info: &StepInfo) {
+        if let Some(writer) = &mut self.step_stats {
+            let row = StepStatsRow {
+                t: info.t,
+                steps: info.steps,
+                step_size: info.h,
+                algorithm_calls: info.algorithm_calls,
+                error_test_fails: info.error_test_fails,
+                convergence_fails: info.convergence_fails,
+                iterations: info.iterations,
+                iter_limit_exceeded: info.iteration_limit_exceeded,
+                fmu_errors: info.fmu_errors,
+                error_norm_richardson: info.error_norms.0,
+                error_norm_slope_check: info.error_norms.1,
+            };
+            if let Err(e) = writer.write_row(&row) {
+                log::warn!("writing stepstats.tsv failed: {e}");
+                self.step_stats = None;
+            }
+        }
         let fraction = (info.t / info.t_end).clamp(0.0, 1.0);
         match &mut self.progress {
             Progress::Bar(bar) => {
@@ -183,6 +247,6 @@ pub fn write_statistics(wd: &Path, stats: &master::Statistics) -> anyhow::Result
     for line in summary.console_block().lines() {
         log::info!("{line}");
     }
-    summary.write_summary(&wd.join("log").join("summary.txt"))?;
+    summary.write_summary(wd.join("log").join("summary.txt"))?;
     Ok(())
 }

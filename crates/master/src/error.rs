@@ -35,17 +35,17 @@ impl fmt::Display for Location {
 pub enum Error {
     /// The project file is invalid.
     #[error(transparent)]
-    Project(#[from] crate::project::ProjectError),
+    Project(Box<crate::project::ProjectError>),
     /// A file-reader table is invalid.
     #[error(transparent)]
-    Table(#[from] crate::file_reader::TableError),
-    /// An FMI call or FMU import failed.
+    Table(Box<crate::file_reader::TableError>),
+    /// An FMI call failed.
     #[error("slave '{slave}': {source}")]
     Fmi {
-        /// Slave (or FMU file) concerned.
+        /// Slave concerned.
         slave: String,
         /// The underlying error.
-        source: fmi::Error,
+        source: Box<fmi::Error>,
     },
     /// Importing an FMU (archive, model description, shared library) failed.
     #[error("import of FMU '{}' failed: {source}", fmu.display())]
@@ -53,7 +53,7 @@ pub enum Error {
         /// The `.fmu` file.
         fmu: PathBuf,
         /// The underlying error.
-        source: fmi::Error,
+        source: Box<fmi::Error>,
     },
     /// Reading or creating a file or directory failed.
     #[error("{}: {source}", path.display())]
@@ -150,7 +150,9 @@ pub enum Error {
         reason: String,
     },
     /// The two ends of a connection have different types.
-    #[error("{at}: type mismatch in connection '{output}' ({output_type:?}) -> '{input}' ({input_type:?})")]
+    #[error(
+        "{at}: type mismatch in connection '{output}' ({output_type:?}) -> '{input}' ({input_type:?})"
+    )]
     TypeMismatch {
         /// The line.
         at: Location,
@@ -164,7 +166,9 @@ pub enum Error {
         input_type: VarType,
     },
     /// A file-reader column connected to inputs of different types.
-    #[error("{at}: column '{reference}' is already connected as {first:?}, cannot also connect it as {second:?}")]
+    #[error(
+        "{at}: column '{reference}' is already connected as {first:?}, cannot also connect it as {second:?}"
+    )]
     ColumnTypeConflict {
         /// The line.
         at: Location,
@@ -186,14 +190,12 @@ pub enum Error {
         first_line: usize,
     },
     /// A parameter value that cannot be converted to the variable's type.
-    #[error("{at}: parameter '{slave}.{variable}': cannot read '{value}' as {expected}")]
+    #[error("{at}: parameter '{parameter}': cannot read '{value}' as {expected}")]
     ParameterValue {
         /// The line.
         at: Location,
-        /// Slave name.
-        slave: String,
-        /// Variable name.
-        variable: String,
+        /// `<slave>.<variable>`.
+        parameter: String,
         /// The value text.
         value: String,
         /// What was expected.
@@ -238,7 +240,9 @@ pub enum Error {
         reason: String,
     },
     /// Reducing the step further would go below `hMin`.
-    #[error("step failure at t={t} s with h={h} s: reducing the step would fall below hMin = {h_min} s")]
+    #[error(
+        "step failure at t={t} s with h={h} s: reducing the step would fall below hMin = {h_min} s"
+    )]
     StepTooSmall {
         /// Communication point, s.
         t: f64,
@@ -273,4 +277,16 @@ pub enum Error {
         /// The state id.
         id: usize,
     },
+}
+
+impl From<crate::project::ProjectError> for Error {
+    fn from(e: crate::project::ProjectError) -> Self {
+        Error::Project(Box::new(e))
+    }
+}
+
+impl From<crate::file_reader::TableError> for Error {
+    fn from(e: crate::file_reader::TableError) -> Self {
+        Error::Table(Box::new(e))
+    }
 }

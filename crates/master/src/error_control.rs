@@ -76,7 +76,9 @@ impl ErrorTest {
     /// Records the full-step result and the start values before the half steps.
     pub fn begin(&mut self, sys: &System) {
         self.y_full.copy_from_slice(&sys.y_next.real);
-        if self.y_start.real.len() != sys.y_t.real.len() || self.y_start.string.len() != sys.y_t.string.len() {
+        if self.y_start.real.len() != sys.y_t.real.len()
+            || self.y_start.string.len() != sys.y_t.string.len()
+        {
             self.y_start = sys.y_t.clone();
         } else {
             self.y_start.copy_from(&sys.y_t);
@@ -127,7 +129,9 @@ impl ErrorTest {
             self.last_norms = (err, err);
             failed = err > 1.0;
             if failed {
-                log::debug!("ERROR_TEST (CHECK): error test failed at t={t} with h={h}, WRMS={err}");
+                log::debug!(
+                    "ERROR_TEST (CHECK): error test failed at t={t} with h={h}, WRMS={err}"
+                );
             }
         }
         self.y_prev.copy_from_slice(&sys.y_t.real);

@@ -26,11 +26,19 @@ impl FmuSlave {
             provides_directional_derivative: instance.provides_directional_derivative(),
             instantiated_only_once_per_process: c.can_be_instantiated_only_once_per_process,
         };
-        FmuSlave { name, instance, capabilities, states: Vec::new() }
+        FmuSlave {
+            name,
+            instance,
+            capabilities,
+            states: Vec::new(),
+        }
     }
 
     fn fmi<T>(&self, result: fmi::Result<T>) -> Result<T> {
-        result.map_err(|source| Error::Fmi { slave: self.name.clone(), source })
+        result.map_err(|source| Error::Fmi {
+            slave: self.name.clone(),
+            source: Box::new(source),
+        })
     }
 
     fn state(&self, id: StateId) -> Result<FmuStateId> {
@@ -38,7 +46,10 @@ impl FmuSlave {
             .get(id.0)
             .copied()
             .flatten()
-            .ok_or_else(|| Error::UnknownState { slave: self.name.clone(), id: id.0 })
+            .ok_or_else(|| Error::UnknownState {
+                slave: self.name.clone(),
+                id: id.0,
+            })
     }
 }
 
@@ -52,7 +63,9 @@ impl Slave for FmuSlave {
     }
 
     fn setup_experiment(&mut self, rel_tol: f64, t_start: f64, t_end: f64) -> Result<()> {
-        let r = self.instance.setup_experiment(Some(rel_tol), t_start, Some(t_end));
+        let r = self
+            .instance
+            .setup_experiment(Some(rel_tol), t_start, Some(t_end));
         self.fmi(r).map(drop)
     }
 
@@ -111,7 +124,10 @@ impl Slave for FmuSlave {
             Ok(fmi::StepOutcome::Completed(_)) => Ok(StepOutcome::Completed),
             Ok(fmi::StepOutcome::Terminated) => Ok(StepOutcome::Terminated),
             Err(fmi::Error::Discard { .. }) => Ok(StepOutcome::Rejected(RejectReason::Discard)),
-            Err(fmi::Error::CallFailed { status: FailureStatus::Error, .. }) => Ok(StepOutcome::Rejected(RejectReason::Error)),
+            Err(fmi::Error::CallFailed {
+                status: FailureStatus::Error,
+                ..
+            }) => Ok(StepOutcome::Rejected(RejectReason::Error)),
             Err(e) => Err(Error::StepFailed {
                 slave: self.name.clone(),
                 function: "doStep",
@@ -132,7 +148,11 @@ impl Slave for FmuSlave {
                 Ok(id)
             }
             None => {
-                let slot = self.states.iter().position(Option::is_none).unwrap_or(self.states.len());
+                let slot = self
+                    .states
+                    .iter()
+                    .position(Option::is_none)
+                    .unwrap_or(self.states.len());
                 if slot == self.states.len() {
                     self.states.push(None);
                 }

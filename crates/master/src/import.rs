@@ -28,7 +28,11 @@ enum SlaveFile {
 }
 
 fn slave_file(path: &Path) -> SlaveFile {
-    match path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase()).as_deref() {
+    match path
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .as_deref()
+    {
         Some("fmu") => SlaveFile::Fmu,
         Some("csv" | "tsv") => SlaveFile::Table,
         _ => SlaveFile::Unknown,
@@ -74,11 +78,22 @@ impl ImportedFmus {
 /// [`Error::SlaveFileNotFound`] for a missing `.fmu` file, [`Error::Io`] when the `fmus`
 /// directory cannot be created, [`Error::Import`] for archive, model-description or library
 /// errors.
-pub fn import_fmus(project: &Project, working_dir: &Path, options: &ImportOptions) -> Result<ImportedFmus> {
+pub fn import_fmus(
+    project: &Project,
+    working_dir: &Path,
+    options: &ImportOptions,
+) -> Result<ImportedFmus> {
     let base = working_dir.join("fmus");
-    std::fs::create_dir_all(&base).map_err(|source| Error::Io { path: base.clone(), source })?;
+    std::fs::create_dir_all(&base).map_err(|source| Error::Io {
+        path: base.clone(),
+        source,
+    })?;
     let mut files: BTreeMap<&Path, &SimulatorDef> = BTreeMap::new();
-    for def in project.simulators.iter().filter(|d| slave_file(&d.path) == SlaveFile::Fmu) {
+    for def in project
+        .simulators
+        .iter()
+        .filter(|d| slave_file(&d.path) == SlaveFile::Fmu)
+    {
         files.entry(&def.path).or_insert(def);
     }
     let mut used_dirs: Vec<String> = Vec::new();
@@ -86,12 +101,18 @@ pub fn import_fmus(project: &Project, working_dir: &Path, options: &ImportOption
     for (path, def) in files {
         if !path.is_file() {
             return Err(Error::SlaveFileNotFound {
-                at: Location { file: project.path.clone(), line: Some(def.line) },
+                at: Location {
+                    file: project.path.clone(),
+                    line: Some(def.line),
+                },
                 slave: def.name.clone(),
                 path: path.to_path_buf(),
             });
         }
-        let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "fmu".into());
+        let stem = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "fmu".into());
         let mut dir_name = stem.clone();
         let mut n = 2;
         while used_dirs.contains(&dir_name) {
@@ -102,7 +123,10 @@ pub fn import_fmus(project: &Project, working_dir: &Path, options: &ImportOption
         let dir = base.join(&dir_name);
         log::info!("{}", path.file_name().unwrap_or_default().to_string_lossy());
         log::debug!("{}", path.display());
-        let import_error = |source| Error::Import { fmu: path.to_path_buf(), source };
+        let import_error = |source| Error::Import {
+            fmu: path.to_path_buf(),
+            source: Box::new(source),
+        };
         if !options.skip_unzip {
             if dir.exists() {
                 log::debug!("Directory exists, unzipping will overwrite files!");
@@ -119,21 +143,41 @@ pub fn import_fmus(project: &Project, working_dir: &Path, options: &ImportOption
 ///
 /// # Errors
 /// [`Error::SlaveFileNotFound`], [`Error::UnsupportedSlaveFile`], or a [`Error::Table`] error.
-pub fn resolve_slave(project: &Project, def: &SimulatorDef, fmus: &ImportedFmus) -> Result<SlaveKind> {
-    let at = || Location { file: project.path.clone(), line: Some(def.line) };
-    let not_found = || Error::SlaveFileNotFound { at: at(), slave: def.name.clone(), path: def.path.clone() };
+pub fn resolve_slave(
+    project: &Project,
+    def: &SimulatorDef,
+    fmus: &ImportedFmus,
+) -> Result<SlaveKind> {
+    let at = || Location {
+        file: project.path.clone(),
+        line: Some(def.line),
+    };
+    let not_found = || Error::SlaveFileNotFound {
+        at: at(),
+        slave: def.name.clone(),
+        path: def.path.clone(),
+    };
     match slave_file(&def.path) {
         SlaveFile::Fmu => {
             let fmu = fmus.get(&def.path).ok_or_else(not_found)?.clone();
-            Ok(SlaveKind::Fmu { fmu, path: def.path.clone() })
+            Ok(SlaveKind::Fmu {
+                fmu,
+                path: def.path.clone(),
+            })
         }
         SlaveFile::Table => {
             if !def.path.is_file() {
                 return Err(not_found());
             }
-            Ok(SlaveKind::FileReader { table: Arc::new(Table::from_file(&def.path)?) })
+            Ok(SlaveKind::FileReader {
+                table: Arc::new(Table::from_file(&def.path)?),
+            })
         }
-        SlaveFile::Unknown => Err(Error::UnsupportedSlaveFile { at: at(), slave: def.name.clone(), path: def.path.clone() }),
+        SlaveFile::Unknown => Err(Error::UnsupportedSlaveFile {
+            at: at(),
+            slave: def.name.clone(),
+            path: def.path.clone(),
+        }),
     }
 }
 
@@ -147,22 +191,37 @@ pub fn resolve_slave(project: &Project, def: &SimulatorDef, fmus: &ImportedFmus)
 /// [`SlaveKind::External`] slave, which the caller must instantiate itself.
 pub fn instantiate(plan: &SimulationPlan, logging_on: bool) -> Result<Vec<Box<dyn Slave>>> {
     log::info!("Instantiating simulation slaves");
-    let options = InstantiateOptions { visible: false, logging_on };
+    let options = InstantiateOptions {
+        visible: false,
+        logging_on,
+    };
     plan.slaves
         .iter()
         .map(|s| -> Result<Box<dyn Slave>> {
             match &s.kind {
                 SlaveKind::Fmu { fmu, .. } => {
-                    let instance = fmu
-                        .instantiate(&s.name, &options)
-                        .map_err(|source| Error::Fmi { slave: s.name.clone(), source })?;
+                    let instance =
+                        fmu.instantiate(&s.name, &options)
+                            .map_err(|source| Error::Fmi {
+                                slave: s.name.clone(),
+                                source: Box::new(source),
+                            })?;
                     Ok(Box::new(FmuSlave::new(s.name.clone(), instance)))
                 }
-                SlaveKind::FileReader { table } => Ok(Box::new(FileReaderSlave::new(s.name.clone(), table.clone()))),
+                SlaveKind::FileReader { table } => Ok(Box::new(FileReaderSlave::new(
+                    s.name.clone(),
+                    table.clone(),
+                ))),
                 SlaveKind::External { .. } => Err(Error::InvalidSetting {
-                    at: Location { file: plan.project_path.clone(), line: None },
+                    at: Location {
+                        file: plan.project_path.clone(),
+                        line: None,
+                    },
                     keyword: "simulator",
-                    reason: format!("slave '{}' is external and must be instantiated by the caller", s.name),
+                    reason: format!(
+                        "slave '{}' is external and must be instantiated by the caller",
+                        s.name
+                    ),
                 }),
             }
         })

@@ -40,6 +40,20 @@ pub struct StepInfo {
     pub t_end: f64,
     /// Number of completed steps.
     pub steps: u64,
+    /// Master-algorithm calls so far (error-test half steps included).
+    pub algorithm_calls: u64,
+    /// Failed error tests so far.
+    pub error_test_fails: u64,
+    /// Step reductions after non-convergence or rejected steps so far.
+    pub convergence_fails: u64,
+    /// Cycle sweeps so far.
+    pub iterations: u64,
+    /// Iteration-limit returns so far.
+    pub iteration_limit_exceeded: u64,
+    /// Steps rejected by slaves so far.
+    pub fmu_errors: u64,
+    /// Last accepted error norms (Richardson value norm, slope norm); 1 before any test.
+    pub error_norms: (f64, f64),
 }
 
 /// Receives results while a simulation runs.

@@ -234,11 +234,20 @@ impl SimulationPlan {
                 );
                 outputs = found.0;
                 // Synonyms are reported once per FMU file, as MasterSim does.
-                if !slaves.iter().any(|s: &SlavePlan| file_name(&s.kind.source_file()) == fmu_file) {
+                if !slaves
+                    .iter()
+                    .any(|s: &SlavePlan| file_name(&s.kind.source_file()) == fmu_file)
+                {
                     synonyms.extend(found.1);
                 }
             }
-            slaves.push(SlavePlan { name: def.name.clone(), cycle: def.cycle, kind, outputs, initial_values: vec![] });
+            slaves.push(SlavePlan {
+                name: def.name.clone(),
+                cycle: def.cycle,
+                kind,
+                outputs,
+                initial_values: vec![],
+            });
         }
         check_capabilities(&settings, project, &slaves)?;
 
@@ -248,7 +257,9 @@ impl SimulationPlan {
         }
         let connections = builder.finish(project.write_unconnected_file_reader_vars);
         if connections.real.is_empty() {
-            log::warn!("No real variables in connection graph. This may be an error since FMUs won't communicate with each other.");
+            log::warn!(
+                "No real variables in connection graph. This may be an error since FMUs won't communicate with each other."
+            );
         }
 
         let slave_directories = initial_values(project, options, &mut slaves)?;
@@ -301,7 +312,9 @@ impl SimulationPlan {
 }
 
 fn file_name(path: &Path) -> String {
-    path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }
 
 /// Output selection of one FMU (reference §6.8): outputs first, then (with
@@ -334,13 +347,24 @@ fn select_outputs(
             (VarType::Real, Some(u)) if !u.is_empty() => u.to_string(),
             _ => "-".to_string(),
         };
-        list.push(OutputVariable { vr: v.value_reference, name: v.name.clone(), unit, description: v.description.clone() });
+        list.push(OutputVariable {
+            vr: v.value_reference,
+            name: v.name.clone(),
+            unit,
+            description: v.description.clone(),
+        });
     };
-    for v in variables.iter().filter(|v| v.causality == Causality::Output) {
+    for v in variables
+        .iter()
+        .filter(|v| v.causality == Causality::Output)
+    {
         add(v, &mut outputs);
     }
     if write_internal_variables {
-        for v in variables.iter().filter(|v| v.causality != Causality::Output) {
+        for v in variables
+            .iter()
+            .filter(|v| v.causality != Causality::Output)
+        {
             add(v, &mut outputs);
         }
     }
@@ -350,7 +374,9 @@ fn select_outputs(
 /// The capability checks of reference §6.6, applied to every FMU-backed slave.
 fn check_capabilities(settings: &Settings, project: &Project, slaves: &[SlavePlan]) -> Result<()> {
     for slave in slaves {
-        let Some(caps) = slave.kind.fmu_capabilities() else { continue };
+        let Some(caps) = slave.kind.fmu_capabilities() else {
+            continue;
+        };
         let fmu = slave.kind.source_file();
         if settings.adjust_step_size && !caps.can_handle_variable_step_size {
             return Err(Error::MissingCapability {
@@ -410,16 +436,27 @@ impl<'a> GraphBuilder<'a> {
     }
 
     fn at(&self, line: usize) -> Location {
-        Location { file: self.project.path.clone(), line: Some(line) }
+        Location {
+            file: self.project.path.clone(),
+            line: Some(line),
+        }
     }
 
     fn find_slave(&self, r: &VariableRef, line: usize) -> Result<usize> {
-        self.slaves.iter().position(|s| s.name == r.slave).ok_or_else(|| Error::UnknownSlave {
-            at: self.at(line),
-            slave: r.slave.clone(),
-            reference: format!("{}.{}", r.slave, r.variable),
-            known: self.slaves.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(", "),
-        })
+        self.slaves
+            .iter()
+            .position(|s| s.name == r.slave)
+            .ok_or_else(|| Error::UnknownSlave {
+                at: self.at(line),
+                slave: r.slave.clone(),
+                reference: format!("{}.{}", r.slave, r.variable),
+                known: self
+                    .slaves
+                    .iter()
+                    .map(|s| s.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })
     }
 
     fn connect(&mut self, edge: &GraphEdge) -> Result<()> {
@@ -436,14 +473,15 @@ impl<'a> GraphBuilder<'a> {
                 reason: "a file reader slave has no inputs".into(),
             });
         };
-        let input = variables.iter().find(|v| v.name == edge.input.variable).ok_or_else(|| {
-            Error::UnknownVariable {
+        let input = variables
+            .iter()
+            .find(|v| v.name == edge.input.variable)
+            .ok_or_else(|| Error::UnknownVariable {
                 at: self.at(line),
                 slave: edge.input.slave.clone(),
                 variable: edge.input.variable.clone(),
                 source_file: self.slaves[in_slave].kind.source_file(),
-            }
-        })?;
+            })?;
         if input.causality != Causality::Input {
             return Err(Error::InvalidConnectionTarget {
                 at: self.at(line),
@@ -454,31 +492,38 @@ impl<'a> GraphBuilder<'a> {
         let ty = input.var_type;
         let input_vr = input.value_reference;
         if let Some(&first_line) = self.connected_inputs.get(&(in_slave, ty, input_vr.0)) {
-            return Err(Error::DuplicateInput { at: self.at(line), input: input_text, first_line });
+            return Err(Error::DuplicateInput {
+                at: self.at(line),
+                input: input_text,
+                first_line,
+            });
         }
 
         // Output side: an FMU output, or a file-reader column typed by this connection.
         let out_slave = self.find_slave(&edge.output, line)?;
         let output_local = match &self.slaves[out_slave].kind {
             SlaveKind::FileReader { table } => {
-                let column = table.column_index(&edge.output.variable).ok_or_else(|| Error::UnknownVariable {
-                    at: self.at(line),
-                    slave: edge.output.slave.clone(),
-                    variable: edge.output.variable.clone(),
-                    source_file: table.path.clone(),
+                let column = table.column_index(&edge.output.variable).ok_or_else(|| {
+                    Error::UnknownVariable {
+                        at: self.at(line),
+                        slave: edge.output.slave.clone(),
+                        variable: edge.output.variable.clone(),
+                        source_file: table.path.clone(),
+                    }
                 })?;
                 self.type_column(out_slave, column, ty, line, &output_text)?
             }
             kind => {
                 let variables = kind.variables().unwrap_or_default();
-                let output = variables.iter().find(|v| v.name == edge.output.variable).ok_or_else(|| {
-                    Error::UnknownVariable {
+                let output = variables
+                    .iter()
+                    .find(|v| v.name == edge.output.variable)
+                    .ok_or_else(|| Error::UnknownVariable {
                         at: self.at(line),
                         slave: edge.output.slave.clone(),
                         variable: edge.output.variable.clone(),
                         source_file: kind.source_file(),
-                    }
-                })?;
+                    })?;
                 if output.var_type != ty {
                     return Err(Error::TypeMismatch {
                         at: self.at(line),
@@ -509,10 +554,21 @@ impl<'a> GraphBuilder<'a> {
             }
         };
 
-        self.connected_inputs.insert((in_slave, ty, input_vr.0), line);
+        self.connected_inputs
+            .insert((in_slave, ty, input_vr.0), line);
         let list = self.connections.get_mut(ty);
-        log::info!("{} \t'{}' -> '{}'    ({:?})", list.len(), output_text, input_text, ty);
-        let (offset, scale_factor) = if ty == VarType::Real { (edge.offset, edge.scale_factor) } else { (0.0, 1.0) };
+        log::info!(
+            "{} \t'{}' -> '{}'    ({:?})",
+            list.len(),
+            output_text,
+            input_text,
+            ty
+        );
+        let (offset, scale_factor) = if ty == VarType::Real {
+            (edge.offset, edge.scale_factor)
+        } else {
+            (0.0, 1.0)
+        };
         list.push(Connection {
             output_slave: SlaveIndex(out_slave),
             output_local,
@@ -528,7 +584,14 @@ impl<'a> GraphBuilder<'a> {
 
     /// Gives file-reader column `column` the type `ty` (reference §4.3) and returns its
     /// position in the reader's output list of that type.
-    fn type_column(&mut self, slave: usize, column: usize, ty: VarType, line: usize, reference: &str) -> Result<usize> {
+    fn type_column(
+        &mut self,
+        slave: usize,
+        column: usize,
+        ty: VarType,
+        line: usize,
+        reference: &str,
+    ) -> Result<usize> {
         let vr = ValueRef(column as u32);
         match self.column_types[slave][column] {
             Some(existing) if existing != ty => Err(Error::ColumnTypeConflict {
@@ -555,8 +618,17 @@ impl<'a> GraphBuilder<'a> {
             unreachable!("invariant: only file readers have columns")
         };
         let col = &table.columns[column];
-        let unit = if ty == VarType::Real && !col.unit.is_empty() { col.unit.clone() } else { "-".to_string() };
-        let output = OutputVariable { vr: ValueRef(column as u32), name: col.name.clone(), unit, description: None };
+        let unit = if ty == VarType::Real && !col.unit.is_empty() {
+            col.unit.clone()
+        } else {
+            "-".to_string()
+        };
+        let output = OutputVariable {
+            vr: ValueRef(column as u32),
+            name: col.name.clone(),
+            unit,
+            description: None,
+        };
         let list = self.slaves[slave].outputs.get_mut(ty);
         list.push(output);
         list.len() - 1
@@ -574,7 +646,12 @@ impl<'a> GraphBuilder<'a> {
                         log::info!(
                             "Assuming type 'Real' for unconnected variable '{}.{}'",
                             self.slaves[slave].name,
-                            self.slaves[slave].outputs.real.last().map(|o| o.name.as_str()).unwrap_or_default()
+                            self.slaves[slave]
+                                .outputs
+                                .real
+                                .last()
+                                .map(|o| o.name.as_str())
+                                .unwrap_or_default()
                         );
                     }
                 }
@@ -598,7 +675,9 @@ fn settable(v: &ScalarVariable) -> std::result::Result<(), String> {
     match v.causality {
         Causality::Parameter | Causality::Input => Ok(()),
         _ if matches!(v.initial, Some(Initial::Exact | Initial::Approx)) => Ok(()),
-        other => Err(format!("its causality is {other:?}, expected Parameter or Input")),
+        other => Err(format!(
+            "its causality is {other:?}, expected Parameter or Input"
+        )),
     }
 }
 
@@ -629,7 +708,11 @@ fn type_description(ty: VarType) -> &'static str {
 /// Collects start values and project parameters of every FMU-backed slave (reference §8
 /// steps 6.2–6.3) and adds `ResultsRootDir` parameters (reference §5). Returns the slave
 /// directories that must exist.
-fn initial_values(project: &Project, options: &PlanOptions, slaves: &mut [SlavePlan]) -> Result<Vec<PathBuf>> {
+fn initial_values(
+    project: &Project,
+    options: &PlanOptions,
+    slaves: &mut [SlavePlan],
+) -> Result<Vec<PathBuf>> {
     let mut directories = Vec::new();
     for slave in slaves.iter_mut() {
         let Some(variables) = slave.kind.variables() else {
@@ -646,12 +729,18 @@ fn initial_values(project: &Project, options: &PlanOptions, slaves: &mut [SlaveP
         };
         let mut values = Vec::new();
         for v in variables {
-            if !matches!(v.causality, Causality::Input | Causality::Parameter) || settable(v).is_err() {
+            if !matches!(v.causality, Causality::Input | Causality::Parameter)
+                || settable(v).is_err()
+            {
                 continue;
             }
             let Some(start) = &v.start else { continue };
             match convert(v, start) {
-                Some(value) => values.push(InitialValue { variable: v.name.clone(), vr: v.value_reference, value }),
+                Some(value) => values.push(InitialValue {
+                    variable: v.name.clone(),
+                    vr: v.value_reference,
+                    value,
+                }),
                 None => log::warn!(
                     "slave '{}': start value '{}' of '{}' is not {}; not set",
                     slave.name,
@@ -666,9 +755,11 @@ fn initial_values(project: &Project, options: &PlanOptions, slaves: &mut [SlaveP
         for p in project.parameters.iter().filter(|p| p.slave == slave.name) {
             params.insert(&p.variable, p);
         }
-        let results_root = variables
-            .iter()
-            .find(|v| v.name == "ResultsRootDir" && v.causality == Causality::Parameter && v.var_type == VarType::String);
+        let results_root = variables.iter().find(|v| {
+            v.name == "ResultsRootDir"
+                && v.causality == Causality::Parameter
+                && v.var_type == VarType::String
+        });
         if let Some(v) = results_root
             && !params.contains_key("ResultsRootDir")
         {
@@ -682,13 +773,19 @@ fn initial_values(project: &Project, options: &PlanOptions, slaves: &mut [SlaveP
             directories.push(dir);
         }
         for p in params.values() {
-            let at = Location { file: project.path.clone(), line: Some(p.line) };
-            let v = variables.iter().find(|v| v.name == p.variable).ok_or_else(|| Error::UnknownVariable {
-                at: at.clone(),
-                slave: p.slave.clone(),
-                variable: p.variable.clone(),
-                source_file: slave.kind.source_file(),
-            })?;
+            let at = Location {
+                file: project.path.clone(),
+                line: Some(p.line),
+            };
+            let v = variables
+                .iter()
+                .find(|v| v.name == p.variable)
+                .ok_or_else(|| Error::UnknownVariable {
+                    at: at.clone(),
+                    slave: p.slave.clone(),
+                    variable: p.variable.clone(),
+                    source_file: slave.kind.source_file(),
+                })?;
             settable(v).map_err(|reason| Error::NotSettable {
                 at: at.clone(),
                 slave: p.slave.clone(),
@@ -697,12 +794,15 @@ fn initial_values(project: &Project, options: &PlanOptions, slaves: &mut [SlaveP
             })?;
             let value = convert(v, &p.value).ok_or_else(|| Error::ParameterValue {
                 at,
-                slave: p.slave.clone(),
-                variable: p.variable.clone(),
+                parameter: format!("{}.{}", p.slave, p.variable),
                 value: p.value.clone(),
                 expected: type_description(v.var_type),
             })?;
-            values.push(InitialValue { variable: v.name.clone(), vr: v.value_reference, value });
+            values.push(InitialValue {
+                variable: v.name.clone(),
+                vr: v.value_reference,
+                value,
+            });
         }
         slave.initial_values = values;
     }

@@ -82,7 +82,9 @@ impl Settings {
     /// True when slave states must be saved at each step: for iteration, Richardson error
     /// control, or Newton (whose Jacobian always needs rollback).
     pub fn needs_states(&self) -> bool {
-        self.iterate() || self.error_control == ErrorControl::Adapt || self.algorithm == MasterAlgorithm::Newton
+        self.iterate()
+            || self.error_control == ErrorControl::Adapt
+            || self.algorithm == MasterAlgorithm::Newton
     }
 
     /// Validates the numeric settings of `project`.
@@ -94,34 +96,49 @@ impl Settings {
     /// flag combinations of reference §6.6, and Gauss-Jacobi with iteration.
     pub fn from_project(project: &Project) -> Result<Settings> {
         let invalid = |keyword: &'static str, reason: String| Error::InvalidSetting {
-            at: Location { file: project.path.clone(), line: project.keyword_lines.get(keyword).copied() },
+            at: Location {
+                file: project.path.clone(),
+                line: project.keyword_lines.get(keyword).copied(),
+            },
             keyword,
             reason,
         };
         let t_start = project.t_start.seconds;
         let t_end = project.t_end.seconds;
-        if !(t_end > t_start) || !t_start.is_finite() || !t_end.is_finite() {
-            return Err(invalid("tEnd",
+        if !(t_start.is_finite() && t_end.is_finite() && t_end > t_start) {
+            return Err(invalid(
+                "tEnd",
                 format!("tEnd = {t_end} s must be greater than tStart = {t_start} s"),
             ));
         }
         let mut h_start = project.h_start.seconds;
-        if !(h_start >= 0.0) || !h_start.is_finite() {
-            return Err(invalid("hStart", format!("{h_start} s, expected a step ≥ 0 s")));
+        if !(h_start.is_finite() && h_start >= 0.0) {
+            return Err(invalid(
+                "hStart",
+                format!("{h_start} s, expected a step ≥ 0 s"),
+            ));
         }
         if h_start == 0.0 {
             h_start = (t_end - t_start) / 1000.0;
             log::info!("Setting h_0 = {h_start} s");
         }
         let h_output_min = project.h_output_min.seconds;
-        if !(h_output_min > 0.0) || !h_output_min.is_finite() {
-            return Err(invalid("hOutputMin",
-                format!("{} {}, expected a spacing > 0", project.h_output_min.value, project.h_output_min.unit.name()),
+        if !(h_output_min.is_finite() && h_output_min > 0.0) {
+            return Err(invalid(
+                "hOutputMin",
+                format!(
+                    "{} {}, expected a spacing > 0",
+                    project.h_output_min.value,
+                    project.h_output_min.unit.name()
+                ),
             ));
         }
         for (value, keyword) in [(project.abs_tol, "absTol"), (project.rel_tol, "relTol")] {
-            if !(value > 0.0) || !value.is_finite() {
-                return Err(invalid(keyword, format!("{value}, expected a tolerance > 0")));
+            if !(value.is_finite() && value > 0.0) {
+                return Err(invalid(
+                    keyword,
+                    format!("{value}, expected a tolerance > 0"),
+                ));
             }
         }
         if project.max_iterations == 0 {
@@ -154,8 +171,10 @@ impl Settings {
             time_arithmetic: project.time_arithmetic,
         };
         if settings.error_control == ErrorControl::Adapt && !settings.adjust_step_size {
-            return Err(invalid("ErrorControlMode",
-                "error control with step adjustment (ADAPT_STEP) requires adjustStepSize yes".into(),
+            return Err(invalid(
+                "ErrorControlMode",
+                "error control with step adjustment (ADAPT_STEP) requires adjustStepSize yes"
+                    .into(),
             ));
         }
         if settings.adjust_step_size {
@@ -165,18 +184,27 @@ impl Settings {
                 ));
             }
             if !(settings.h_min > 0.0 && settings.h_min <= settings.h_start) {
-                return Err(invalid("hMin",
-                    format!("hMin = {} s, expected 0 < hMin ≤ hStart = {} s", settings.h_min, settings.h_start),
+                return Err(invalid(
+                    "hMin",
+                    format!(
+                        "hMin = {} s, expected 0 < hMin ≤ hStart = {} s",
+                        settings.h_min, settings.h_start
+                    ),
                 ));
             }
             if settings.h_max < settings.h_start {
-                return Err(invalid("hMax",
-                    format!("hMax = {} s, expected hMax ≥ hStart = {} s", settings.h_max, settings.h_start),
+                return Err(invalid(
+                    "hMax",
+                    format!(
+                        "hMax = {} s, expected hMax ≥ hStart = {} s",
+                        settings.h_max, settings.h_start
+                    ),
                 ));
             }
         }
         if settings.algorithm == MasterAlgorithm::GaussJacobi && settings.iterate() {
-            return Err(invalid("maxIterations",
+            return Err(invalid(
+                "maxIterations",
                 "Gauss-Jacobi never iterates, expected maxIterations 1".into(),
             ));
         }

@@ -104,9 +104,16 @@ impl Simulation {
     pub fn new(plan: SimulationPlan, slaves: Vec<Box<dyn Slave>>) -> Result<Simulation> {
         if slaves.len() != plan.slaves.len() {
             return Err(Error::InvalidSetting {
-                at: crate::error::Location { file: plan.project_path.clone(), line: None },
+                at: crate::error::Location {
+                    file: plan.project_path.clone(),
+                    line: None,
+                },
                 keyword: "simulator",
-                reason: format!("{} slaves given for {} simulator lines", slaves.len(), plan.slaves.len()),
+                reason: format!(
+                    "{} slaves given for {} simulator lines",
+                    slaves.len(),
+                    plan.slaves.len()
+                ),
             });
         }
         let sys = System::new(&plan, slaves);
@@ -199,7 +206,10 @@ impl Simulation {
             for node in &mut self.sys.nodes {
                 node.update(&self.sys.y_t, false)?;
             }
-            log::debug!("initial condition pass {pass}: real = {:?}", self.sys.y_t.real);
+            log::debug!(
+                "initial condition pass {pass}: real = {:?}",
+                self.sys.y_t.real
+            );
         }
         for node in &mut self.sys.nodes {
             node.slave.exit_initialization_mode()?;
@@ -223,7 +233,9 @@ impl Simulation {
     /// [`Error::Observer`] when the observer fails.
     pub fn start_output(&mut self, observer: &mut dyn Observer) -> Result<()> {
         self.started = Some(Instant::now());
-        observer.start(&self.layout).map_err(|source| Error::Observer { source })?;
+        observer
+            .start(&self.layout)
+            .map_err(|source| Error::Observer { source })?;
         let taken = self.schedule.take(self.t);
         debug_assert!(taken, "the first row is always written");
         self.write_row(observer)
@@ -243,7 +255,11 @@ impl Simulation {
         let t_end = self.plan.settings.t_end;
         let mut outcome = RunOutcome::Completed;
         while self.t < t_end {
-            if self.stop.as_ref().is_some_and(|f| f.load(Ordering::Relaxed)) {
+            if self
+                .stop
+                .as_ref()
+                .is_some_and(|f| f.load(Ordering::Relaxed))
+            {
                 outcome = RunOutcome::Interrupted { t: self.t };
                 break;
             }
@@ -251,12 +267,15 @@ impl Simulation {
                 break;
             }
             if let Some(slave) = self.do_step()? {
-                log::info!("Slave '{slave}' requested to end the simulation at t={} s.", self.t);
+                log::info!(
+                    "Slave '{slave}' requested to end the simulation at t={} s.",
+                    self.t
+                );
                 outcome = RunOutcome::Terminated { slave, t: self.t };
                 break;
             }
             self.stats.steps += 1;
-            observer.step_completed(&StepInfo { t: self.t, h: self.h, t_end, steps: self.stats.steps });
+            observer.step_completed(&self.step_info());
             if self.t < t_end && self.schedule.take(self.t) {
                 self.write_row(observer)?;
             }
@@ -302,7 +321,10 @@ impl Simulation {
             log::debug!("Adjusting h='{h}' to hit the end time.");
         }
         let h_planned = h;
-        let grid_target = self.grid.map(|g| g.next_point()).filter(|&p| p - self.t == h);
+        let grid_target = self
+            .grid
+            .map(|g| g.next_point())
+            .filter(|&p| p - self.t == h);
         if s.needs_states() {
             self.sys.save_states(StateSlot::Iter)?;
         }
@@ -314,7 +336,9 @@ impl Simulation {
                     "Step failure at t={}, taking step size {h}. Reduction of time step is not enabled, continuing with potentially inaccurate values.",
                     self.t
                 ),
-                Outcome::Terminated { slave } => return Ok(Some(self.sys.nodes[slave].name().to_string())),
+                Outcome::Terminated { slave } => {
+                    return Ok(Some(self.sys.nodes[slave].name().to_string()));
+                }
                 Outcome::IterationLimitExceeded | Outcome::Rejected { .. } => {
                     if let Outcome::Rejected { slave, reason } = outcome
                         && !s.needs_states()
@@ -334,7 +358,11 @@ impl Simulation {
                         });
                     }
                     if h / 5.0 < s.h_min {
-                        return Err(Error::StepTooSmall { t: self.t, h, h_min: s.h_min });
+                        return Err(Error::StepTooSmall {
+                            t: self.t,
+                            h,
+                            h_min: s.h_min,
+                        });
                     }
                     h /= 5.0;
                     self.sys.restore_states(StateSlot::Iter, self.t)?;
@@ -388,8 +416,31 @@ impl Simulation {
                 self.h_proposed = s.t_end - self.t;
             }
         }
-        log::trace!("MASTER: step = {}, t = {}, h_next = {}", self.stats.steps + 1, self.t, self.h_proposed);
+        log::trace!(
+            "MASTER: step = {}, t = {}, h_next = {}",
+            self.stats.steps + 1,
+            self.t,
+            self.h_proposed
+        );
         Ok(None)
+    }
+
+    /// Progress and counters after the step just completed.
+    fn step_info(&self) -> StepInfo {
+        let c = &self.sys.counters;
+        StepInfo {
+            t: self.t,
+            h: self.h,
+            t_end: self.plan.settings.t_end,
+            steps: self.stats.steps,
+            algorithm_calls: c.algorithm_calls,
+            error_test_fails: self.stats.error_test_fails,
+            convergence_fails: self.stats.convergence_fails,
+            iterations: c.iterations,
+            iteration_limit_exceeded: c.iteration_limit_exceeded,
+            fmu_errors: c.fmu_errors,
+            error_norms: self.error_test.last_norms,
+        }
     }
 
     /// One master-algorithm step, timed.
@@ -429,7 +480,11 @@ impl Simulation {
                 failed = true;
             }
         }
-        let err = if failed { error_control::FAILED_HALF_STEP_ERROR } else { self.error_test.richardson_norm(&self.sys, h_full, h, s) };
+        let err = if failed {
+            error_control::FAILED_HALF_STEP_ERROR
+        } else {
+            self.error_test.richardson_norm(&self.sys, h_full, h, s)
+        };
         let verdict = if err > 1.0 {
             self.stats.error_test_fails += 1;
             log::debug!("ERROR_TEST: Error test failed at t={t_orig} with h={h_full}, WRMS={err}");
@@ -440,14 +495,19 @@ impl Simulation {
                 self.sys.restore_states(StateSlot::Err, t)?;
                 self.error_test.restore_start_values(&mut self.sys);
                 self.sys.swap_state_slots();
-                return Ok(error_control::Verdict::Rejected { h_new: error_control::adapt(err, h, s.h_min) });
+                return Ok(error_control::Verdict::Rejected {
+                    h_new: error_control::adapt(err, h, s.h_min),
+                });
             }
             h_full
         } else {
             cpp_min(error_control::adapt(err, h, s.h_min), s.h_max)
         };
         self.sys.swap_state_slots();
-        Ok(error_control::Verdict::Accepted { t_new: t + h, h_next: verdict })
+        Ok(error_control::Verdict::Accepted {
+            t_new: t + h,
+            h_next: verdict,
+        })
     }
 
     /// Assembles the row from the slaves' output caches and hands it to the observer.
@@ -458,8 +518,12 @@ impl Simulation {
             for node in &self.sys.nodes {
                 match ty {
                     fmi::VarType::Real => copy_into(&mut self.row.real, &mut k, &node.cache.real),
-                    fmi::VarType::Integer => copy_into(&mut self.row.integer, &mut k, &node.cache.integer),
-                    fmi::VarType::Boolean => copy_into(&mut self.row.boolean, &mut k, &node.cache.boolean),
+                    fmi::VarType::Integer => {
+                        copy_into(&mut self.row.integer, &mut k, &node.cache.integer)
+                    }
+                    fmi::VarType::Boolean => {
+                        copy_into(&mut self.row.boolean, &mut k, &node.cache.boolean)
+                    }
                     fmi::VarType::String => {
                         for v in &node.cache.string {
                             self.row.string[k].clone_from(v);
@@ -469,7 +533,9 @@ impl Simulation {
                 }
             }
         }
-        let result = observer.output(self.t, &self.row).map_err(|source| Error::Observer { source });
+        let result = observer
+            .output(self.t, &self.row)
+            .map_err(|source| Error::Observer { source });
         self.stats.output_time += started.elapsed().as_secs_f64();
         result
     }
@@ -477,7 +543,10 @@ impl Simulation {
     /// The statistics so far.
     pub fn statistics(&self) -> Statistics {
         let mut stats = self.stats.clone();
-        stats.wall_clock_time = self.started.map(|s| s.elapsed().as_secs_f64()).unwrap_or(0.0);
+        stats.wall_clock_time = self
+            .started
+            .map(|s| s.elapsed().as_secs_f64())
+            .unwrap_or(0.0);
         stats.algorithm_calls = self.sys.counters.algorithm_calls;
         stats.iterations = self.sys.counters.iterations;
         stats.iteration_limit_exceeded = self.sys.counters.iteration_limit_exceeded;

@@ -1,6 +1,6 @@
 //! The version-neutral slave interface that master algorithms drive.
 //!
-//! A slave is one simulator instance from a `simulator` line: an FMU instance ([`FmuSlave`])
+//! A slave is one simulator instance from a `simulator` line: an FMU instance ([`crate::fmu_slave::FmuSlave`])
 //! or a file reader (`crate::file_reader::FileReaderSlave`). Algorithms only see this trait, so
 //! FMI 3.0 or remote slaves can be added without touching them.
 //!

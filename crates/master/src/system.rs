@@ -11,11 +11,11 @@ use std::time::Instant;
 
 use fmi::ValueRef;
 
+use crate::Result;
 use crate::plan::SimulationPlan;
 use crate::project::TimeArithmetic;
 use crate::slave::{Slave, StateId, StepOutcome};
 use crate::values::{PerType, TypedValues};
-use crate::Result;
 
 /// Number of calls and accumulated wall time (s) of one kind of slave call.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -90,7 +90,9 @@ pub(crate) struct SlaveNode {
 
 impl std::fmt::Debug for SlaveNode {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SlaveNode").field("name", &self.stats.name).finish_non_exhaustive()
+        f.debug_struct("SlaveNode")
+            .field("name", &self.stats.name)
+            .finish_non_exhaustive()
     }
 }
 
@@ -150,7 +152,13 @@ impl SlaveNode {
         let inputs = &self.inputs;
         let buf = &mut self.input_buffer;
         if !inputs.real.vrs.is_empty() {
-            for (k, (&g, &(offset, scale))) in inputs.real.sources.iter().zip(&inputs.real.transforms).enumerate() {
+            for (k, (&g, &(offset, scale))) in inputs
+                .real
+                .sources
+                .iter()
+                .zip(&inputs.real.transforms)
+                .enumerate()
+            {
                 buf.real[k] = offset + scale * source.real[g];
             }
             self.slave.set_real(&inputs.real.vrs, &buf.real)?;
@@ -219,7 +227,11 @@ impl SlaveNode {
         let started = Instant::now();
         let result = self.slave.set_state(id);
         self.stats.set_state.record(started);
-        self.clock = if self.own_clock { t } else { self.state_clocks[i] };
+        self.clock = if self.own_clock {
+            t
+        } else {
+            self.state_clocks[i]
+        };
         result
     }
 
@@ -292,7 +304,10 @@ impl System {
                 };
                 SlaveNode {
                     slave,
-                    stats: SlaveStatistics { name: p.name.clone(), ..Default::default() },
+                    stats: SlaveStatistics {
+                        name: p.name.clone(),
+                        ..Default::default()
+                    },
                     output_vrs,
                     cache: TypedValues::zeroed(&lengths),
                     sync: PerType::default(),
@@ -307,7 +322,10 @@ impl System {
             .collect();
         for ty in crate::values::OUTPUT_TYPE_ORDER {
             for (global, c) in plan.connections.get(ty).iter().enumerate() {
-                nodes[c.output_slave.0].sync.get_mut(ty).push((global, c.output_local));
+                nodes[c.output_slave.0]
+                    .sync
+                    .get_mut(ty)
+                    .push((global, c.output_local));
                 let inputs = nodes[c.input_slave.0].inputs.get_mut(ty);
                 inputs.vrs.push(c.input_vr);
                 inputs.sources.push(global);
@@ -326,7 +344,11 @@ impl System {
         let lengths = plan.connection_counts();
         System {
             nodes,
-            cycles: plan.cycles.iter().map(|c| c.iter().map(|s| s.0).collect()).collect(),
+            cycles: plan
+                .cycles
+                .iter()
+                .map(|c| c.iter().map(|s| s.0).collect())
+                .collect(),
             y_t: TypedValues::zeroed(&lengths),
             y_next: TypedValues::zeroed(&lengths),
             y_iter: TypedValues::zeroed(&lengths),
@@ -341,7 +363,9 @@ impl System {
 
     /// Restores every slave from `slot`; `t` is the master's current time (s).
     pub fn restore_states(&mut self, slot: StateSlot, t: f64) -> Result<()> {
-        self.nodes.iter_mut().try_for_each(|n| n.restore_state(slot, t))
+        self.nodes
+            .iter_mut()
+            .try_for_each(|n| n.restore_state(slot, t))
     }
 
     /// Restores the slaves of one cycle from `slot`; `t` is the master's current time (s).

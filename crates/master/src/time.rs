@@ -44,7 +44,11 @@ pub struct FixedGrid {
 impl FixedGrid {
     /// A grid starting at `t0` with spacing `h` (s).
     pub fn new(t0: f64, h: f64) -> Self {
-        FixedGrid { anchor: t0, step: h, count: 0 }
+        FixedGrid {
+            anchor: t0,
+            step: h,
+            count: 0,
+        }
     }
 
     /// The grid spacing (s).
@@ -87,7 +91,11 @@ pub struct OutputSchedule {
 impl OutputSchedule {
     /// A schedule with output spacing `h_output_min` (s, > 0).
     pub fn new(h_output_min: f64) -> Self {
-        OutputSchedule { h_output_min, next_due: None, last_written: None }
+        OutputSchedule {
+            h_output_min,
+            next_due: None,
+            last_written: None,
+        }
     }
 
     /// Whether a row is due at communication point `t` (s). When it is, the schedule records the
@@ -183,8 +191,10 @@ mod tests {
     #[test]
     fn rows_only_at_grid_crossings() {
         let mut s = OutputSchedule::new(1.0);
-        let written: Vec<f64> =
-            (0..=40).map(|i| i as f64 * 0.25).filter(|&t| s.take(t)).collect();
+        let written: Vec<f64> = (0..=40)
+            .map(|i| i as f64 * 0.25)
+            .filter(|&t| s.take(t))
+            .collect();
         assert_eq!(written, (0..=10).map(|i| i as f64).collect::<Vec<_>>());
         assert!(!s.take_final(10.0));
         assert!(s.take_final(10.5));

@@ -48,8 +48,12 @@ impl<T> PerType<T> {
 /// String (which goes to its own file).
 ///
 /// Spec: MasterSim reference §12.1.
-pub const OUTPUT_TYPE_ORDER: [VarType; 4] =
-    [VarType::Boolean, VarType::Integer, VarType::Real, VarType::String];
+pub const OUTPUT_TYPE_ORDER: [VarType; 4] = [
+    VarType::Boolean,
+    VarType::Integer,
+    VarType::Real,
+    VarType::String,
+];
 
 /// One value vector per type.
 ///
@@ -87,7 +91,11 @@ impl TypedValues {
         self.real.copy_from_slice(&other.real);
         self.integer.copy_from_slice(&other.integer);
         self.boolean.copy_from_slice(&other.boolean);
-        assert_eq!(self.string.len(), other.string.len(), "invariant: same plan");
+        assert_eq!(
+            self.string.len(),
+            other.string.len(),
+            "invariant: same plan"
+        );
         for (dst, src) in self.string.iter_mut().zip(&other.string) {
             dst.clone_from(src);
         }
@@ -95,6 +103,8 @@ impl TypedValues {
 
     /// True when every Integer, Boolean and String value equals the one in `other`.
     pub fn discrete_equal(&self, other: &TypedValues) -> bool {
-        self.integer == other.integer && self.boolean == other.boolean && self.string == other.string
+        self.integer == other.integer
+            && self.boolean == other.boolean
+            && self.string == other.string
     }
 }

@@ -4,13 +4,20 @@
 //! Spec: MasterSim reference §10.1.
 
 use super::{Outcome, StepParams};
+use crate::Result;
 use crate::slave::StepOutcome;
 use crate::system::System;
-use crate::Result;
 
 /// One Gauss-Jacobi step from `p.t` by `p.h`.
 pub(crate) fn step(sys: &mut System, p: &StepParams) -> Result<Outcome> {
-    let System { nodes, cycles, y_t, y_next, counters, .. } = sys;
+    let System {
+        nodes,
+        cycles,
+        y_t,
+        y_next,
+        counters,
+        ..
+    } = sys;
     for cycle in cycles.iter() {
         counters.iterations += 1;
         for &s in cycle {

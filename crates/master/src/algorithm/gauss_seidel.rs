@@ -5,10 +5,10 @@
 //! Spec: MasterSim reference §10.2.
 
 use super::{Outcome, StepParams};
+use crate::Result;
 use crate::convergence::wrms_difference;
 use crate::slave::StepOutcome;
 use crate::system::{StateSlot, System};
-use crate::Result;
 
 /// One Gauss-Seidel step from `p.t` by `p.h`.
 ///
@@ -26,7 +26,13 @@ pub(crate) fn step(sys: &mut System, p: &StepParams) -> Result<Outcome> {
                     sys.restore_cycle(c, StateSlot::Iter, p.t)?;
                 }
             }
-            let System { nodes, cycles, y_next, counters, .. } = &mut *sys;
+            let System {
+                nodes,
+                cycles,
+                y_next,
+                counters,
+                ..
+            } = &mut *sys;
             for &s in &cycles[c] {
                 let node = &mut nodes[s];
                 node.update(y_next, false)?;
@@ -60,5 +66,6 @@ fn values_converged(sys: &System, p: &StepParams) -> bool {
         return false;
     }
     let norm = wrms_difference(&sys.y_iter.real, &sys.y_next.real, p.rel_tol, p.abs_tol);
-    !(norm > 1.0)
+    // A NaN norm (no Real connections) counts as converged, as in MasterSim.
+    norm <= 1.0 || norm.is_nan()
 }

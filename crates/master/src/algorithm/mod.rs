@@ -9,10 +9,10 @@
 pub(crate) mod gauss_jacobi;
 pub(crate) mod gauss_seidel;
 
+use crate::Result;
 use crate::settings::{MasterAlgorithm, Settings};
 use crate::slave::RejectReason;
 use crate::system::System;
-use crate::Result;
 
 /// The parameters of one algorithm step.
 #[derive(Debug, Clone, Copy)]
@@ -73,7 +73,11 @@ pub(crate) enum Outcome {
 ///
 /// # Errors
 /// Unrecoverable slave failures (FMI Fatal, failing get/set calls).
-pub(crate) fn step(algorithm: MasterAlgorithm, sys: &mut System, p: &StepParams) -> Result<Outcome> {
+pub(crate) fn step(
+    algorithm: MasterAlgorithm,
+    sys: &mut System,
+    p: &StepParams,
+) -> Result<Outcome> {
     sys.counters.algorithm_calls += 1;
     match algorithm {
         MasterAlgorithm::GaussJacobi => gauss_jacobi::step(sys, p),

@@ -7,8 +7,7 @@ use std::path::{Path, PathBuf};
 use super::lexer::{absolute, normalize, parse_color, strip_comment, tokenize};
 use super::{
     ErrorControlMode, GraphEdge, MasterMode, ParameterDef, Project, ProjectError, SimulatorDef,
-    TimeArithmetic,
-    TimeSetting, TimeUnit, VariableRef,
+    TimeArithmetic, TimeSetting, TimeUnit, VariableRef,
 };
 use crate::number::{extract_f64, extract_i64, extract_u32, parse_float};
 

@@ -1,0 +1,353 @@
+//! A minimal reader for the hand-written modelDescription.xml files (FMI 1.0 and 2.0), enough
+//! to pack them and to check them against the `VR_*` tables of the FMU crates.
+
+use fmu_support::{Causality, VarType, Variable};
+use quick_xml::events::{BytesStart, Event};
+use quick_xml::{Reader, XmlVersion};
+
+use crate::Error;
+
+/// FMI version of a modelDescription.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FmiVersion {
+    /// `fmiVersion="1.0"` (co-simulation: root `modelIdentifier`).
+    V1,
+    /// `fmiVersion="2.0"` (`CoSimulation@modelIdentifier`).
+    V2,
+}
+
+/// One `ScalarVariable`, with attributes as written (no defaults applied).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScalarVariable {
+    /// 1-based index in `ModelVariables`.
+    pub index: usize,
+    /// `name`.
+    pub name: String,
+    /// `valueReference`.
+    pub vr: u32,
+    /// The type element (`Enumeration` is not used by the test FMUs and is an error).
+    pub ty: VarType,
+    /// `causality`, if present.
+    pub causality: Option<String>,
+    /// `variability`, if present.
+    pub variability: Option<String>,
+    /// `initial` (FMI 2.0), if present.
+    pub initial: Option<String>,
+    /// The type element's `start`, if present.
+    pub start: Option<String>,
+}
+
+impl ScalarVariable {
+    /// The support-crate causality this variable declares, following the FMI 1.0 spelling
+    /// (`variability="parameter"`, `causality="internal"`) or the FMI 2.0 one.
+    ///
+    /// Returns `None` for causalities the test FMUs never use.
+    pub fn causality(&self, version: FmiVersion) -> Option<Causality> {
+        let causality = self.causality.as_deref();
+        match version {
+            FmiVersion::V1 => match causality.unwrap_or("internal") {
+                "input" => Some(Causality::Input),
+                "output" => Some(Causality::Output),
+                "internal" | "none" if self.variability.as_deref() == Some("parameter") => {
+                    Some(Causality::Parameter)
+                }
+                "internal" | "none" => Some(Causality::Local),
+                _ => None,
+            },
+            FmiVersion::V2 => match causality.unwrap_or("local") {
+                "parameter" => Some(Causality::Parameter),
+                "input" => Some(Causality::Input),
+                "output" => Some(Causality::Output),
+                "local" => Some(Causality::Local),
+                _ => None,
+            },
+        }
+    }
+}
+
+/// The parts of a modelDescription.xml that the packer and the tests use.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModelDescription {
+    /// `fmiVersion`.
+    pub fmi_version: FmiVersion,
+    /// `modelName`.
+    pub model_name: String,
+    /// `guid`.
+    pub guid: String,
+    /// The model identifier: FMI 2.0 `CoSimulation@modelIdentifier`, FMI 1.0 root
+    /// `modelIdentifier`. It names the shared library.
+    pub model_identifier: String,
+    /// `ModelVariables`, in order.
+    pub variables: Vec<ScalarVariable>,
+    /// FMI 2.0 `ModelStructure/Outputs/Unknown@index` values (empty for FMI 1.0).
+    pub outputs: Vec<usize>,
+}
+
+impl ModelDescription {
+    /// Parses a modelDescription.xml document.
+    ///
+    /// # Errors
+    /// [`Error::Xml`] for malformed XML, an unknown `fmiVersion`, a missing required attribute
+    /// (root `fmiVersion`, `modelName`, `guid`, the model identifier, `name`,
+    /// `valueReference`) or an unsupported variable type.
+    pub fn parse(xml: &str) -> Result<Self, Error> {
+        Parser::default().run(xml)
+    }
+
+    /// Lists every disagreement between this description and a model's GUID and variable table
+    /// (empty if they agree). Checks names, value references, types and causalities, that no
+    /// variable is missing or extra, that inputs and parameters have a `start`, and (FMI 2.0)
+    /// that the outputs listed in `ModelStructure/Outputs` are exactly the output variables,
+    /// with `start` present exactly when `initial="exact"`.
+    pub fn mismatches(&self, guid: &str, table: &[Variable]) -> Vec<String> {
+        let mut problems = Vec::new();
+        if self.guid != guid {
+            problems.push(format!("guid {} != {guid}", self.guid));
+        }
+        if self.variables.len() != table.len() {
+            problems.push(format!(
+                "{} ScalarVariables in the XML, {} in the table",
+                self.variables.len(),
+                table.len()
+            ));
+        }
+        for v in table {
+            let Some(x) = self.variables.iter().find(|x| x.name == v.name) else {
+                problems.push(format!("variable {} missing from the XML", v.name));
+                continue;
+            };
+            if x.vr != v.vr || x.ty != v.ty {
+                problems.push(format!(
+                    "{}: XML has {} vr {}, table has {} vr {}",
+                    v.name, x.ty, x.vr, v.ty, v.vr
+                ));
+            }
+            if x.causality(self.fmi_version) != Some(v.causality) {
+                problems.push(format!(
+                    "{}: XML causality {:?}/{:?}, table {}",
+                    v.name, x.causality, x.variability, v.causality
+                ));
+            }
+            let needs_start = match v.causality {
+                Causality::Input | Causality::Parameter => true,
+                Causality::Output | Causality::Local => {
+                    self.fmi_version == FmiVersion::V2 && x.initial.as_deref() == Some("exact")
+                }
+            };
+            if needs_start != x.start.is_some() {
+                problems.push(format!(
+                    "{}: start {:?} with initial {:?}",
+                    v.name, x.start, x.initial
+                ));
+            }
+        }
+        if self.fmi_version == FmiVersion::V2 {
+            let expected: Vec<usize> = self
+                .variables
+                .iter()
+                .filter(|x| x.causality.as_deref() == Some("output"))
+                .map(|x| x.index)
+                .collect();
+            if self.outputs != expected {
+                problems.push(format!(
+                    "ModelStructure/Outputs {:?}, output variables {:?}",
+                    self.outputs, expected
+                ));
+            }
+        }
+        problems
+    }
+}
+
+#[derive(Default)]
+struct Parser {
+    fmi_version: Option<FmiVersion>,
+    model_name: Option<String>,
+    guid: Option<String>,
+    model_identifier: Option<String>,
+    variables: Vec<ScalarVariable>,
+    outputs: Vec<usize>,
+    /// Element names from the root to the current element.
+    path: Vec<String>,
+    /// The ScalarVariable being read, until its type element has been seen.
+    pending: Option<ScalarVariable>,
+}
+
+fn xml_error(message: impl Into<String>) -> Error {
+    Error::Xml {
+        message: message.into(),
+    }
+}
+
+fn attribute(e: &BytesStart<'_>, name: &str) -> Result<Option<String>, Error> {
+    let found = e
+        .try_get_attribute(name)
+        .map_err(|err| xml_error(err.to_string()))?;
+    match found {
+        None => Ok(None),
+        Some(a) => a
+            .normalized_value(XmlVersion::Implicit1_0)
+            .map(|v| Some(v.into_owned()))
+            .map_err(|err| xml_error(err.to_string())),
+    }
+}
+
+fn required(e: &BytesStart<'_>, name: &str) -> Result<String, Error> {
+    let element = e.name().as_ref().to_owned();
+    attribute(e, name)?
+        .ok_or_else(|| xml_error(format!("element {element} lacks attribute {name}")))
+}
+
+impl Parser {
+    fn run(mut self, xml: &str) -> Result<ModelDescription, Error> {
+        let mut reader = Reader::from_str(xml);
+        loop {
+            match reader.read_event().map_err(|e| xml_error(e.to_string()))? {
+                Event::Start(e) => {
+                    self.element(&e)?;
+                    self.path.push(e.name().as_ref().to_owned());
+                }
+                Event::Empty(e) => self.element(&e)?,
+                Event::End(_) => {
+                    let closed = self.path.pop();
+                    if closed.as_deref() == Some("ScalarVariable") && self.pending.is_some() {
+                        return Err(xml_error("ScalarVariable without a type element"));
+                    }
+                }
+                Event::Eof => break,
+                _ => {}
+            }
+        }
+        let missing = |what: &str| xml_error(format!("missing {what}"));
+        Ok(ModelDescription {
+            fmi_version: self
+                .fmi_version
+                .ok_or_else(|| missing("fmiModelDescription root"))?,
+            model_name: self.model_name.ok_or_else(|| missing("modelName"))?,
+            guid: self.guid.ok_or_else(|| missing("guid"))?,
+            model_identifier: self
+                .model_identifier
+                .ok_or_else(|| missing("modelIdentifier"))?,
+            variables: self.variables,
+            outputs: self.outputs,
+        })
+    }
+
+    fn parent(&self) -> Option<&str> {
+        self.path.last().map(String::as_str)
+    }
+
+    fn element(&mut self, e: &BytesStart<'_>) -> Result<(), Error> {
+        let name = e.name();
+        match name.as_ref() {
+            "fmiModelDescription" if self.path.is_empty() => {
+                self.fmi_version = Some(match required(e, "fmiVersion")?.as_str() {
+                    "1.0" => FmiVersion::V1,
+                    "2.0" => FmiVersion::V2,
+                    other => return Err(xml_error(format!("unsupported fmiVersion {other}"))),
+                });
+                self.model_name = Some(required(e, "modelName")?);
+                self.guid = Some(required(e, "guid")?);
+                if self.fmi_version == Some(FmiVersion::V1) {
+                    self.model_identifier = Some(required(e, "modelIdentifier")?);
+                }
+            }
+            "CoSimulation" if self.path.len() == 1 && self.fmi_version == Some(FmiVersion::V2) => {
+                self.model_identifier = Some(required(e, "modelIdentifier")?);
+            }
+            "ScalarVariable" if self.parent() == Some("ModelVariables") => {
+                let vr = required(e, "valueReference")?;
+                self.pending = Some(ScalarVariable {
+                    index: self.variables.len() + 1,
+                    name: required(e, "name")?,
+                    vr: vr
+                        .parse()
+                        .map_err(|_| xml_error(format!("bad valueReference {vr}")))?,
+                    ty: VarType::Real,
+                    causality: attribute(e, "causality")?,
+                    variability: attribute(e, "variability")?,
+                    initial: attribute(e, "initial")?,
+                    start: None,
+                });
+            }
+            type_name if self.parent() == Some("ScalarVariable") => {
+                let Some(mut variable) = self.pending.take() else {
+                    return Err(xml_error("more than one type element in a ScalarVariable"));
+                };
+                variable.ty = match type_name {
+                    "Real" => VarType::Real,
+                    "Integer" => VarType::Integer,
+                    "Boolean" => VarType::Boolean,
+                    "String" => VarType::String,
+                    other => return Err(xml_error(format!("unsupported variable type {other}"))),
+                };
+                variable.start = attribute(e, "start")?;
+                self.variables.push(variable);
+            }
+            "Unknown" if self.parent() == Some("Outputs") => {
+                let index = required(e, "index")?;
+                self.outputs.push(
+                    index
+                        .parse()
+                        .map_err(|_| xml_error(format!("bad Unknown index {index}")))?,
+                );
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const V1: &str = r#"<?xml version="1.0"?>
+<fmiModelDescription fmiVersion="1.0" modelName="M" modelIdentifier="M_id" guid="{g}">
+  <ModelVariables>
+    <ScalarVariable name="p" valueReference="1" variability="parameter" causality="internal"><Real start="1"/></ScalarVariable>
+    <ScalarVariable name="o" valueReference="1" causality="output" variability="discrete"><Integer/></ScalarVariable>
+  </ModelVariables>
+  <Implementation><CoSimulation_StandAlone><Capabilities canHandleVariableCommunicationStepSize="true"/></CoSimulation_StandAlone></Implementation>
+</fmiModelDescription>"#;
+
+    #[test]
+    fn reads_fmi1() {
+        let md = ModelDescription::parse(V1).expect("parse");
+        assert_eq!(md.fmi_version, FmiVersion::V1);
+        assert_eq!(md.model_identifier, "M_id");
+        assert_eq!(md.variables.len(), 2);
+        assert_eq!(
+            md.variables[0].causality(md.fmi_version),
+            Some(Causality::Parameter)
+        );
+        assert_eq!(md.variables[1].ty, VarType::Integer);
+        let table = [
+            Variable::new("p", 1, VarType::Real, Causality::Parameter),
+            Variable::new("o", 1, VarType::Integer, Causality::Output),
+        ];
+        assert_eq!(md.mismatches("{g}", &table), Vec::<String>::new());
+        let wrong = [
+            Variable::new("p", 2, VarType::Real, Causality::Input),
+            Variable::new("o", 1, VarType::Integer, Causality::Output),
+        ];
+        assert_eq!(md.mismatches("{h}", &wrong).len(), 3);
+    }
+
+    #[test]
+    fn rejects_bad_documents() {
+        assert!(
+            ModelDescription::parse(
+                "<fmiModelDescription fmiVersion=\"3.0\" modelName=\"a\" guid=\"g\"/>"
+            )
+            .is_err()
+        );
+        assert!(
+            ModelDescription::parse(
+                "<fmiModelDescription fmiVersion=\"2.0\" modelName=\"a\" guid=\"g\"/>"
+            )
+            .is_err()
+        );
+        assert!(ModelDescription::parse("<a><b></a>").is_err());
+    }
+}

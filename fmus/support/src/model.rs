@@ -1,0 +1,293 @@
+//! The [`Model`] trait that every test FMU implements, and the plain data types it uses.
+//!
+//! A model knows nothing about C, FMI call sequences or FMU states: the export layer
+//! ([`crate::fmi2`], [`crate::fmi1`]) checks arguments and the call order, looks variables up in
+//! [`Model::variables`] before it calls the typed getters and setters, and implements FMU states
+//! by cloning the model.
+
+use std::fmt;
+
+/// Base type of a scalar variable.
+///
+/// Spec: FMI 2.0.2 §2.2.7 (ModelVariables, type elements); FMI 1.0 CS §2 (ScalarVariable).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum VarType {
+    /// `Real`: `f64`.
+    Real,
+    /// `Integer`: `i32`.
+    Integer,
+    /// `Boolean`: `bool` (`int` in FMI 2.0, `char` in FMI 1.0).
+    Boolean,
+    /// `String`: UTF-8 text without interior NUL bytes.
+    String,
+}
+
+impl fmt::Display for VarType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Real => "Real",
+            Self::Integer => "Integer",
+            Self::Boolean => "Boolean",
+            Self::String => "String",
+        })
+    }
+}
+
+/// What a variable is for, as far as the export layer's set/get rules are concerned.
+///
+/// In the modelDescription this is `causality` for FMI 2.0. For FMI 1.0 a [`Causality::Parameter`]
+/// is written `variability="parameter" causality="internal"` and a [`Causality::Local`] is
+/// `causality="internal"` (or `none`).
+///
+/// Spec: FMI 2.0.2 §2.2.7 (causality); FMI 1.0 CS §2 (variability, causality).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Causality {
+    /// A fixed parameter: settable before the end of initialization only.
+    Parameter,
+    /// An input: settable in every phase until terminate.
+    Input,
+    /// An output: read-only.
+    Output,
+    /// A local (internal) variable: read-only.
+    Local,
+}
+
+impl fmt::Display for Causality {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Parameter => "parameter",
+            Self::Input => "input",
+            Self::Output => "output",
+            Self::Local => "local",
+        })
+    }
+}
+
+/// One scalar variable of a model, as declared in its modelDescription.
+///
+/// Each FMU crate lists its variables in a `pub const` table; the export layer uses it to reject
+/// unknown value references and writes to read-only variables, and tests compare it with the
+/// hand-written XML.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Variable {
+    /// The `name` attribute.
+    pub name: &'static str,
+    /// The `valueReference` attribute (unique per [`VarType`]).
+    pub vr: u32,
+    /// The type element.
+    pub ty: VarType,
+    /// The causality (see [`Causality`] for the FMI 1.0 spelling).
+    pub causality: Causality,
+}
+
+impl Variable {
+    /// Shorthand constructor for `const` tables.
+    pub const fn new(name: &'static str, vr: u32, ty: VarType, causality: Causality) -> Self {
+        Self {
+            name,
+            vr,
+            ty,
+            causality,
+        }
+    }
+}
+
+/// Looks up the variable with this type and value reference.
+///
+/// Returns `None` if the table has no such variable.
+pub fn find_variable(variables: &[Variable], ty: VarType, vr: u32) -> Option<&Variable> {
+    variables.iter().find(|v| v.ty == ty && v.vr == vr)
+}
+
+/// An error that a model reports from a getter, setter or [`Model::initialize`].
+///
+/// The export layer logs the message and returns `fmi2Error` / `fmiError`.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ModelError {
+    /// The model has no variable of this type with this value reference.
+    #[error("no {ty} variable with value reference {vr}")]
+    UnknownVariable {
+        /// Requested type.
+        ty: VarType,
+        /// Requested value reference.
+        vr: u32,
+    },
+    /// A parameter or input value is outside the range the model accepts.
+    #[error("invalid value {value} for `{name}`: {reason}")]
+    InvalidValue {
+        /// Variable name.
+        name: &'static str,
+        /// The rejected value, rendered as text.
+        value: String,
+        /// Which range was violated.
+        reason: &'static str,
+    },
+    /// [`Model::directional_derivative`] was asked for a pair of variables it does not
+    /// differentiate.
+    #[error("no partial derivative of value reference {unknown} with respect to {known}")]
+    NoDerivative {
+        /// Value reference of the unknown.
+        unknown: u32,
+        /// Value reference of the known.
+        known: u32,
+    },
+}
+
+impl ModelError {
+    /// Builds [`ModelError::UnknownVariable`].
+    pub const fn unknown(ty: VarType, vr: u32) -> Self {
+        Self::UnknownVariable { ty, vr }
+    }
+}
+
+/// Result of [`Model::do_step`].
+///
+/// Spec: FMI 2.0.2 §4.2.2 (fmi2DoStep return values, fmi2Terminated); FMI 1.0 CS §3.4 (fmiDoStep).
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum StepOutcome {
+    /// The model reached `t + h`. Status OK.
+    Completed,
+    /// The model reached `t + h` and asks the master to end the simulation there: the export
+    /// layer returns Discard, `fmi2GetBooleanStatus(fmi2Terminated)` then reports true and
+    /// `fmi2GetRealStatus(fmi2LastSuccessfulTime)` reports `t + h`.
+    Terminate,
+    /// The model rejects this step (for example because `h` is too large). The export layer
+    /// keeps the state at `t` and returns Discard; a retry with a smaller step is accepted.
+    Discard(String),
+    /// The step failed. The export layer keeps the state at `t`, returns Error and enters the
+    /// error phase.
+    Error(String),
+}
+
+/// A co-simulation model that the export macros turn into an FMU.
+///
+/// One implementing type may serve several FMUs: [`Model::instantiate`] dispatches on the GUID
+/// (see [`crate::model_enum!`]). The export layer guarantees:
+/// - getters and setters are called only for value references listed in [`Model::variables`]
+///   with the matching type, and setters only where the causality allows it;
+/// - [`Model::do_step`] is called on a clone, which replaces the model only on
+///   [`StepOutcome::Completed`] or [`StepOutcome::Terminate`]; so a model need not undo a
+///   rejected step;
+/// - FMU states are clones of the model (hence the `Clone` bound).
+///
+/// `Send` because an importer may drive one instance from different threads, one call at a
+/// time (for example a parallel Gauss–Jacobi master).
+///
+/// Units of all values are as declared in the model's modelDescription; time is in seconds.
+pub trait Model: Clone + Send + 'static {
+    /// Creates the model of the FMU with this GUID, with every parameter and input at its start
+    /// value and the state initialized for `t = 0`. Returns `None` for an unknown GUID.
+    ///
+    /// Spec: FMI 2.0.2 §2.1.5 (fmi2Instantiate, fmuGUID); FMI 1.0 CS §3.3 (fmiInstantiateSlave).
+    fn instantiate(guid: &str) -> Option<Self>
+    where
+        Self: Sized;
+
+    /// All scalar variables of this model (the FMU chosen at instantiation).
+    fn variables(&self) -> &'static [Variable];
+
+    /// Recomputes the initial state from the current parameters at `start_time` (s).
+    ///
+    /// Must leave parameters and inputs unchanged and must be idempotent: the export layer calls
+    /// it after instantiation, after every successful set before the end of initialization, on
+    /// entering and leaving initialization mode (FMI 2.0) and in `fmiInitializeSlave` (FMI 1.0).
+    ///
+    /// # Errors
+    /// [`ModelError::InvalidValue`] if a parameter is out of range.
+    fn initialize(&mut self, start_time: f64) -> Result<(), ModelError>;
+
+    /// Advances the model from `t` to `t + h` (s), with the inputs held at their current values.
+    ///
+    /// Spec: FMI 2.0.2 §4.2.2 (fmi2DoStep); FMI 1.0 CS §3.4 (fmiDoStep).
+    fn do_step(&mut self, t: f64, h: f64) -> StepOutcome;
+
+    /// Returns a Real variable.
+    ///
+    /// # Errors
+    /// [`ModelError::UnknownVariable`] by default.
+    fn get_real(&self, vr: u32) -> Result<f64, ModelError> {
+        Err(ModelError::unknown(VarType::Real, vr))
+    }
+
+    /// Sets a Real parameter or input.
+    ///
+    /// # Errors
+    /// [`ModelError::UnknownVariable`] by default; [`ModelError::InvalidValue`] for a value out
+    /// of range.
+    fn set_real(&mut self, vr: u32, value: f64) -> Result<(), ModelError> {
+        let _ = value;
+        Err(ModelError::unknown(VarType::Real, vr))
+    }
+
+    /// Returns an Integer variable.
+    ///
+    /// # Errors
+    /// [`ModelError::UnknownVariable`] by default.
+    fn get_integer(&self, vr: u32) -> Result<i32, ModelError> {
+        Err(ModelError::unknown(VarType::Integer, vr))
+    }
+
+    /// Sets an Integer parameter or input.
+    ///
+    /// # Errors
+    /// [`ModelError::UnknownVariable`] by default.
+    fn set_integer(&mut self, vr: u32, value: i32) -> Result<(), ModelError> {
+        let _ = value;
+        Err(ModelError::unknown(VarType::Integer, vr))
+    }
+
+    /// Returns a Boolean variable.
+    ///
+    /// # Errors
+    /// [`ModelError::UnknownVariable`] by default.
+    fn get_boolean(&self, vr: u32) -> Result<bool, ModelError> {
+        Err(ModelError::unknown(VarType::Boolean, vr))
+    }
+
+    /// Sets a Boolean parameter or input.
+    ///
+    /// # Errors
+    /// [`ModelError::UnknownVariable`] by default.
+    fn set_boolean(&mut self, vr: u32, value: bool) -> Result<(), ModelError> {
+        let _ = value;
+        Err(ModelError::unknown(VarType::Boolean, vr))
+    }
+
+    /// Returns a String variable.
+    ///
+    /// # Errors
+    /// [`ModelError::UnknownVariable`] by default.
+    fn get_string(&self, vr: u32) -> Result<String, ModelError> {
+        Err(ModelError::unknown(VarType::String, vr))
+    }
+
+    /// Sets a String parameter or input.
+    ///
+    /// # Errors
+    /// [`ModelError::UnknownVariable`] by default.
+    fn set_string(&mut self, vr: u32, value: &str) -> Result<(), ModelError> {
+        let _ = value;
+        Err(ModelError::unknown(VarType::String, vr))
+    }
+
+    /// Partial derivatives of Real unknowns with respect to Real knowns, times a seed vector:
+    /// `dv_unknown[i] = Σ_j ∂unknowns[i]/∂knowns[j] · dv_known[j]`.
+    ///
+    /// Shapes: `dv_known.len() == knowns.len()`, `dv_unknown.len() == unknowns.len()` (checked by
+    /// the export layer). Returns `None` (the default) if the model does not provide
+    /// derivatives; then `providesDirectionalDerivative` must be false in its modelDescription.
+    ///
+    /// Spec: FMI 2.0.2 §2.1.9 (fmi2GetDirectionalDerivative).
+    fn directional_derivative(
+        &self,
+        unknowns: &[u32],
+        knowns: &[u32],
+        dv_known: &[f64],
+        dv_unknown: &mut [f64],
+    ) -> Option<Result<(), ModelError>> {
+        let _ = (unknowns, knowns, dv_known, dv_unknown);
+        None
+    }
+}

@@ -1,0 +1,173 @@
+//! Checked conversions of raw C arguments, and the guarded entry into an instance that every
+//! exported function goes through.
+
+use std::any::Any;
+use std::ffi::{CStr, c_char, c_int, c_void};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use crate::instance::{CallError, CallResult, Instance, Version};
+use crate::logger::status;
+use crate::model::Model;
+use crate::registry;
+
+fn usable<T>(ptr: *const T, len: usize) -> bool {
+    !ptr.is_null() && ptr.is_aligned() && len <= isize::MAX as usize / size_of::<T>().max(1)
+}
+
+/// Borrows `len` elements at `ptr`. A zero length gives an empty slice whatever the pointer.
+///
+/// # Errors
+/// [`CallError::BadPointer`] if `len > 0` and `ptr` is null or misaligned.
+///
+/// # Safety
+/// If `len > 0` and `ptr` is non-null and aligned, it must point to `len` initialized values
+/// that stay valid and unmodified for `'a`.
+pub(crate) unsafe fn slice<'a, T>(
+    ptr: *const T,
+    len: usize,
+    arg: &'static str,
+) -> CallResult<&'a [T]> {
+    if len == 0 {
+        return Ok(&[]);
+    }
+    if !usable(ptr, len) {
+        return Err(CallError::BadPointer { arg });
+    }
+    // SAFETY: non-null, aligned and not too long (checked above); validity for `len` elements
+    // is the caller's contract.
+    Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
+}
+
+/// Borrows `len` writable elements at `ptr`. A zero length gives an empty slice.
+///
+/// # Errors
+/// [`CallError::BadPointer`] if `len > 0` and `ptr` is null or misaligned.
+///
+/// # Safety
+/// If `len > 0` and `ptr` is non-null and aligned, it must point to `len` values that are valid
+/// for writes, and not accessed otherwise, during `'a`.
+pub(crate) unsafe fn slice_mut<'a, T>(
+    ptr: *mut T,
+    len: usize,
+    arg: &'static str,
+) -> CallResult<&'a mut [T]> {
+    if len == 0 {
+        return Ok(&mut []);
+    }
+    if !usable(ptr, len) {
+        return Err(CallError::BadPointer { arg });
+    }
+    // SAFETY: non-null, aligned and not too long (checked above); exclusive validity for `len`
+    // elements is the caller's contract.
+    Ok(unsafe { std::slice::from_raw_parts_mut(ptr, len) })
+}
+
+/// Borrows one writable value at `ptr`.
+///
+/// # Errors
+/// [`CallError::BadPointer`] if `ptr` is null or misaligned.
+///
+/// # Safety
+/// If non-null and aligned, `ptr` must point to a value valid for reads and writes, and not
+/// accessed otherwise, during `'a`.
+pub(crate) unsafe fn out<'a, T>(ptr: *mut T, arg: &'static str) -> CallResult<&'a mut T> {
+    if !usable(ptr, 1) {
+        return Err(CallError::BadPointer { arg });
+    }
+    // SAFETY: non-null and aligned (checked above); validity is the caller's contract.
+    Ok(unsafe { &mut *ptr })
+}
+
+/// Borrows a NUL-terminated UTF-8 string.
+///
+/// # Errors
+/// [`CallError::BadPointer`] if `ptr` is null; [`CallError::NotUtf8`] for invalid UTF-8.
+///
+/// # Safety
+/// If non-null, `ptr` must point to a NUL-terminated string that stays valid and unmodified
+/// for `'a`.
+pub(crate) unsafe fn c_str<'a>(ptr: *const c_char, arg: &'static str) -> CallResult<&'a str> {
+    if ptr.is_null() {
+        return Err(CallError::BadPointer { arg });
+    }
+    // SAFETY: non-null (checked above); NUL termination and validity are the caller's contract.
+    let s = unsafe { CStr::from_ptr(ptr) };
+    s.to_str().map_err(|_| CallError::NotUtf8 { arg })
+}
+
+/// The text of a caught panic payload.
+pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "non-string panic payload".to_owned()
+    }
+}
+
+/// Runs `f` on the instance behind `c` and maps its outcome to a status code.
+///
+/// Returns Error without touching anything if `c` is not a live instance of this type and
+/// version. Errors and panics of `f` are logged and move the instance to the error phase
+/// ([`Instance::fail`]); a panic never crosses into C.
+///
+/// # Safety
+/// No other call on the same instance may run concurrently (FMI 2.0.2 §2.1.3 / FMI 1.0 CS: an
+/// instance is used by one thread at a time).
+pub(crate) unsafe fn with_instance<M: Model>(
+    c: *mut c_void,
+    version: Version,
+    function: &'static str,
+    f: impl FnOnce(&mut Instance<M>) -> CallResult,
+) -> c_int {
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        if c.is_null() || !registry::contains::<Instance<M>>(c.addr(), version) {
+            return status::ERROR;
+        }
+        // SAFETY: the registry holds exactly the addresses of live `Box<Instance<M>>` values
+        // created by `instantiate` for this version and not yet freed, and the caller guarantees
+        // that no other call uses this instance meanwhile, so this is the only reference.
+        let instance = unsafe { &mut *c.cast::<Instance<M>>() };
+        match catch_unwind(AssertUnwindSafe(|| f(&mut *instance))) {
+            Ok(Ok(status)) => status.code(),
+            Ok(Err(error)) => instance.fail(function, &error),
+            Err(payload) => {
+                let error = CallError::Panic {
+                    message: panic_message(payload.as_ref()),
+                };
+                instance.fail(function, &error)
+            }
+        }
+    }));
+    outcome.unwrap_or(status::ERROR)
+}
+
+/// Frees the instance behind `c` if it is a live instance of this type and version; otherwise
+/// does nothing. Saved FMU states of the instance are freed with it.
+///
+/// # Safety
+/// As for [`with_instance`].
+pub(crate) unsafe fn free_instance<M: Model>(
+    c: *mut c_void,
+    version: Version,
+    function: &'static str,
+) {
+    let _ = catch_unwind(AssertUnwindSafe(|| {
+        if c.is_null() || !registry::remove::<Instance<M>>(c.addr(), version) {
+            return;
+        }
+        // SAFETY: `c` was a live `Box<Instance<M>>` from `Box::into_raw` in `instantiate`; it is
+        // now out of the registry, so no later call can reach it, and the caller guarantees no
+        // concurrent call is using it.
+        let instance = unsafe { Box::from_raw(c.cast::<Instance<M>>()) };
+        instance.trace(|| function.to_owned());
+    }));
+}
+
+/// Boxes a new instance, registers it and returns its address as the component pointer.
+pub(crate) fn register<M: Model>(instance: Instance<M>, version: Version) -> *mut Instance<M> {
+    let ptr = Box::into_raw(Box::new(instance));
+    registry::insert::<Instance<M>>(ptr.addr(), version);
+    ptr
+}
