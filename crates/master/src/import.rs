@@ -208,10 +208,10 @@ pub fn instantiate(plan: &SimulationPlan, logging_on: bool) -> Result<Vec<Box<dy
                             })?;
                     Ok(Box::new(FmuSlave::new(s.name.clone(), instance)))
                 }
-                SlaveKind::FileReader { table } => Ok(Box::new(FileReaderSlave::new(
-                    s.name.clone(),
-                    table.clone(),
-                ))),
+                SlaveKind::FileReader { table } => Ok(Box::new(
+                    FileReaderSlave::new(s.name.clone(), table.clone())
+                        .with_held_columns(&s.held_columns),
+                )),
                 SlaveKind::External { .. } => Err(Error::InvalidSetting {
                     at: Location {
                         file: plan.project_path.clone(),

@@ -140,6 +140,10 @@ pub struct SlavePlan {
     pub outputs: PerType<Vec<OutputVariable>>,
     /// Start values then parameters, in the order they are set.
     pub initial_values: Vec<InitialValue>,
+    /// File readers only: columns whose Real values are held constant between table rows
+    /// because they feed a discrete Real input (all other Real columns are interpolated
+    /// linearly).
+    pub held_columns: Vec<usize>,
 }
 
 /// One connection of the typed graph.
@@ -247,6 +251,7 @@ impl SimulationPlan {
                 kind,
                 outputs,
                 initial_values: vec![],
+                held_columns: vec![],
             });
         }
         check_capabilities(&settings, project, &slaves)?;
@@ -490,6 +495,8 @@ impl<'a> GraphBuilder<'a> {
             });
         }
         let ty = input.var_type;
+        // A table column feeding a discrete Real input is held between rows, not interpolated.
+        let hold = ty == VarType::Real && input.variability != Variability::Continuous;
         let input_vr = input.value_reference;
         if let Some(&first_line) = self.connected_inputs.get(&(in_slave, ty, input_vr.0)) {
             return Err(Error::DuplicateInput {
@@ -511,7 +518,12 @@ impl<'a> GraphBuilder<'a> {
                         source_file: table.path.clone(),
                     }
                 })?;
-                self.type_column(out_slave, column, ty, line, &output_text)?
+                let local = self.type_column(out_slave, column, ty, line, &output_text)?;
+                let held = &mut self.slaves[out_slave].held_columns;
+                if hold && !held.contains(&column) {
+                    held.push(column);
+                }
+                local
             }
             kind => {
                 let variables = kind.variables().unwrap_or_default();

@@ -28,7 +28,7 @@ pub struct TableColumn {
     pub name: String,
     /// Unit from `[...]`, or `-` when absent (not converted).
     pub unit: String,
-    /// One value per row (rows with duplicate times already merged, later row wins).
+    /// One value per row. Two rows may share a time (a jump, see [`Table::real_at`]).
     pub values: Vec<f64>,
 }
 
@@ -130,8 +130,9 @@ impl Table {
     /// The header and the first data row decide the flavour: tab-separated when both have the
     /// same number (≥ 2) of non-empty tab-separated fields, otherwise comma-separated (double
     /// quotes group) under the same condition. Captions are `name [unit]`; column 0 is time, in
-    /// `s` when it has no unit, converted to s with [`TimeUnit::to_seconds`]. A row with the time
-    /// of the previous row replaces it (later row wins); times must then strictly increase.
+    /// `s` when it has no unit, converted to s with [`TimeUnit::to_seconds`]. Times must not
+    /// decrease; two rows with the same time form a jump (a third row with that time replaces
+    /// the second). MasterSim instead let the later row overwrite the earlier one.
     /// Blank lines and lines starting with `#` are skipped (an extension of MasterSim).
     ///
     /// # Errors
@@ -235,9 +236,10 @@ impl Table {
                 })?);
             }
             let t = time_unit.to_seconds(row[0]);
+            let n = table.time.len();
             match table.time.last() {
-                Some(&prev) if t == prev => {
-                    // Same time as the previous row: the later row wins.
+                // A third row at the same time replaces the second: a jump has two sides only.
+                Some(&prev) if t == prev && n >= 2 && table.time[n - 2] == prev => {
                     for (col, v) in table.columns.iter_mut().zip(&row[1..]) {
                         *col.values.last_mut().expect("invariant: one value per row") = *v;
                     }
@@ -275,29 +277,32 @@ impl Table {
         (!values.is_empty() && values.len() == self.time.len()).then_some(values.as_slice())
     }
 
-    /// Index of the first time `>= t` (`time.len()` when none), as C++ `std::lower_bound`.
-    fn lower_bound(&self, t: f64) -> usize {
-        self.time.partition_point(|x| *x < t)
+    /// Number of rows with time `<= t`: the row in effect at `t` is the one before this index
+    /// (right-continuous at a jump). O(log n).
+    fn rows_up_to(&self, t: f64) -> usize {
+        self.time.partition_point(|x| *x <= t)
     }
 
     /// Linearly interpolated value of `column` at time `t` (s); `None` for an unknown column
     /// (or a column whose length differs from [`Table::time`]).
     ///
     /// Held constant at the first/last value outside the time range. Inside, for the interval
-    /// with `x_i < t <= x_{i+1}`, computes `a = (t - x_i)/(x_{i+1} - x_i)` and returns
-    /// `y_i*(1 - a) + y_{i+1}*a` (MasterSim's exact arithmetic). O(log n).
+    /// with `x_i <= t < x_{i+1}`, computes `a = (t - x_i)/(x_{i+1} - x_i)` and returns
+    /// `y_i*(1 - a) + y_{i+1}*a` (MasterSim's exact arithmetic). Two rows with the same time
+    /// form a jump: the interval before it ends at the first row's value, and from that time on
+    /// the second row applies. O(log n).
     ///
-    /// Spec: MasterSim reference §4.4 (Real), IBK `LinearSpline::value`.
+    /// Spec: MasterSim reference §4.4 (Real), §16 (the manual's jump semantics).
     pub fn real_at(&self, column: usize, t: f64) -> Option<f64> {
         let y = self.column_values(column)?;
         let x = &self.time;
         let n = x.len();
-        if n == 1 || t > x[n - 1] {
-            return Some(y[n - 1]);
-        }
-        let k = self.lower_bound(t);
+        let k = self.rows_up_to(t);
         if k == 0 {
             return Some(y[0]);
+        }
+        if k == n {
+            return Some(y[n - 1]);
         }
         let i = k - 1;
         let a = (t - x[i]) / (x[i + 1] - x[i]);
@@ -306,22 +311,14 @@ impl Table {
 
     /// Step value of `column` at time `t` (s); `None` as for [`Table::real_at`].
     ///
-    /// `y_0` for `t <= x_0`, `y_last` for `t > x_last`, `y_{i+1}` when `t == x_{i+1}` exactly,
-    /// otherwise `y_i` of the interval containing `t`. O(log n).
+    /// The value of the last row with time `<= t` (the later row at a jump), and `y_0` before
+    /// the first row. This equals MasterSim's rule: `y_0` for `t <= x_0`, `y_last` for
+    /// `t > x_last`, `y_{i+1}` when `t == x_{i+1}`, otherwise `y_i`. O(log n).
     ///
     /// Spec: MasterSim reference §4.4 (step value).
     pub fn step_at(&self, column: usize, t: f64) -> Option<f64> {
         let y = self.column_values(column)?;
-        let k = self.lower_bound(t);
-        Some(if k == 0 {
-            y[0]
-        } else if k == y.len() {
-            y[k - 1]
-        } else if self.time[k] == t {
-            y[k]
-        } else {
-            y[k - 1]
-        })
+        Some(y[self.rows_up_to(t).max(1) - 1])
     }
 
     /// Integer value of `column` at `t` (s): the step value truncated toward zero.
@@ -465,6 +462,8 @@ pub enum TableError {
 pub struct FileReaderSlave {
     name: String,
     table: Arc<Table>,
+    /// Per column: Real values are held (step value) instead of linearly interpolated.
+    held: Vec<bool>,
     t: f64,
     states: Vec<Option<f64>>,
 }
@@ -474,10 +473,23 @@ impl FileReaderSlave {
     pub fn new(name: String, table: Arc<Table>) -> FileReaderSlave {
         FileReaderSlave {
             name,
+            held: vec![false; table.columns.len()],
             table,
             t: 0.0,
             states: Vec::new(),
         }
+    }
+
+    /// Makes the Real values of `columns` (value references = column indices) piecewise
+    /// constant: the step value of reference §4.4 instead of linear interpolation. Used for
+    /// columns that feed discrete Real inputs. Unknown columns are ignored.
+    pub fn with_held_columns(mut self, columns: &[usize]) -> FileReaderSlave {
+        for &c in columns {
+            if let Some(h) = self.held.get_mut(c) {
+                *h = true;
+            }
+        }
+        self
     }
 
     /// The table this slave replays.
@@ -563,7 +575,14 @@ impl Slave for FileReaderSlave {
     }
 
     fn get_real(&mut self, vrs: &[ValueRef], values: &mut [f64]) -> Result<()> {
-        self.get("get_real", vrs, values, Table::real_at)
+        let held = &self.held;
+        self.get("get_real", vrs, values, |table, column, t| {
+            if held.get(column).copied().unwrap_or(false) {
+                table.step_at(column, t)
+            } else {
+                table.real_at(column, t)
+            }
+        })
     }
 
     fn get_integer(&mut self, vrs: &[ValueRef], values: &mut [i32]) -> Result<()> {

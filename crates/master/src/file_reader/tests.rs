@@ -27,7 +27,8 @@ const TYPES: &str = "time [s]\tboolvar\tintvar\trealvar [-]\n0\t0\t3\t0\n2\t1\t6
 #[test]
 fn reference_example_values() {
     let t = table(TYPES);
-    assert_eq!(t.time, vec![0.0, 2.0, 4.0, 5.0, 7.0]);
+    // The two rows at t = 5 are kept: a jump.
+    assert_eq!(t.time, vec![0.0, 2.0, 4.0, 5.0, 5.0, 7.0]);
     let (b, i, r) = (0, 1, 2);
     assert_eq!(t.column_index("realvar"), Some(r));
     assert_eq!(t.columns[r].unit, "-");
@@ -54,6 +55,25 @@ fn reference_example_values() {
     broken.time.clear();
     assert_eq!(broken.real_at(0, 1.0), None);
     assert_eq!(broken.step_at(0, 1.0), None);
+}
+
+/// Two rows with one time are a jump: linear interpolation runs to the first row's value, and
+/// the second row applies from that time on (MasterSim overwrote the first row instead).
+#[test]
+fn duplicate_times_form_a_jump() {
+    let t = table("time\tx\n0\t0\n0.5\t0\n0.5\t2\n0.5\t3\n1\t1\n");
+    assert_eq!(t.time, vec![0.0, 0.5, 0.5, 1.0]);
+    assert_eq!(t.real_at(0, 0.4), Some(0.0));
+    assert_eq!(t.real_at(0, 0.5), Some(3.0));
+    assert_eq!(t.real_at(0, 0.75), Some(2.0));
+    assert_eq!(t.step_at(0, 0.4999), Some(0.0));
+    assert_eq!(t.step_at(0, 0.5), Some(3.0));
+    let held = FileReaderSlave::new("r".into(), Arc::new(t)).with_held_columns(&[0]);
+    let mut v = [0.0];
+    let mut held = held;
+    held.setup_experiment(1e-5, 0.75, 1.0).unwrap();
+    held.get_real(&[ValueRef(0)], &mut v).unwrap();
+    assert_eq!(v, [3.0], "a held column gives the step value");
 }
 
 #[test]
@@ -167,7 +187,8 @@ fn slave_clock_getters_and_states() {
     let vrs = [ValueRef(2), ValueRef(0)];
     let mut reals = [0.0; 2];
     s.get_real(&vrs, &mut reals).unwrap();
-    assert_eq!(reals, [5.0, 0.5]);
+    // boolvar read as Real: 1 at t = 4 and 1 just before the jump at t = 5.
+    assert_eq!(reals, [5.0, 1.0]);
     let saved = s.get_state(None).unwrap();
     assert_eq!(s.do_step(4.5, 0.5).unwrap(), StepOutcome::Completed);
     assert_eq!(s.time(), 5.0);

@@ -1,0 +1,468 @@
+//! Cross-check runs (`corpus/crosscheck/fmi2`): each FMU runs alone from a project generated
+//! from its `_ref.opt`, with a file reader feeding its inputs from `_in.csv` where present, and
+//! the results are compared with `_ref.csv`.
+//!
+//! - 20-sim and OpenModelica: every reference column at every reference time, t = 0 included,
+//!   within 1e-6 relative + 1e-9 absolute, at the step size of `_ref.opt`.
+//! - Reference FMUs 0.0.1: run at 1e-3 s to `StopTime`; their references come from a finer
+//!   integration with event handling, so each model has its own bound, justified where it is
+//!   checked.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use fmi::ModelDescription;
+use mastersim_tests::{ResultTable, Run, close, corpus_dir, run_mastersim};
+
+/// A `_ref.csv`: column names (quotes removed) and rows; for a time that appears twice (an
+/// event), only the later row (after the event) is kept.
+struct Reference {
+    columns: Vec<String>,
+    rows: Vec<(f64, Vec<f64>)>,
+}
+
+impl Reference {
+    fn read(path: &Path) -> Reference {
+        let text = std::fs::read_to_string(path)
+            .unwrap_or_else(|e| panic!("cannot read '{}': {e}", path.display()));
+        let mut lines = text.lines().filter(|l| !l.trim().is_empty());
+        let header = lines.next().expect("a header line");
+        let columns: Vec<String> = header
+            .split(',')
+            .skip(1)
+            .map(|c| c.trim().trim_matches('"').to_string())
+            .collect();
+        let mut rows: Vec<(f64, Vec<f64>)> = Vec::new();
+        for line in lines {
+            let cells: Vec<f64> = line
+                .split(',')
+                .map(|c| {
+                    c.trim()
+                        .parse::<f64>()
+                        .unwrap_or_else(|_| panic!("{}: '{c}' is not a number", path.display()))
+                })
+                .collect();
+            let row = (cells[0], cells[1..].to_vec());
+            match rows.last_mut() {
+                Some(last) if last.0 == row.0 => *last = row,
+                _ => rows.push(row),
+            }
+        }
+        Reference { columns, rows }
+    }
+}
+
+/// How communication points are computed for a cross-check run (`timeArithmetic`).
+#[derive(Clone, Copy)]
+enum Arithmetic {
+    /// `t += h`. The 20-sim references were made this way: their time column carries the drift
+    /// of summed steps (`0.36000000000000004`), and Threetank's pulse-wave events follow it.
+    Accumulated,
+    /// `t_n = t_0 + n·h`, so time events at whole seconds fall on the right step.
+    Exact,
+}
+
+/// One cross-check FMU.
+struct Case {
+    /// Directory below `crosscheck/fmi2`.
+    dir: &'static str,
+    /// Model name (file stem).
+    model: &'static str,
+    /// Communication step (s); `None` takes `StepSize` from `_ref.opt`.
+    step: Option<f64>,
+    arithmetic: Arithmetic,
+    /// Extra `parameter` lines: `(variable, value)`.
+    parameters: &'static [(&'static str, &'static str)],
+}
+
+/// The outcome of a cross-check run: our results and the reference.
+struct Outcome {
+    ours: ResultTable,
+    reference: Reference,
+    /// Our column index for each reference column (aliases resolved through the model
+    /// description); `None` for 20-sim's `step-size` column, which is not a variable.
+    column_of: Vec<Option<usize>>,
+    model: String,
+}
+
+impl Outcome {
+    /// Our row at reference time `t`: the row whose time is within 1e-9 + 1e-5·|t| (references
+    /// print times with as few as 6 significant digits, e.g. TorsionBar's stop time).
+    fn row_at(&self, t: f64) -> Option<usize> {
+        let times = self.ours.numbers("Time");
+        let k = times.partition_point(|&x| x < t - 1e-9 - 1e-5 * t.abs());
+        (k < times.len() && (times[k] - t).abs() <= 1e-9 + 1e-5 * t.abs()).then_some(k)
+    }
+
+    fn value(&self, row: usize, ref_column: usize) -> Option<f64> {
+        self.column_of[ref_column].map(|c| mastersim_tests::parse_number(&self.ours.rows[row][c]))
+    }
+
+    /// Reference value and ours for column `name` at every reference time, with the time.
+    fn series(&self, name: &str) -> Vec<(f64, f64, f64)> {
+        let c = self
+            .reference
+            .columns
+            .iter()
+            .position(|n| n == name)
+            .unwrap_or_else(|| panic!("no reference column '{name}'"));
+        self.reference
+            .rows
+            .iter()
+            .filter_map(|(t, v)| {
+                self.row_at(*t)
+                    .and_then(|r| self.value(r, c))
+                    .map(|ours| (*t, ours, v[c]))
+            })
+            .collect()
+    }
+}
+
+fn crosscheck_dir(case: &Case) -> PathBuf {
+    corpus_dir().join("crosscheck/fmi2").join(case.dir)
+}
+
+fn read_options(path: &Path) -> BTreeMap<String, String> {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("cannot read '{}': {e}", path.display()));
+    text.lines()
+        .filter_map(|l| l.split_once(','))
+        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+        .collect()
+}
+
+/// Generates the project from `_ref.opt`, runs it, and pairs our columns with the reference's.
+fn run_case(case: &Case, tmp: &Path) -> Outcome {
+    let dir = crosscheck_dir(case);
+    let fmu = dir.join(format!("{}.fmu", case.model));
+    let options = read_options(&dir.join(format!("{}_ref.opt", case.model)));
+    let number = |key: &str| -> f64 {
+        options[key]
+            .parse()
+            .unwrap_or_else(|_| panic!("{key} in _ref.opt"))
+    };
+    let step = case.step.unwrap_or_else(|| number("StepSize"));
+    assert!(step > 0.0, "{}: no step size", case.model);
+    let description = ModelDescription::from_file(&extract_model_description(&fmu, tmp))
+        .expect("model description");
+    let mut project = format!(
+        "tStart {} s\ntEnd {} s\nhStart {step:e} s\nhOutputMin {step:e} s\n\
+         MasterMode GAUSS_SEIDEL\nmaxIterations 1\nwriteInternalVariables yes\ntimeArithmetic {}\n",
+        number("StartTime"),
+        number("StopTime"),
+        match case.arithmetic {
+            Arithmetic::Accumulated => "MASTERSIM",
+            Arithmetic::Exact => "EXACT",
+        }
+    );
+    let inputs = dir.join(format!("{}_in.csv", case.model));
+    if inputs.is_file() {
+        project += &format!("simulator 0 0 Inputs #ff0000 \"{}\"\n", inputs.display());
+    }
+    project += &format!(
+        "simulator 1 0 {} #00ff00 \"{}\"\n",
+        case.model,
+        fmu.display()
+    );
+    if inputs.is_file() {
+        // Only true inputs of the FMU are connected (corpus README).
+        let header = std::fs::read_to_string(&inputs)
+            .expect("_in.csv")
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .to_string();
+        for column in header
+            .split(',')
+            .skip(1)
+            .map(|c| c.trim().trim_matches('"'))
+        {
+            if description
+                .variable_by_name(column)
+                .is_some_and(|v| v.causality == fmi::Causality::Input)
+            {
+                project += &format!("graph Inputs.{column} {}.{column}\n", case.model);
+            }
+        }
+    }
+    for (variable, value) in case.parameters {
+        project += &format!("parameter {}.{variable} {value}\n", case.model);
+    }
+    let path = tmp.join(format!("{}.msim", case.model));
+    std::fs::write(&path, project).expect("write project");
+    let run: Run = run_mastersim(&path, &tmp.join("wd"), &[]);
+    run.assert_success();
+
+    let ours = ResultTable::read(&run.path("results/values.csv"));
+    let reference = Reference::read(&dir.join(format!("{}_ref.csv", case.model)));
+    // Our columns by (type, value reference) of the variable they show.
+    let key_of = |name: &str| {
+        description
+            .variable_by_name(name)
+            .map(|v| (v.var_type, v.value_reference))
+    };
+    let prefix = format!("{}.", case.model);
+    let column_of = reference
+        .columns
+        .iter()
+        .map(|name| {
+            if name == "step-size" {
+                return None;
+            }
+            let name = name.strip_prefix("source.i.").unwrap_or(name);
+            let key = key_of(name)
+                .unwrap_or_else(|| panic!("{}: '{name}' is not a variable of the FMU", case.model));
+            ours.header
+                .iter()
+                .position(|caption| {
+                    let var = caption
+                        .strip_prefix(&prefix)
+                        .map(|c| c.split(" [").next().unwrap_or(c));
+                    var.and_then(key_of) == Some(key)
+                })
+                .map(Some)
+                .unwrap_or_else(|| panic!("{}: no result column for '{name}'", case.model))
+        })
+        .collect();
+    Outcome {
+        ours,
+        reference,
+        column_of,
+        model: case.model.to_string(),
+    }
+}
+
+/// The modelDescription.xml of an FMU, extracted into `tmp` (to resolve alias names).
+fn extract_model_description(fmu: &Path, tmp: &Path) -> PathBuf {
+    let dir = tmp.join("description");
+    fmi::archive::extract(fmu, &dir, &Default::default()).expect("extract FMU");
+    dir.join("modelDescription.xml")
+}
+
+/// Every reference column at every reference time within 1e-6 relative + 1e-9 absolute.
+fn matches_everywhere(case: &Case) {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let out = run_case(case, tmp.path());
+    let mut compared = 0;
+    let mut failures = Vec::new();
+    for (t, values) in &out.reference.rows {
+        let row = out
+            .row_at(*t)
+            .unwrap_or_else(|| panic!("{}: no result row at t = {t}", out.model));
+        for (c, &expected) in values.iter().enumerate() {
+            let Some(actual) = out.value(row, c) else {
+                continue;
+            };
+            compared += 1;
+            if !close(actual, expected, 1e-9, 1e-6) && failures.len() < 10 {
+                failures.push(format!(
+                    "t={t} {}: {actual} vs reference {expected}",
+                    out.reference.columns[c]
+                ));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{}:\n{}",
+        out.model,
+        failures.join("\n")
+    );
+    assert!(
+        compared > out.reference.rows.len(),
+        "{}: compared {compared} values",
+        out.model
+    );
+}
+
+const NO_PARAMETERS: &[(&str, &str)] = &[];
+
+macro_rules! exact_cases {
+    ($($name:ident => $dir:literal, $model:literal, $arithmetic:ident;)*) => {
+        $(
+            #[test]
+            fn $name() {
+                matches_everywhere(&Case {
+                    dir: $dir,
+                    model: $model,
+                    step: None,
+                    arithmetic: Arithmetic::$arithmetic,
+                    parameters: NO_PARAMETERS,
+                });
+            }
+        )*
+    };
+}
+
+exact_cases! {
+    twenty_sim_threetank => "20sim/4.6.4.8004/Threetank", "Threetank", Accumulated;
+    twenty_sim_torsion_bar => "20sim/4.6.4.8004/TorsionBar", "TorsionBar", Accumulated;
+    openmodelica_fmu_export_cross_compile => "OpenModelica/v1.11.0/FmuExportCrossCompile", "FmuExportCrossCompile", Exact;
+    openmodelica_room_heating => "OpenModelica/v1.11.0/RoomHeating_OM_RH", "RoomHeating_OM_RH", Exact;
+    openmodelica_water_tank_control => "OpenModelica/v1.11.0/WaterTank_Control", "WaterTank_Control", Exact;
+    openmodelica_single_water_tank => "OpenModelica/v1.11.0/WaterTank_TestSingleWaterTank", "WaterTank_TestSingleWaterTank", Exact;
+}
+
+/// Reference FMUs 0.0.1 run at this communication step (issue 3).
+const STEP: f64 = 1e-3;
+
+fn reference_fmu(
+    model: &'static str,
+    parameters: &'static [(&'static str, &'static str)],
+) -> Outcome {
+    let case = Case {
+        dir: Box::leak(format!("TestFMUs-0.0.1/{model}").into_boxed_str()),
+        model,
+        step: Some(STEP),
+        arithmetic: Arithmetic::Exact,
+        parameters,
+    };
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let out = run_case(&case, tmp.path());
+    let stop = read_options(&crosscheck_dir(&case).join(format!("{model}_ref.opt")))["StopTime"]
+        .parse::<f64>()
+        .expect("StopTime");
+    let times = out.ours.numbers("Time");
+    assert!(
+        (times[times.len() - 1] - stop).abs() < 1e-9,
+        "{model} ran to StopTime {stop}"
+    );
+    out
+}
+
+/// BouncingBall: compared up to t = 1 s (before its second bounce), away from the first bounce
+/// (±2 ms), within 0.015 m and 0.03 m/s. Justification: the FMU integrates with forward Euler at
+/// the communication step; the velocity is exact between bounces (constant acceleration), the
+/// height lags by at most g·dt·t/2 ≈ 5 mm per second, and the bounce is detected at the end of
+/// the step that crosses h = 0, up to dt = 1 ms late, shifting the motion after it by
+/// |v|·dt ≈ 5 mm. Later bounces are shorter and these shifts accumulate (the reference's ball
+/// comes to rest at 2.5 s), so only the start is compared; over the whole run the ball must stay
+/// above the ground.
+#[test]
+fn reference_fmu_bouncing_ball() {
+    let out = reference_fmu("BouncingBall", NO_PARAMETERS);
+    let first_bounce = 0.451522;
+    for (name, bound) in [("h", 0.015), ("v", 0.03)] {
+        for (t, ours, reference) in out.series(name) {
+            if t <= 1.0 && (t - first_bounce).abs() > 2e-3 {
+                assert!(
+                    (ours - reference).abs() <= bound,
+                    "BouncingBall {name} at t={t}: {ours} vs {reference}"
+                );
+            }
+        }
+    }
+    assert!(
+        out.ours
+            .numbers("BouncingBall.h")
+            .iter()
+            .all(|&h| h >= -1e-9),
+        "the ball never falls through the floor"
+    );
+}
+
+/// Dahlquist (x' = -k·x, k = 1): forward Euler at dt has the relative global error
+/// 1 - (1 - k·dt)^(t/dt)·e^(k·t) ≈ k²·dt·t/2, so |x - x_ref| ≤ dt·t·|x_ref|/2 + 1e-6 (the
+/// reference prints 6 significant digits).
+#[test]
+fn reference_fmu_dahlquist() {
+    let out = reference_fmu("Dahlquist", NO_PARAMETERS);
+    for (t, ours, reference) in out.series("x") {
+        let bound = STEP * t * reference.abs() / 2.0 + 1e-6;
+        assert!(
+            (ours - reference).abs() <= bound,
+            "x at t={t}: {ours} vs {reference} (bound {bound})"
+        );
+    }
+}
+
+/// Feedthrough: exact. The reference run set `real_fixed_param = 1` and `string_param =
+/// "FMI is awesome!"` (its `real_continuous_out` carries the offset 1 and `bool_out` is true), so
+/// the project sets them too. `_in.csv` also varies the tunable parameter `real_tunable_param`
+/// (to −1 at t = 1.5 s); it is not an input, so it is not connected, and from t = 1.5 s on
+/// `real_continuous_out` exceeds the reference by exactly that 1.
+#[test]
+fn reference_fmu_feedthrough() {
+    let out = reference_fmu(
+        "Feedthrough",
+        &[
+            ("real_fixed_param", "1"),
+            ("string_param", "\"FMI is awesome!\""),
+        ],
+    );
+    for name in ["real_discrete_out", "int_out", "bool_out"] {
+        for (t, ours, reference) in out.series(name) {
+            assert_eq!(ours, reference, "{name} at t={t}");
+        }
+    }
+    for (t, ours, reference) in out.series("real_continuous_out") {
+        let expected = if t < 1.5 { reference } else { reference + 1.0 };
+        assert!(
+            (ours - expected).abs() < 1e-12,
+            "real_continuous_out at t={t}: {ours} vs {expected}"
+        );
+    }
+}
+
+/// Resource reads a value from a file in its resources folder: exact.
+#[test]
+fn reference_fmu_resource() {
+    let out = reference_fmu("Resource", NO_PARAMETERS);
+    let series = out.series("y");
+    assert!(!series.is_empty());
+    for (t, ours, reference) in series {
+        assert_eq!(ours, reference, "y at t={t}");
+    }
+}
+
+/// Stair counts the seconds: exact, and the counter changes exactly at the communication point
+/// t = k (the FMU compares its time with the event time for equality, so this needs drift-free
+/// communication points).
+#[test]
+fn reference_fmu_stair_changes_at_the_right_point() {
+    let out = reference_fmu("Stair", NO_PARAMETERS);
+    for (t, ours, reference) in out.series("counter") {
+        assert_eq!(ours, reference, "counter at t={t}");
+    }
+    let times = out.ours.numbers("Time");
+    let counter = out.ours.numbers("Stair.counter");
+    for k in 1..10 {
+        let at = times
+            .iter()
+            .position(|&t| (t - k as f64).abs() < 1e-12)
+            .expect("a row at every whole second");
+        assert_eq!(counter[at], k as f64 + 1.0, "counter at t={k}");
+        assert_eq!(counter[at - 1], k as f64, "counter one step before t={k}");
+    }
+}
+
+/// VanDerPol (mu = 1): forward Euler's global error is first order in dt and accumulates along
+/// the limit cycle (about 3 periods in 20 s): within 0.1 at dt = 1 ms (measured 0.061), and
+/// halving the step roughly halves the error, which shows the deviation is the FMU's integration
+/// error, not the master's.
+#[test]
+fn reference_fmu_van_der_pol() {
+    let out = reference_fmu("VanDerPol", NO_PARAMETERS);
+    let error = |out: &Outcome| {
+        ["x0", "x1"]
+            .iter()
+            .flat_map(|n| out.series(n))
+            .map(|(_, ours, reference)| (ours - reference).abs())
+            .fold(0.0, f64::max)
+    };
+    let coarse = error(&out);
+    assert!(coarse <= 0.1, "VanDerPol error {coarse}");
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let fine = run_case(
+        &Case {
+            dir: "TestFMUs-0.0.1/VanDerPol",
+            model: "VanDerPol",
+            step: Some(STEP / 2.0),
+            arithmetic: Arithmetic::Exact,
+            parameters: NO_PARAMETERS,
+        },
+        tmp.path(),
+    );
+    let fine = error(&fine);
+    assert!(fine < 0.6 * coarse, "halving the step: {fine} vs {coarse}");
+}

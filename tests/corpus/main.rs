@@ -1,0 +1,9 @@
+//! Corpus conformance suite: runs mastersim on the real FMUs and projects of
+//! `../shared/corpus` (see its README) and compares with the reference results.
+//!
+//! Run with `cargo test --release -p mastersim-tests --test corpus`. Every test fails, naming
+//! the path it looked for, when the corpus is missing.
+
+mod crosscheck;
+mod fmi1;
+mod mastersim;
