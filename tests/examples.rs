@@ -270,3 +270,37 @@ fn file_reader_feeds_inputs() {
         "file reader columns come first, typed by their inputs"
     );
 }
+
+/// A terminate request (FourVars' `terminateTime`: `fmi2DoStep` returns Discard and
+/// `fmi2GetBooleanStatus(fmi2Terminated)` is true) ends the run normally: exit code 0, the
+/// results up to the last completed communication point kept, and the summary written.
+#[test]
+fn terminate_request_ends_the_run_cleanly() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let source = mastersim_tests::example_workspace().join("projects/four_vars.msim");
+    let project = mastersim_tests::example_workspace().join("projects/four_vars_terminating.msim");
+    let text = std::fs::read_to_string(&source).expect("project")
+        + "parameter Generator.terminateTime 7\n";
+    std::fs::write(&project, text).expect("write project");
+    let run = mastersim_tests::run_mastersim(&project, &tmp.path().join("wd"), &[]);
+    run.assert_success();
+    assert!(
+        run.stdout().contains("requested to end the simulation"),
+        "{}",
+        run.stdout()
+    );
+    let v = values(&run);
+    let t = v.numbers("Time");
+    let last = t[t.len() - 1];
+    assert!((6.5..7.0).contains(&last), "last row at {last}");
+    assert_eq!(t.len(), 14, "rows every 0.5 s up to {last}");
+    assert!(
+        v.numbers("Generator.VReal")
+            .iter()
+            .zip(&t)
+            .all(|(y, t)| *y == t * t),
+        "results kept and valid"
+    );
+    let summary = mastersim_tests::read_summary(&run.path("log/summary.txt"));
+    assert_eq!(summary["MasterAlgorithmSteps"], "13");
+}

@@ -1,6 +1,8 @@
 //! Self-contained integration tests: the `mastersim` binary on the bundled projects with the
 //! own test FMUs built from the current source. Nothing here needs files outside the repository.
 
+mod algebraic_loop;
 mod bad_input;
+mod cli;
 mod examples;
 mod packed_fmus;

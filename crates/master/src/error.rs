@@ -251,6 +251,24 @@ pub enum Error {
         /// The minimum step, s.
         h_min: f64,
     },
+    /// A slave does not provide a function the master needs.
+    #[error("slave '{slave}' does not provide {function}")]
+    Unsupported {
+        /// Slave concerned.
+        slave: String,
+        /// The function.
+        function: &'static str,
+    },
+    /// Newton's matrix `I − ∂S/∂y` is singular (the coupled system has no unique solution).
+    #[error("Newton: singular Jacobian in cycle {cycle} at t={t} s with h={h} s")]
+    SingularJacobian {
+        /// Cycle index (1-based, as logged).
+        cycle: usize,
+        /// Communication point, s.
+        t: f64,
+        /// Communication step size, s.
+        h: f64,
+    },
     /// A result observer (file writer) failed.
     #[error("writing results failed: {source}")]
     Observer {

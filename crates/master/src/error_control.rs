@@ -113,16 +113,18 @@ impl ErrorTest {
     }
 
     /// The CHECK-mode test after a converged step from `t` by `h` (s); true when it failed.
-    pub fn check(&mut self, sys: &System, t: f64, h: f64, s: &Settings) -> bool {
+    ///
+    /// Shapes: `y_t` (values at `t`) and `y_next` (values at `t + h`) have one entry per
+    /// coupled Real variable.
+    pub fn check(&mut self, y_t: &[f64], y_next: &[f64], t: f64, h: f64, s: &Settings) -> bool {
         let mut failed = false;
         if let Some(t_prev) = self.t_prev {
             let span = t + h - t_prev;
             let n = self.y_prev.len() as f64;
             let mut sum = 0.0;
-            for i in 0..self.y_prev.len() {
-                let yn = sys.y_next.real[i];
+            for ((&yn, &yt), &yp) in y_next.iter().zip(y_t).zip(&self.y_prev) {
                 let sc = yn.abs() * s.rel_tol + s.abs_tol;
-                let e = h * ((yn - self.y_prev[i]) / span - (yn - sys.y_t.real[i]) / h) / sc;
+                let e = h * ((yn - yp) / span - (yn - yt) / h) / sc;
                 sum += e * e;
             }
             let err = (sum / n).sqrt();
@@ -134,8 +136,70 @@ impl ErrorTest {
                 );
             }
         }
-        self.y_prev.copy_from_slice(&sys.y_t.real);
+        self.y_prev.copy_from_slice(y_t);
         self.t_prev = Some(t);
         failed
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::project::Project;
+
+    fn settings(rel_tol: f64, abs_tol: f64) -> Settings {
+        let text = format!("tEnd 10 s\nrelTol {rel_tol}\nabsTol {abs_tol}\n");
+        let project = Project::parse(&text, std::path::Path::new("/p.msim")).expect("parses");
+        Settings::from_project(&project).expect("valid")
+    }
+
+    /// For y = t², the CHECK estimate is h·(slope over two steps − slope of the last step),
+    /// which is h² whatever t is; MasterSim's version measured from tStart grows with t.
+    #[test]
+    fn check_estimate_is_local() {
+        let s = settings(1e-12, 1.0);
+        let h = 0.1;
+        let mut test = ErrorTest::new(1);
+        let y = |t: f64| t * t;
+        assert!(
+            !test.check(&[y(0.0)], &[y(h)], 0.0, h, &s),
+            "no estimate on the first step"
+        );
+        for n in 1..50 {
+            let t = n as f64 * h;
+            test.check(&[y(t)], &[y(t + h)], t, h, &s);
+            assert!(
+                (test.last_norms.0 - h * h).abs() < 1e-9,
+                "t={t}: {}",
+                test.last_norms.0
+            );
+        }
+        let strict = settings(1e-12, 1e-3);
+        let mut test = ErrorTest::new(1);
+        let fails = (0..10).filter(|&n| {
+            let t = n as f64 * h;
+            test.check(&[y(t)], &[y(t + h)], t, h, &strict)
+        });
+        assert_eq!(
+            fails.count(),
+            9,
+            "every step after the first fails at absTol 1e-3 (h² = 1e-2)"
+        );
+    }
+
+    #[test]
+    fn adapt_uses_cpp_min_max_semantics() {
+        assert_eq!(adapt(0.0, 0.05, 1e-8), 0.2, "err 0 gives the factor 2");
+        assert_eq!(adapt(f64::NAN, 0.05, 1e-8), 0.2, "NaN gives the factor 2");
+        let reduced = adapt(1e6, 0.05, 1e-8);
+        assert!(
+            (reduced - 0.02).abs() < 1e-15,
+            "large errors give the factor 0.2: {reduced}"
+        );
+        assert!(
+            (adapt(4.0, 0.05, 1e-8) - 0.045).abs() < 1e-15,
+            "0.9/sqrt(4) = 0.45"
+        );
+        assert_eq!(adapt(1e6, 0.05, 0.05), 0.05, "never below hMin");
     }
 }

@@ -175,6 +175,19 @@ impl Slave for FmuSlave {
         self.fmi(r).map(drop)
     }
 
+    fn get_directional_derivative(
+        &mut self,
+        unknowns: &[ValueRef],
+        knowns: &[ValueRef],
+        dv_known: &[f64],
+        dv_unknown: &mut [f64],
+    ) -> Result<()> {
+        let r = self
+            .instance
+            .get_directional_derivative(unknowns, knowns, dv_known, dv_unknown);
+        self.fmi(r).map(drop)
+    }
+
     fn terminate(&mut self) -> Result<()> {
         let r = self.instance.terminate();
         self.fmi(r).map(drop)

@@ -5,7 +5,10 @@
 //! `maxIterations ≥ 1`) are listed in `docs/deviations.md`.
 
 use crate::error::Location;
-use crate::project::{ErrorControlMode, MasterMode, Project, TimeArithmetic, TimeUnit};
+use crate::project::{
+    ErrorControlMode, MasterMode, NewtonDerivatives, NewtonJacobian, Project, TimeArithmetic,
+    TimeUnit,
+};
 use crate::{Error, Result};
 
 /// The master algorithm.
@@ -71,6 +74,10 @@ pub struct Settings {
     pub max_iterations: u32,
     /// How communication points and slave clocks are computed.
     pub time_arithmetic: TimeArithmetic,
+    /// When Newton rebuilds its Jacobian.
+    pub newton_jacobian: NewtonJacobian,
+    /// How Newton obtains partial derivatives.
+    pub newton_derivatives: NewtonDerivatives,
 }
 
 impl Settings {
@@ -169,6 +176,8 @@ impl Settings {
             },
             max_iterations: project.max_iterations,
             time_arithmetic: project.time_arithmetic,
+            newton_jacobian: project.newton_jacobian,
+            newton_derivatives: project.newton_derivatives,
         };
         if settings.error_control == ErrorControl::Adapt && !settings.adjust_step_size {
             return Err(invalid(
@@ -206,6 +215,12 @@ impl Settings {
             return Err(invalid(
                 "maxIterations",
                 "Gauss-Jacobi never iterates, expected maxIterations 1".into(),
+            ));
+        }
+        if settings.algorithm == MasterAlgorithm::Newton && !settings.iterate() {
+            return Err(invalid(
+                "maxIterations",
+                "Newton needs at least 2 iterations (one to build and solve, one to confirm), expected maxIterations ≥ 2".into(),
             ));
         }
         Ok(settings)

@@ -154,6 +154,29 @@ pub trait Slave: Send {
     /// Unknown id or a failing FMI call. Spec: FMI 2.0.2 §2.1.8 (`fmi2FreeFMUstate`).
     fn free_state(&mut self, state: StateId) -> Result<()>;
 
+    /// Partial derivatives of Real outputs (`unknowns`) with respect to Real inputs (`knowns`)
+    /// at the current state, times the seed `dv_known`:
+    /// `dv_unknown[i] = Σ_j ∂unknowns[i]/∂knowns[j] · dv_known[j]`.
+    ///
+    /// Shapes: `dv_known.len() == knowns.len()`, `dv_unknown.len() == unknowns.len()`.
+    ///
+    /// # Errors
+    /// [`crate::Error::Unsupported`] when the slave does not provide derivatives (the default),
+    /// or a failing FMI call. Spec: FMI 2.0.2 §2.1.9 (`fmi2GetDirectionalDerivative`).
+    fn get_directional_derivative(
+        &mut self,
+        unknowns: &[ValueRef],
+        knowns: &[ValueRef],
+        dv_known: &[f64],
+        dv_unknown: &mut [f64],
+    ) -> Result<()> {
+        let _ = (unknowns, knowns, dv_known, dv_unknown);
+        Err(crate::Error::Unsupported {
+            slave: self.name().to_string(),
+            function: "getDirectionalDerivative",
+        })
+    }
+
     /// Ends the simulation of this slave (`fmi2Terminate` / `fmiTerminateSlave`).
     ///
     /// # Errors

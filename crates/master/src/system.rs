@@ -280,6 +280,8 @@ pub(crate) struct System {
     /// Previous iterate.
     pub y_iter: TypedValues,
     pub counters: Counters,
+    /// Newton's data, when the master algorithm is Newton.
+    pub newton: Option<Box<crate::algorithm::newton::Newton>>,
 }
 
 impl System {
@@ -353,6 +355,7 @@ impl System {
             y_next: TypedValues::zeroed(&lengths),
             y_iter: TypedValues::zeroed(&lengths),
             counters: Counters::default(),
+            newton: None,
         }
     }
 

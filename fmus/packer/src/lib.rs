@@ -149,6 +149,11 @@ pub const MODELS: &[ModelSpec] = &[
         package: "fmu-oscillator-fmi1",
         xml: "fmus/oscillator_fmi1/models/Oscillator/modelDescription.xml",
     },
+    ModelSpec {
+        name: "Gain",
+        package: "fmu-algebraic-loop",
+        xml: "fmus/algebraic_loop/models/Gain/modelDescription.xml",
+    },
 ];
 
 /// The FMU packages, each once, in [`MODELS`] order.
@@ -359,6 +364,6 @@ mod tests {
                 "the library is named after the model"
             );
         }
-        assert_eq!(packages().len(), 4);
+        assert_eq!(packages().len(), 5);
     }
 }

@@ -8,6 +8,7 @@
 
 pub(crate) mod gauss_jacobi;
 pub(crate) mod gauss_seidel;
+pub(crate) mod newton;
 
 use crate::Result;
 use crate::settings::{MasterAlgorithm, Settings};
@@ -82,6 +83,17 @@ pub(crate) fn step(
     match algorithm {
         MasterAlgorithm::GaussJacobi => gauss_jacobi::step(sys, p),
         MasterAlgorithm::GaussSeidel => gauss_seidel::step(sys, p),
-        MasterAlgorithm::Newton => todo!("Newton: issue 3"),
+        MasterAlgorithm::Newton => {
+            let mut newton = sys
+                .newton
+                .take()
+                .expect("invariant: Newton data exists for NEWTON");
+            let outcome = newton::step(sys, &mut newton, p);
+            sys.newton = Some(newton);
+            outcome
+        }
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -62,6 +62,31 @@ pub enum TimeArithmetic {
     Exact,
 }
 
+/// When Newton rebuilds its Jacobian (`NewtonJacobian`).
+///
+/// Spec: `docs/algorithms.md` (Newton).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum NewtonJacobian {
+    /// `FULL` (default): rebuilt at every iteration (Newton's method).
+    #[default]
+    Full,
+    /// `CHORD`: built at the first iteration of each step and reused (chord method).
+    Chord,
+}
+
+/// How Newton obtains the partial derivatives of the coupled outputs (`NewtonDerivatives`).
+///
+/// Spec: `docs/algorithms.md` (Newton), FMI 2.0.2 §2.1.9.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum NewtonDerivatives {
+    /// `AUTO` (default): `fmi2GetDirectionalDerivative` when every slave of the cycle provides
+    /// it, difference quotients otherwise.
+    #[default]
+    Auto,
+    /// `DIFFERENCE_QUOTIENTS`: always difference quotients (rollback and perturbed steps).
+    DifferenceQuotients,
+}
+
 /// A `simulator` line.
 ///
 /// Spec: MasterSim reference §3.4.
@@ -181,6 +206,10 @@ pub struct Project {
     pub write_unconnected_file_reader_vars: bool,
     /// `timeArithmetic` (default MasterSim-compatible).
     pub time_arithmetic: TimeArithmetic,
+    /// `NewtonJacobian` (default rebuilt at every iteration).
+    pub newton_jacobian: NewtonJacobian,
+    /// `NewtonDerivatives` (default automatic).
+    pub newton_derivatives: NewtonDerivatives,
     /// Line of the last occurrence of each keyword line (for messages about settings).
     pub keyword_lines: std::collections::BTreeMap<&'static str, usize>,
     /// `simulator` lines in file order.
@@ -235,6 +264,8 @@ impl Project {
             write_internal_variables: false,
             write_unconnected_file_reader_vars: false,
             time_arithmetic: TimeArithmetic::MasterSim,
+            newton_jacobian: NewtonJacobian::Full,
+            newton_derivatives: NewtonDerivatives::Auto,
             keyword_lines: std::collections::BTreeMap::new(),
             simulators: Vec::new(),
             graph: Vec::new(),

@@ -6,13 +6,13 @@ use std::path::{Path, PathBuf};
 
 use super::lexer::{absolute, normalize, parse_color, strip_comment, tokenize};
 use super::{
-    ErrorControlMode, GraphEdge, MasterMode, ParameterDef, Project, ProjectError, SimulatorDef,
-    TimeArithmetic, TimeSetting, TimeUnit, VariableRef,
+    ErrorControlMode, GraphEdge, MasterMode, NewtonDerivatives, NewtonJacobian, ParameterDef,
+    Project, ProjectError, SimulatorDef, TimeArithmetic, TimeSetting, TimeUnit, VariableRef,
 };
 use crate::number::{extract_f64, extract_i64, extract_u32, parse_float};
 
 /// The general keywords (`<keyword> <value>` lines).
-const KEYWORDS: [&str; 18] = [
+const KEYWORDS: [&str; 20] = [
     "tStart",
     "tEnd",
     "hMax",
@@ -31,6 +31,8 @@ const KEYWORDS: [&str; 18] = [
     "writeInternalVariables",
     "writeUnconnectedFileReaderVars",
     "timeArithmetic",
+    "NewtonJacobian",
+    "NewtonDerivatives",
 ];
 
 /// The words that start the other line types.
@@ -220,6 +222,20 @@ fn parse_keyword(
         }
         "writeUnconnectedFileReaderVars" => {
             project.write_unconnected_file_reader_vars = boolean(ctx, keyword, value)?;
+        }
+        "NewtonJacobian" => {
+            project.newton_jacobian = match single_word(ctx, keyword, value)? {
+                "FULL" => NewtonJacobian::Full,
+                "CHORD" => NewtonJacobian::Chord,
+                other => return Err(bad_enum(ctx, keyword, other, "FULL, CHORD")),
+            };
+        }
+        "NewtonDerivatives" => {
+            project.newton_derivatives = match single_word(ctx, keyword, value)? {
+                "AUTO" => NewtonDerivatives::Auto,
+                "DIFFERENCE_QUOTIENTS" => NewtonDerivatives::DifferenceQuotients,
+                other => return Err(bad_enum(ctx, keyword, other, "AUTO, DIFFERENCE_QUOTIENTS")),
+            };
         }
         "timeArithmetic" => {
             project.time_arithmetic = match single_word(ctx, keyword, value)? {
