@@ -3,6 +3,9 @@
 #![deny(missing_docs)]
 
 pub mod csv;
+pub mod filter;
+pub mod mat;
+pub mod signal_table;
 mod error;
 mod file;
 pub mod number;
