@@ -5,13 +5,15 @@
 #![forbid(unsafe_code)]
 
 mod logging;
+mod plot;
 mod results;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
-use clap::{ArgAction, Parser};
+use clap::{ArgAction, Parser, Subcommand, ValueEnum};
+use master::project::ResultFormat;
 use master::{ImportOptions, PlanOptions, RunOutcome, Simulation, SimulationPlan};
 
 /// Command line of `mastersim` (MasterSim reference §2; both `--opt=value` and `--opt value`).
@@ -20,11 +22,33 @@ use master::{ImportOptions, PlanOptions, RunOutcome, Simulation, SimulationPlan}
     name = "mastersim",
     version,
     disable_version_flag = true,
-    about = "FMI co-simulation master for MasterSim projects"
+    about = "FMI co-simulation master for MasterSim projects",
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true
 )]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    run: Args,
+    /// Print the version and exit.
+    #[arg(short = 'v', long, action = ArgAction::Version)]
+    version: Option<bool>,
+}
+
+/// Subcommands besides running a project.
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Plot variables of a result file (values.csv or .mat) into an SVG or PNG chart.
+    Plot(plot::PlotArgs),
+}
+
+/// Running a project.
+#[derive(Debug, clap::Args)]
 struct Args {
     /// The project file (.msim).
-    project: PathBuf,
+    #[arg(required = true)]
+    project: Option<PathBuf>,
     /// Working directory for extracted FMUs, logs and results [default: project path without extension].
     #[arg(long, value_name = "DIR")]
     working_dir: Option<PathBuf>,
@@ -37,9 +61,33 @@ struct Args {
     /// Stop after initialization and the first result row.
     #[arg(short = 't', long)]
     test_init: bool,
-    /// Print the version and exit.
-    #[arg(short = 'v', long, action = ArgAction::Version)]
-    version: Option<bool>,
+    /// Result formats, comma separated or repeated [default: the project's resultFormats, csv].
+    #[arg(long, value_name = "FORMAT", value_delimiter = ',')]
+    result_format: Vec<Format>,
+    /// Relative threshold of the adaptive output filter [default: the project's outputThreshold, off].
+    #[arg(long, value_name = "THRESHOLD")]
+    output_threshold: Option<f64>,
+}
+
+/// A result format on the command line.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum Format {
+    /// values.csv and strings.csv (MasterSim).
+    Csv,
+    /// results/<project>.mat (MAT v4).
+    Mat,
+    /// results/<project>.json (Signal Table).
+    Json,
+}
+
+impl From<Format> for ResultFormat {
+    fn from(f: Format) -> Self {
+        match f {
+            Format::Csv => ResultFormat::Csv,
+            Format::Mat => ResultFormat::Mat,
+            Format::Json => ResultFormat::Json,
+        }
+    }
 }
 
 /// A failure with the exit code it maps to.
@@ -66,8 +114,17 @@ const INPUT_ERROR: u8 = 2;
 const SIMULATION_FAILED: u8 = 1;
 
 fn main() -> ExitCode {
-    let args = Args::parse();
-    match run(&args) {
+    let cli = Cli::parse();
+    if let Some(Command::Plot(args)) = &cli.command {
+        return match plot::run(args) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(error) => {
+                eprintln!("Error: {error:#}");
+                ExitCode::from(INPUT_ERROR)
+            }
+        };
+    }
+    match run(&cli.run) {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure { code, error }) => {
             log::error!("{error:#}");
@@ -87,7 +144,11 @@ fn working_dir(args: &Args, project: &Path) -> PathBuf {
 }
 
 fn run(args: &Args) -> Result<(), Failure> {
-    let project_arg = args.project.to_string_lossy();
+    let project_arg = args
+        .project
+        .as_deref()
+        .unwrap_or(Path::new(""))
+        .to_string_lossy();
     let project_path = PathBuf::from(project_arg.strip_prefix("file://").unwrap_or(&project_arg));
     let wd = working_dir(args, &project_path);
     let log_dir = wd.join("log");
@@ -106,6 +167,25 @@ fn run(args: &Args) -> Result<(), Failure> {
     log::info!("Reading project '{}'", project_path.display());
     let project = master::project::Project::from_file(&project_path).code(INPUT_ERROR)?;
 
+    let formats: Vec<ResultFormat> = if args.result_format.is_empty() {
+        project.result_formats.clone()
+    } else {
+        args.result_format.iter().map(|&f| f.into()).collect()
+    };
+    let options = results::ResultOptions {
+        formats: formats.clone(),
+        threshold: args.output_threshold.or(project.output_threshold),
+        step_statistics: args.verbosity_level >= 2,
+    };
+    if let Some(t) = options.threshold
+        && !(t.is_finite() && t > 0.0)
+    {
+        return Err(anyhow::anyhow!(
+            "--output-threshold {t}: expected a relative threshold > 0"
+        ))
+        .code(INPUT_ERROR);
+    }
+
     log::info!("Importing FMUs");
     let import = ImportOptions {
         skip_unzip: args.skip_unzip,
@@ -116,6 +196,7 @@ fn run(args: &Args) -> Result<(), Failure> {
         &project,
         &PlanOptions {
             working_dir: wd.clone(),
+            collect_parameters: formats.iter().any(|f| *f != ResultFormat::Csv),
         },
         |def| master::resolve_slave(&project, def, &fmus),
     )
@@ -138,8 +219,8 @@ fn run(args: &Args) -> Result<(), Failure> {
     sim.initialize()
         .context("initialization failed")
         .code(SIMULATION_FAILED)?;
-    let mut files = results::ResultFiles::create(&wd, &sim, args.verbosity_level >= 2)
-        .code(SIMULATION_FAILED)?;
+    let mut files =
+        results::ResultFiles::create(&wd, &project_path, &sim, options).code(SIMULATION_FAILED)?;
     sim.start_output(&mut files).code(SIMULATION_FAILED)?;
     if args.test_init {
         log::info!("Stopping after successful initialization.");

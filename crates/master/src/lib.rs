@@ -22,7 +22,7 @@ pub mod values;
 
 pub use error::{Error, Result};
 pub use import::{ImportOptions, ImportedFmus, import_fmus, instantiate, resolve_slave};
-pub use observer::{Observer, ObserverError, OutputColumn, OutputLayout, StepInfo};
+pub use observer::{ColumnAlias, Observer, ObserverError, OutputColumn, OutputLayout, StepInfo};
 pub use plan::{PlanOptions, SimulationPlan, SlaveIndex, SlaveKind};
 pub use settings::{ErrorControl, MasterAlgorithm, Settings};
 pub use simulation::{RunOutcome, Simulation, Statistics};

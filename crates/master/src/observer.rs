@@ -21,13 +21,65 @@ pub struct OutputColumn {
     pub unit: String,
     /// Description from the model description, if any.
     pub description: Option<String>,
+    /// Variability of the variable.
+    pub variability: fmi::Variability,
+    /// An FMI 1.0 negated alias: the variable's value is the negated column value.
+    pub negated: bool,
+    /// Other names of the same value (`<slave>.<variable>`), each possibly negated.
+    pub aliases: Vec<ColumnAlias>,
 }
 
-/// The result columns, per type. Booleans, Integers and Reals go to `values.csv` in that order;
-/// Strings go to `strings.csv`.
+/// Another name of a result column's value (an FMU alias variable).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ColumnAlias {
+    /// `<slave>.<variable>`.
+    pub name: String,
+    /// Unit (`-` when none).
+    pub unit: String,
+    /// Description, if any.
+    pub description: Option<String>,
+    /// The alias's value is the negated column value.
+    pub negated: bool,
+}
+
+impl OutputColumn {
+    /// The column of `var` of slave `slave`.
+    pub fn of(slave: &str, var: &crate::plan::OutputVariable) -> OutputColumn {
+        OutputColumn {
+            name: format!("{slave}.{}", var.name),
+            unit: var.unit.clone(),
+            description: var.description.clone(),
+            variability: var.variability,
+            negated: var.negated,
+            aliases: var
+                .aliases
+                .iter()
+                .map(|a| ColumnAlias {
+                    name: format!("{slave}.{}", a.name),
+                    unit: a.unit.clone(),
+                    description: a.description.clone(),
+                    negated: a.negated,
+                })
+                .collect(),
+        }
+    }
+}
+
+/// The result columns and the parameters written once.
 ///
-/// Spec: MasterSim reference §12.1–12.2.
-pub type OutputLayout = PerType<Vec<OutputColumn>>;
+/// Booleans, Integers and Reals go to `values.csv` in that order; Strings go to `strings.csv`
+/// (MasterSim reference §12.1–12.2). Parameters and constants (only when requested for MAT or
+/// Signal Table files) carry the values read after initialization.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct OutputLayout {
+    /// Time-varying result columns per type.
+    pub columns: PerType<Vec<OutputColumn>>,
+    /// Parameter columns per type.
+    pub parameters: PerType<Vec<OutputColumn>>,
+    /// Parameter values per type; shapes: `parameter_values.<type>.len()` equals
+    /// `parameters.<type>.len()`. A value that could not be read is NaN / 0 / false / empty.
+    pub parameter_values: TypedValues,
+}
 
 /// Progress information after a completed communication step.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -89,6 +89,8 @@ pub struct Simulation {
     schedule: OutputSchedule,
     layout: OutputLayout,
     row: TypedValues,
+    /// `(slave, local output index)` of every written column, per type, in row order.
+    row_sources: PerType<Vec<(usize, usize)>>,
     stats: Statistics,
     started: Option<Instant>,
     error_test: ErrorTest,
@@ -120,13 +122,21 @@ impl Simulation {
         if plan.settings.algorithm == crate::settings::MasterAlgorithm::Newton {
             sys.newton = Some(Box::new(crate::algorithm::newton::Newton::new(&plan, &sys)));
         }
-        let layout = plan.output_columns();
-        let row = TypedValues::zeroed(&PerType {
-            real: layout.real.len(),
-            integer: layout.integer.len(),
-            boolean: layout.boolean.len(),
-            string: layout.string.len(),
-        });
+        let columns = plan.output_columns();
+        let parameters = plan.parameter_columns();
+        let count = |c: &PerType<Vec<crate::observer::OutputColumn>>| PerType {
+            real: c.real.len(),
+            integer: c.integer.len(),
+            boolean: c.boolean.len(),
+            string: c.string.len(),
+        };
+        let row = TypedValues::zeroed(&count(&columns));
+        let layout = OutputLayout {
+            parameter_values: TypedValues::zeroed(&count(&parameters)),
+            columns,
+            parameters,
+        };
+        let row_sources = written_sources(&plan, |s| &s.outputs);
         let s = &plan.settings;
         let exact = s.time_arithmetic == TimeArithmetic::Exact;
         let grid = (exact && !s.adjust_step_size).then(|| FixedGrid::new(s.t_start, s.h_start));
@@ -139,6 +149,7 @@ impl Simulation {
             error_test: ErrorTest::new(plan.connections.real.len()),
             layout,
             row,
+            row_sources,
             stats: Statistics::default(),
             started: None,
             stop: None,
@@ -235,6 +246,7 @@ impl Simulation {
     /// # Errors
     /// [`Error::Observer`] when the observer fails.
     pub fn start_output(&mut self, observer: &mut dyn Observer) -> Result<()> {
+        self.read_parameters();
         self.started = Some(Instant::now());
         observer
             .start(&self.layout)
@@ -522,31 +534,62 @@ impl Simulation {
     /// Assembles the row from the slaves' output caches and hands it to the observer.
     fn write_row(&mut self, observer: &mut dyn Observer) -> Result<()> {
         let started = Instant::now();
-        for ty in OUTPUT_TYPE_ORDER {
-            let mut k = 0;
-            for node in &self.sys.nodes {
-                match ty {
-                    fmi::VarType::Real => copy_into(&mut self.row.real, &mut k, &node.cache.real),
-                    fmi::VarType::Integer => {
-                        copy_into(&mut self.row.integer, &mut k, &node.cache.integer)
-                    }
-                    fmi::VarType::Boolean => {
-                        copy_into(&mut self.row.boolean, &mut k, &node.cache.boolean)
-                    }
-                    fmi::VarType::String => {
-                        for v in &node.cache.string {
-                            self.row.string[k].clone_from(v);
-                            k += 1;
-                        }
-                    }
-                }
-            }
+        let nodes = &self.sys.nodes;
+        let (row, sources) = (&mut self.row, &self.row_sources);
+        for (value, &(s, l)) in row.real.iter_mut().zip(&sources.real) {
+            *value = nodes[s].cache.real[l];
+        }
+        for (value, &(s, l)) in row.integer.iter_mut().zip(&sources.integer) {
+            *value = nodes[s].cache.integer[l];
+        }
+        for (value, &(s, l)) in row.boolean.iter_mut().zip(&sources.boolean) {
+            *value = nodes[s].cache.boolean[l];
+        }
+        for (value, &(s, l)) in row.string.iter_mut().zip(&sources.string) {
+            value.clone_from(&nodes[s].cache.string[l]);
         }
         let result = observer
             .output(self.t, &self.row)
             .map_err(|source| Error::Observer { source });
         self.stats.output_time += started.elapsed().as_secs_f64();
         result
+    }
+
+    /// Reads the values of the parameter columns (once, after initialization). A value that
+    /// cannot be read is logged and left at its default.
+    fn read_parameters(&mut self) {
+        for ty in OUTPUT_TYPE_ORDER {
+            let mut k = 0;
+            for (node, slave) in self.sys.nodes.iter_mut().zip(&self.plan.slaves) {
+                for var in slave.parameters.get(ty).iter().filter(|v| v.written) {
+                    let vrs = [var.vr];
+                    let values = &mut self.layout.parameter_values;
+                    let result = match ty {
+                        fmi::VarType::Real => node.slave.get_real(&vrs, &mut values.real[k..=k]),
+                        fmi::VarType::Integer => {
+                            node.slave.get_integer(&vrs, &mut values.integer[k..=k])
+                        }
+                        fmi::VarType::Boolean => {
+                            node.slave.get_boolean(&vrs, &mut values.boolean[k..=k])
+                        }
+                        fmi::VarType::String => {
+                            node.slave.get_string(&vrs, &mut values.string[k..=k])
+                        }
+                    };
+                    if let Err(e) = result {
+                        log::warn!(
+                            "parameter '{}.{}' could not be read for the results: {e}",
+                            slave.name,
+                            var.name
+                        );
+                        if ty == fmi::VarType::Real {
+                            values.real[k] = f64::NAN;
+                        }
+                    }
+                    k += 1;
+                }
+            }
+        }
     }
 
     /// The statistics so far.
@@ -582,9 +625,22 @@ impl Simulation {
     }
 }
 
-fn copy_into<T: Copy>(row: &mut [T], k: &mut usize, values: &[T]) {
-    row[*k..*k + values.len()].copy_from_slice(values);
-    *k += values.len();
+/// `(slave, local index)` of every written variable of `list`, per type, in result order.
+fn written_sources(
+    plan: &SimulationPlan,
+    list: impl Fn(&crate::plan::SlavePlan) -> &PerType<Vec<crate::plan::OutputVariable>>,
+) -> PerType<Vec<(usize, usize)>> {
+    let mut sources = PerType::<Vec<(usize, usize)>>::default();
+    for ty in OUTPUT_TYPE_ORDER {
+        for (s, slave) in plan.slaves.iter().enumerate() {
+            for (l, var) in list(slave).get(ty).iter().enumerate() {
+                if var.written {
+                    sources.get_mut(ty).push((s, l));
+                }
+            }
+        }
+    }
+    sources
 }
 
 /// C++ `std::min(a, b)`: `b < a ? b : a` (so a NaN in `b` yields `a`).

@@ -2,6 +2,8 @@
 
 use std::path::PathBuf;
 
+use crate::signal_table::SignalType;
+
 /// Result alias of this crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -36,5 +38,187 @@ pub enum Error {
         expected: usize,
         /// Number of values passed for the row.
         found: usize,
+    },
+    /// A file could not be opened or read.
+    #[error("cannot read file '{}': {source}", path.display())]
+    Read {
+        /// The file being read.
+        path: PathBuf,
+        /// The underlying I/O error.
+        source: std::io::Error,
+    },
+    /// A MAT file is not a readable MAT v4 / DSRES result file.
+    #[error("'{}', matrix '{matrix}': {problem}", path.display())]
+    MatFormat {
+        /// The file being read.
+        path: PathBuf,
+        /// Name of the matrix concerned (`#<n>` counted from 1 when its name is unknown).
+        matrix: String,
+        /// What is wrong with it.
+        problem: MatProblem,
+    },
+    /// A matrix would exceed the 32-bit row or column count of a MAT v4 header.
+    #[error("'{}': matrix '{matrix}' would have {rows}×{columns} entries, more than MAT v4 allows", path.display())]
+    MatTooLarge {
+        /// The file being written.
+        path: PathBuf,
+        /// Name of the matrix.
+        matrix: String,
+        /// Rows it would have.
+        rows: usize,
+        /// Columns it would have.
+        columns: usize,
+    },
+    /// A series passed to a whole-file writer has a different number of times and values.
+    #[error("'{}': signal '{name}' has {times} time points but {values} values", path.display())]
+    SeriesLength {
+        /// The file being written.
+        path: PathBuf,
+        /// Name of the signal.
+        name: String,
+        /// Number of time points.
+        times: usize,
+        /// Number of values.
+        values: usize,
+    },
+    /// An alias refers to a signal or parameter index that does not exist.
+    #[error("'{}': alias '{alias}' refers to {} {of}, but there are only {count}", path.display(), target_kind(.parameter))]
+    AliasTarget {
+        /// The file being written.
+        path: PathBuf,
+        /// Name of the alias.
+        alias: String,
+        /// The index it refers to.
+        of: usize,
+        /// Whether it refers to a parameter (else a signal).
+        parameter: bool,
+        /// Number of signals (or parameters) there are.
+        count: usize,
+    },
+    /// An alias of a String signal or parameter is marked as negated.
+    #[error("'{}': alias '{alias}' of a String is marked as negated", path.display())]
+    NegatedStringAlias {
+        /// The file being written.
+        path: PathBuf,
+        /// Name of the alias.
+        alias: String,
+    },
+    /// Two signals, parameters or aliases of one file have the same name (or a reserved one).
+    #[error("'{}': the name '{name}' is used twice (or is reserved)", path.display())]
+    DuplicateName {
+        /// The file being written.
+        path: PathBuf,
+        /// The name.
+        name: String,
+    },
+    /// A Signal Table row did not have one value per signal of some type.
+    #[error("'{}': row has {found} {ty} values, but the table has {expected} {ty} signals", path.display())]
+    RowLength {
+        /// The file being written.
+        path: PathBuf,
+        /// The type whose count is wrong.
+        ty: SignalType,
+        /// Number of signals of that type in the layout.
+        expected: usize,
+        /// Number of values passed.
+        found: usize,
+    },
+}
+
+/// `parameter` or `signal`, for [`Error::AliasTarget`].
+fn target_kind(parameter: &bool) -> &'static str {
+    if *parameter { "parameter" } else { "signal" }
+}
+
+/// What is wrong with a matrix of a MAT file (see [`Error::MatFormat`]).
+///
+/// Spec: MATLAB level-4 MAT-file matrix header (type `M0PT`, mrows, ncols, imagf, namlen);
+/// DSRES layout as in Otter, "Signal Tables" (2022) §2.2.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum MatProblem {
+    /// The file ends inside the matrix.
+    #[error("the file ends after {available} of the {needed} bytes that start at offset {offset}")]
+    Truncated {
+        /// Byte offset where the missing part starts.
+        offset: u64,
+        /// Bytes needed from there.
+        needed: u64,
+        /// Bytes left in the file from there.
+        available: u64,
+    },
+    /// The type code is not a MAT v4 full matrix of a known number format.
+    #[error("unsupported type code {code} (only IEEE full real or text matrices are read)")]
+    UnknownType {
+        /// The type field as read (little-endian).
+        code: i32,
+    },
+    /// The matrix has an imaginary part.
+    #[error("complex matrices are not supported")]
+    Imaginary,
+    /// Row or column count is negative.
+    #[error("negative size {mrows}×{ncols}")]
+    NegativeSize {
+        /// Row count as read.
+        mrows: i32,
+        /// Column count as read.
+        ncols: i32,
+    },
+    /// The name length is zero or negative.
+    #[error("invalid name length {namlen}")]
+    NameLength {
+        /// Name length as read (including the terminating NUL).
+        namlen: i32,
+    },
+    /// A matrix the layout requires is absent.
+    #[error("missing")]
+    Missing,
+    /// `Aclass` does not announce a DSRES trajectory 1.1 in `binTrans` or `binNormal` layout.
+    #[error(
+        "not an 'Atrajectory' 1.1 result file in binTrans or binNormal layout (found '{class}')"
+    )]
+    NotTrajectory {
+        /// The lines of `Aclass`, joined by `|`.
+        class: String,
+    },
+    /// The matrix has a shape the layout does not allow.
+    #[error("unexpected shape {mrows}×{ncols}")]
+    Shape {
+        /// Row count.
+        mrows: usize,
+        /// Column count.
+        ncols: usize,
+    },
+    /// The matrix describes a different number of variables than `dataInfo`.
+    #[error("describes {found} variables, but 'dataInfo' describes {expected}")]
+    Count {
+        /// Number of variables in `dataInfo`.
+        expected: usize,
+        /// Number of entries found.
+        found: usize,
+    },
+    /// A text matrix holds a value that is not a character code 0..=255.
+    #[error("{value} is not a character code")]
+    NotText {
+        /// The value found.
+        value: f64,
+    },
+    /// An integer matrix entry is not an integer.
+    #[error("{value} is not an integer")]
+    NotInteger {
+        /// The value found.
+        value: f64,
+    },
+    /// `dataInfo` points a variable to a data matrix or column that does not exist.
+    #[error(
+        "variable '{variable}' refers to column {column} of 'data_{data}', which does not exist"
+    )]
+    BadReference {
+        /// Name of the variable.
+        variable: String,
+        /// The data matrix number (`j` of `data_j`).
+        data: i64,
+        /// The signed column number.
+        column: i64,
     },
 }

@@ -3,19 +3,26 @@
 #![deny(missing_docs)]
 
 pub mod csv;
-pub mod filter;
-pub mod mat;
-pub mod signal_table;
 mod error;
 mod file;
+pub mod filter;
+pub mod mat;
 pub mod number;
 pub mod progress;
+pub mod signal_table;
 pub mod stepstats;
 pub mod summary;
 
 pub use csv::{Column, StringsCsvWriter, ValuesCsvWriter};
+pub use error::MatProblem;
 pub use error::{Error, Result};
+pub use filter::{ColumnFilter, KeptRow, RowFilter};
+pub use mat::{MatAlias, MatFile, MatParameter, MatReadSignal, MatSeries, MatSignal, MatWriter};
 pub use number::{format_fixed, format_g, write_fixed, write_g, write_g_bytes};
 pub use progress::ProgressWriter;
+pub use signal_table::{
+    AttributeMap, AttributeValue, ParameterValue, SignalLayout, SignalTableWriter, SignalType,
+    TableAlias, TableParameter, TableSignal,
+};
 pub use stepstats::{StepStatsRow, StepStatsWriter};
 pub use summary::{SlaveStatistics, Statistics, TimeUnit};

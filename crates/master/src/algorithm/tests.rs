@@ -201,6 +201,7 @@ fn run_loop(settings: &str, derivatives: bool) -> (Vec<(f64, Vec<f64>)>, Statist
         &project,
         &PlanOptions {
             working_dir: "/test/loop".into(),
+            collect_parameters: false,
         },
         |_| {
             Ok(SlaveKind::External {

@@ -87,6 +87,19 @@ pub enum NewtonDerivatives {
     DifferenceQuotients,
 }
 
+/// A result file format (`resultFormats`, `--result-format`).
+///
+/// Spec: MasterSim reference §12.1 (CSV), seeds 000/001 (MAT v4), seed 002 §3.5 (Signal Table).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResultFormat {
+    /// `csv`: MasterSim's `values.csv` and `strings.csv` (the default).
+    Csv,
+    /// `mat`: a MAT v4 result file `results/<project>.mat` (Dymola/OpenModelica layout).
+    Mat,
+    /// `json`: a Signal Table `results/<project>.json`.
+    Json,
+}
+
 /// A `simulator` line.
 ///
 /// Spec: MasterSim reference §3.4.
@@ -218,8 +231,13 @@ pub struct Project {
     pub graph: Vec<GraphEdge>,
     /// `parameter` lines in file order (a later line for the same variable overrides).
     pub parameters: Vec<ParameterDef>,
-    /// `outputOnly` patterns with their line numbers.
+    /// `outputOnly` patterns with their line numbers (each line may hold several
+    /// whitespace-separated glob patterns over `slave.variable`).
     pub output_only: Vec<(String, usize)>,
+    /// `resultFormats` (default: CSV only).
+    pub result_formats: Vec<ResultFormat>,
+    /// `outputThreshold`: relative threshold of the adaptive output filter (default: off).
+    pub output_threshold: Option<f64>,
 }
 
 impl TimeSetting {
@@ -271,6 +289,8 @@ impl Project {
             graph: Vec::new(),
             parameters: Vec::new(),
             output_only: Vec::new(),
+            result_formats: vec![ResultFormat::Csv],
+            output_threshold: None,
         }
     }
 

@@ -7,12 +7,13 @@ use std::path::{Path, PathBuf};
 use super::lexer::{absolute, normalize, parse_color, strip_comment, tokenize};
 use super::{
     ErrorControlMode, GraphEdge, MasterMode, NewtonDerivatives, NewtonJacobian, ParameterDef,
-    Project, ProjectError, SimulatorDef, TimeArithmetic, TimeSetting, TimeUnit, VariableRef,
+    Project, ProjectError, ResultFormat, SimulatorDef, TimeArithmetic, TimeSetting, TimeUnit,
+    VariableRef,
 };
 use crate::number::{extract_f64, extract_i64, extract_u32, parse_float};
 
 /// The general keywords (`<keyword> <value>` lines).
-const KEYWORDS: [&str; 20] = [
+const KEYWORDS: [&str; 22] = [
     "tStart",
     "tEnd",
     "hMax",
@@ -33,6 +34,8 @@ const KEYWORDS: [&str; 20] = [
     "timeArithmetic",
     "NewtonJacobian",
     "NewtonDerivatives",
+    "resultFormats",
+    "outputThreshold",
 ];
 
 /// The words that start the other line types.
@@ -236,6 +239,34 @@ fn parse_keyword(
                 "DIFFERENCE_QUOTIENTS" => NewtonDerivatives::DifferenceQuotients,
                 other => return Err(bad_enum(ctx, keyword, other, "AUTO, DIFFERENCE_QUOTIENTS")),
             };
+        }
+        "resultFormats" => {
+            let mut formats = Vec::new();
+            for word in value.split([' ', '\t', ',']).filter(|w| !w.is_empty()) {
+                let format = match word {
+                    "csv" => ResultFormat::Csv,
+                    "mat" => ResultFormat::Mat,
+                    "json" => ResultFormat::Json,
+                    other => return Err(bad_enum(ctx, keyword, other, "a list of csv, mat, json")),
+                };
+                if !formats.contains(&format) {
+                    formats.push(format);
+                }
+            }
+            project.result_formats = formats;
+        }
+        "outputThreshold" => {
+            let threshold = real(ctx, keyword, value)?;
+            if !(threshold.is_finite() && threshold > 0.0) {
+                return Err(ProjectError::BadNumber {
+                    file: ctx.file(),
+                    line: ctx.line,
+                    keyword,
+                    value: value.to_owned(),
+                    expected: "a relative threshold > 0 such as 1e-3",
+                });
+            }
+            project.output_threshold = Some(threshold);
         }
         "timeArithmetic" => {
             project.time_arithmetic = match single_word(ctx, keyword, value)? {

@@ -1,0 +1,161 @@
+//! Start values and project parameters, converted to the variables' types.
+//!
+//! Spec: MasterSim reference §8 steps 6.2–6.3, §5 (`ResultsRootDir`).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use fmi::{Causality, Initial, ScalarVariable, VarType, Variability};
+
+use super::{InitialValue, PlanOptions, SlavePlan, Value};
+use crate::error::Location;
+use crate::project::Project;
+use crate::{Error, Result};
+
+/// Whether the master may set `v` before initialization, and if not, why.
+///
+/// Spec: FMI 2.0.2 §2.2.7 (which variables may be set in which state); constants and
+/// calculated variables are never set.
+fn settable(v: &ScalarVariable) -> std::result::Result<(), String> {
+    if v.variability == Variability::Constant {
+        return Err("it is a constant".into());
+    }
+    if v.initial == Some(Initial::Calculated) {
+        return Err("the FMU calculates it (initial=\"calculated\")".into());
+    }
+    match v.causality {
+        Causality::Parameter | Causality::Input => Ok(()),
+        _ if matches!(v.initial, Some(Initial::Exact | Initial::Approx)) => Ok(()),
+        other => Err(format!(
+            "its causality is {other:?}, expected Parameter or Input"
+        )),
+    }
+}
+
+/// Converts a value text to the type of `v`. `None` when it cannot be read.
+fn convert(v: &ScalarVariable, text: &str) -> Option<Value> {
+    let t = text.trim();
+    match v.var_type {
+        VarType::Real => t.parse::<f64>().ok().map(Value::Real),
+        VarType::Integer => t.parse::<i32>().ok().map(Value::Integer),
+        VarType::Boolean => match t {
+            "true" | "1" => Some(Value::Boolean(true)),
+            "false" | "0" => Some(Value::Boolean(false)),
+            _ => None,
+        },
+        VarType::String => Some(Value::String(text.to_string())),
+    }
+}
+
+fn type_description(ty: VarType) -> &'static str {
+    match ty {
+        VarType::Real => "a Real number",
+        VarType::Integer => "an Integer",
+        VarType::Boolean => "a Boolean (true, false, 1 or 0)",
+        VarType::String => "a String",
+    }
+}
+
+/// Collects start values and project parameters of every FMU-backed slave (reference §8
+/// steps 6.2–6.3) and adds `ResultsRootDir` parameters (reference §5). Returns the slave
+/// directories that must exist.
+pub(super) fn initial_values(
+    project: &Project,
+    options: &PlanOptions,
+    slaves: &mut [SlavePlan],
+) -> Result<Vec<PathBuf>> {
+    let mut directories = Vec::new();
+    for slave in slaves.iter_mut() {
+        let Some(variables) = slave.kind.variables() else {
+            for p in project.parameters.iter().filter(|p| p.slave == slave.name) {
+                log::warn!(
+                    "{}:{}: parameter '{}.{}' ignored: file reader slaves have no parameters",
+                    project.path.display(),
+                    p.line,
+                    p.slave,
+                    p.variable
+                );
+            }
+            continue;
+        };
+        let mut values = Vec::new();
+        for v in variables {
+            if !matches!(v.causality, Causality::Input | Causality::Parameter)
+                || settable(v).is_err()
+            {
+                continue;
+            }
+            let Some(start) = &v.start else { continue };
+            match convert(v, start) {
+                Some(value) => values.push(InitialValue {
+                    variable: v.name.clone(),
+                    vr: v.value_reference,
+                    value,
+                }),
+                None => log::warn!(
+                    "slave '{}': start value '{}' of '{}' is not {}; not set",
+                    slave.name,
+                    start,
+                    v.name,
+                    type_description(v.var_type)
+                ),
+            }
+        }
+        // Parameters are applied sorted by variable name; a later line overrides an earlier one.
+        let mut params: BTreeMap<&str, &crate::project::ParameterDef> = BTreeMap::new();
+        for p in project.parameters.iter().filter(|p| p.slave == slave.name) {
+            params.insert(&p.variable, p);
+        }
+        let results_root = variables.iter().find(|v| {
+            v.name == "ResultsRootDir"
+                && v.causality == Causality::Parameter
+                && v.var_type == VarType::String
+        });
+        if let Some(v) = results_root
+            && !params.contains_key("ResultsRootDir")
+        {
+            let dir = options.working_dir.join("slaves").join(&slave.name);
+            log::info!("{}.ResultsRootDir = {}", slave.name, dir.display());
+            values.push(InitialValue {
+                variable: v.name.clone(),
+                vr: v.value_reference,
+                value: Value::String(dir.to_string_lossy().into_owned()),
+            });
+            directories.push(dir);
+        }
+        for p in params.values() {
+            let at = Location {
+                file: project.path.clone(),
+                line: Some(p.line),
+            };
+            let v = variables
+                .iter()
+                .find(|v| v.name == p.variable)
+                .ok_or_else(|| Error::UnknownVariable {
+                    at: at.clone(),
+                    slave: p.slave.clone(),
+                    variable: p.variable.clone(),
+                    source_file: slave.kind.source_file(),
+                })?;
+            settable(v).map_err(|reason| Error::NotSettable {
+                at: at.clone(),
+                slave: p.slave.clone(),
+                variable: p.variable.clone(),
+                reason,
+            })?;
+            let value = convert(v, &p.value).ok_or_else(|| Error::ParameterValue {
+                at,
+                parameter: format!("{}.{}", p.slave, p.variable),
+                value: p.value.clone(),
+                expected: type_description(v.var_type),
+            })?;
+            values.push(InitialValue {
+                variable: v.name.clone(),
+                vr: v.value_reference,
+                value,
+            });
+        }
+        slave.initial_values = values;
+    }
+    Ok(directories)
+}
