@@ -303,3 +303,106 @@ pub fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+/// Runs a copy of the bundled project `projects/<name>.msim` with `extra` project lines
+/// appended (later keywords win), in a new working directory below `tmp`.
+pub fn run_example_with(name: &str, extra: &str, args: &[&str], tmp: &Path) -> Run {
+    let projects = example_workspace().join("projects");
+    let text =
+        std::fs::read_to_string(projects.join(format!("{name}.msim"))).expect("bundled project");
+    let tag = tmp
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let copy = projects.join(format!("{name}-{tag}.msim"));
+    std::fs::write(&copy, text + "\n" + extra).expect("write project copy");
+    let run = run_mastersim(&copy, &tmp.join("wd"), args);
+    std::fs::remove_file(&copy).expect("remove project copy");
+    run
+}
+
+/// Starts a long Lotka-Volterra run that writes CSV and MAT rows at every step (0.01 s, up to
+/// 10⁶ s), kills it with SIGKILL once it has written a few thousand rows, and returns the MAT
+/// file and a copy of `values.csv` holding its complete lines (the CSV is buffered, so it may
+/// end inside a line).
+pub fn killed_long_run(tmp: &Path) -> (PathBuf, PathBuf) {
+    let projects = example_workspace().join("projects");
+    let text =
+        std::fs::read_to_string(projects.join("lotka_volterra.msim")).expect("bundled project");
+    let tag = tmp
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let copy = projects.join(format!("killed-{tag}.msim"));
+    std::fs::write(
+        &copy,
+        text + "\ntEnd 1000000 s\nhOutputMin 0.01 s\nresultFormats csv mat\n",
+    )
+    .expect("write");
+    let wd = tmp.join("wd");
+    let mut child = Command::new(mastersim_bin())
+        .args(["--verbosity-level", "0", "--working-dir"])
+        .arg(&wd)
+        .arg(&copy)
+        .spawn()
+        .expect("mastersim starts");
+    let mat = wd.join(format!("results/killed-{tag}.mat"));
+    let started = std::time::Instant::now();
+    while std::fs::metadata(&mat).map(|m| m.len()).unwrap_or(0) < 200_000 {
+        assert!(started.elapsed().as_secs() < 60, "no MAT rows after 60 s");
+        assert!(
+            child.try_wait().expect("status").is_none(),
+            "the run ended before it was killed"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(150));
+    child.kill().expect("SIGKILL");
+    child.wait().expect("reaped");
+    std::fs::remove_file(&copy).expect("remove project copy");
+    let csv = std::fs::read_to_string(wd.join("results/values.csv")).expect("values.csv");
+    let complete = &csv[..csv.rfind('\n').map_or(0, |i| i + 1)];
+    let csv_copy = tmp.join("values_complete.csv");
+    std::fs::write(&csv_copy, complete).expect("write");
+    (mat, csv_copy)
+}
+
+/// Linear interpolation of `kept` (sorted by time) at `t`.
+pub fn interpolate(kept: &[(f64, f64)], t: f64) -> f64 {
+    let k = kept.partition_point(|&(tk, _)| tk < t);
+    if k < kept.len() && kept[k].0 == t {
+        return kept[k].1;
+    }
+    assert!(k > 0 && k < kept.len(), "t = {t} outside the kept samples");
+    let ((t0, v0), (t1, v1)) = (kept[k - 1], kept[k]);
+    v0 + (v1 - v0) * ((t - t0) / (t1 - t0))
+}
+
+/// Every original sample is reproduced by linear interpolation of the kept ones within
+/// `threshold·(|v| + 1e-12)`, plus `slack·|v|` for numbers printed with 14 digits.
+pub fn assert_reconstructs(
+    name: &str,
+    original: &[(f64, f64)],
+    kept: &[(f64, f64)],
+    threshold: f64,
+    slack: f64,
+) {
+    assert_eq!(
+        kept.first().map(|k| k.0),
+        original.first().map(|o| o.0),
+        "{name}: first sample kept"
+    );
+    assert_eq!(
+        kept.last().map(|k| k.0),
+        original.last().map(|o| o.0),
+        "{name}: last sample kept"
+    );
+    for &(t, v) in original {
+        let r = interpolate(kept, t);
+        let tolerance = threshold * (v.abs() + 1e-12) + slack * v.abs();
+        assert!(
+            (r - v).abs() <= tolerance,
+            "{name} at t={t}: reconstructed {r}, original {v}"
+        );
+    }
+}

@@ -6,3 +6,4 @@ mod bad_input;
 mod cli;
 mod examples;
 mod packed_fmus;
+mod result_files;

@@ -7,3 +7,4 @@
 mod crosscheck;
 mod fmi1;
 mod mastersim;
+mod readers;
