@@ -67,6 +67,9 @@ struct Args {
     /// Relative threshold of the adaptive output filter [default: the project's outputThreshold, off].
     #[arg(long, value_name = "THRESHOLD")]
     output_threshold: Option<f64>,
+    /// Largest total size an FMU archive may extract to, in MiB (protects against zip bombs).
+    #[arg(long, value_name = "MIB", default_value_t = 4096)]
+    max_fmu_size: u64,
 }
 
 /// A result format on the command line.
@@ -189,7 +192,7 @@ fn run(args: &Args) -> Result<(), Failure> {
     log::info!("Importing FMUs");
     let import = ImportOptions {
         skip_unzip: args.skip_unzip,
-        ..Default::default()
+        extract: fmi::archive::ExtractOptions { max_total_size: args.max_fmu_size.saturating_mul(1 << 20) },
     };
     let fmus = master::import_fmus(&project, &wd, &import).code(INPUT_ERROR)?;
     let plan = SimulationPlan::build(

@@ -38,27 +38,47 @@ impl Default for ExtractOptions {
 ///
 /// # Errors
 /// - [`Error::Io`]: `fmu` cannot be opened, or a file or directory cannot be written;
-/// - [`Error::Zip`]: `fmu` is not a valid zip archive, or an entry is corrupt;
+/// - [`Error::EmptyArchive`]: `fmu` has 0 bytes;
+/// - [`Error::Zip`]: `fmu` is not a valid zip archive (no central directory: random bytes, a
+///   truncated file);
+/// - [`Error::CorruptEntry`]: an entry's header or data is corrupt (bad checksum, bad deflate
+///   stream), named by its name in the central directory;
 /// - [`Error::UnsafeArchiveEntry`]: an entry has an absolute path, leaves `target` through
 ///   `..`, or is a symbolic link (nothing after it is extracted);
 /// - [`Error::ArchiveTooLarge`]: more than `options.max_total_size` bytes would be written.
 ///
 /// Spec: FMI 2.0.2 §2.3 (structure of the FMU zip file).
 pub fn extract(fmu: &Path, target: &Path, options: &ExtractOptions) -> Result<()> {
-    let file = File::open(fmu).map_err(|source| Error::Io {
+    let io_error = |source| Error::Io {
         path: fmu.to_owned(),
         source,
-    })?;
-    let zip_error = |source| Error::Zip {
-        fmu: fmu.to_owned(),
-        source,
     };
-    let mut archive = zip::ZipArchive::new(io::BufReader::new(file)).map_err(zip_error)?;
+    let file = File::open(fmu).map_err(io_error)?;
+    if file.metadata().map_err(io_error)?.len() == 0 {
+        return Err(Error::EmptyArchive {
+            fmu: fmu.to_owned(),
+        });
+    }
+    let mut archive = zip::ZipArchive::new(io::BufReader::new(file)).map_err(|source| {
+        Error::Zip {
+            fmu: fmu.to_owned(),
+            source,
+        }
+    })?;
     create_dir(target)?;
 
     let mut written = 0u64;
     for i in 0..archive.len() {
-        let mut entry = archive.by_index(i).map_err(zip_error)?;
+        // The central directory gives the name even when the entry's own header is broken.
+        let listed_name = match archive.name_for_index(i) {
+            Some(Ok(name)) => name.into_owned(),
+            _ => format!("#{}", i + 1),
+        };
+        let mut entry = archive.by_index(i).map_err(|source| Error::CorruptEntry {
+            fmu: fmu.to_owned(),
+            entry: listed_name,
+            source,
+        })?;
         let entry_name = String::from_utf8_lossy(entry.name_raw()).into_owned();
         let refuse = |reason| Error::UnsafeArchiveEntry {
             fmu: fmu.to_owned(),
@@ -84,8 +104,9 @@ pub fn extract(fmu: &Path, target: &Path, options: &ExtractOptions) -> Result<()
         }
         let remaining = options.max_total_size - written;
         let count = write_limited(&mut entry, &destination, remaining).map_err(|e| match e {
-            CopyError::Read(source) => Error::Zip {
+            CopyError::Read(source) => Error::CorruptEntry {
                 fmu: fmu.to_owned(),
+                entry: entry_name.clone(),
                 source: source.into(),
             },
             CopyError::Write(source) => Error::Io {

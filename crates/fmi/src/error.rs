@@ -53,11 +53,27 @@ pub enum Error {
     },
 
     // ----- archive -------------------------------------------------------------------------
-    /// The `.fmu` file is not a readable zip archive, or an entry could not be decompressed.
+    /// The `.fmu` file is not a readable zip archive (no central directory, bad signature).
     #[error("{}: not a valid FMU archive (zip): {source}", fmu.display())]
     Zip {
         /// The `.fmu` file.
         fmu: PathBuf,
+        /// The zip library's error.
+        source: zip::result::ZipError,
+    },
+    /// The `.fmu` file is empty (0 bytes).
+    #[error("{}: the file is empty (0 bytes), expected an FMU archive (zip)", fmu.display())]
+    EmptyArchive {
+        /// The `.fmu` file.
+        fmu: PathBuf,
+    },
+    /// An archive entry cannot be read or decompressed (corrupt header or data, wrong checksum).
+    #[error("{}: archive entry '{entry}' is corrupt: {source}", fmu.display())]
+    CorruptEntry {
+        /// The `.fmu` file.
+        fmu: PathBuf,
+        /// The entry name as listed in the central directory (`#k` when even that is unreadable).
+        entry: String,
         /// The zip library's error.
         source: zip::result::ZipError,
     },
@@ -178,6 +194,60 @@ pub enum Error {
         element: String,
         /// The type elements present (empty when there is none).
         found: Vec<&'static str>,
+    },
+
+    /// Two variables have the same name.
+    #[error("{}: {element}: name already used by ScalarVariable #{first}", path.display())]
+    DuplicateVariableName {
+        /// The `modelDescription.xml` file.
+        path: PathBuf,
+        /// The later variable, e.g. `ScalarVariable #5 'x'`.
+        element: String,
+        /// Index (1-based) of the first variable with this name.
+        first: usize,
+    },
+    /// FMI 1.0: an `alias`/`negatedAlias` variable has no non-alias variable with its value
+    /// reference at all.
+    #[error(
+        "{}: {element}: alias=\"{}\" of value reference {value_reference}, but no non-alias \
+         {var_type:?} variable has this value reference",
+        path.display(), alias_keyword(*alias)
+    )]
+    AliasWithoutBase {
+        /// The `modelDescription.xml` file.
+        path: PathBuf,
+        /// The alias variable, e.g. `ScalarVariable #8 'steps'`.
+        element: String,
+        /// The alias kind declared.
+        alias: crate::Alias,
+        /// Type of the alias variable (Enumeration counts as Integer).
+        var_type: crate::VarType,
+        /// The shared value reference.
+        value_reference: u32,
+    },
+    /// FMI 1.0: the only variables with the value reference of an alias have another type (an
+    /// alias must have the base type of its base variable).
+    #[error(
+        "{}: {element} ({var_type:?}): alias=\"{}\" of value reference {value_reference}, but \
+         {base} with this value reference is {base_type:?}; an alias needs a non-alias base \
+         variable of the same type",
+        path.display(), alias_keyword(*alias)
+    )]
+    AliasTypeMismatch {
+        /// The `modelDescription.xml` file.
+        path: PathBuf,
+        /// The alias variable, e.g. `ScalarVariable #8 'steps'`.
+        element: String,
+        /// The alias kind declared.
+        alias: crate::Alias,
+        /// Type of the alias variable (Enumeration counts as Integer).
+        var_type: crate::VarType,
+        /// The shared value reference.
+        value_reference: u32,
+        /// The variable of another type with this value reference, e.g. `ScalarVariable #1 'x'`.
+        base: String,
+        /// Its type.
+        base_type: crate::VarType,
     },
 
     // ----- loading ------------------------------------------------------------------------
@@ -313,6 +383,14 @@ pub enum Error {
         /// Why.
         reason: &'static str,
     },
+}
+
+fn alias_keyword(alias: crate::Alias) -> &'static str {
+    match alias {
+        crate::Alias::NoAlias => "noAlias",
+        crate::Alias::Alias => "alias",
+        crate::Alias::NegatedAlias => "negatedAlias",
+    }
 }
 
 fn byte_position(position: Option<u64>) -> String {

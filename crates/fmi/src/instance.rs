@@ -262,12 +262,13 @@ impl Instance {
         }
     }
 
-    /// Refuses any call after an instance of this FMU returned Fatal.
-    fn ensure_usable(&self, function: &'static str) -> Result<()> {
+    /// Starts a call of `function`: refuses it after an instance of this FMU returned Fatal,
+    /// and records it for the crash report while the returned scope lives.
+    fn enter(&self, function: &'static str) -> Result<crate::crash::CallScope> {
         if self.fmu.is_fatal() {
             return Err(self.invalid_call(function, "an instance of this FMU returned Fatal"));
         }
-        Ok(())
+        Ok(crate::crash::CallScope::enter(&self.name, function))
     }
 
     fn check_len(&self, function: &'static str, expected: usize, found: usize) -> Result<()> {
@@ -327,7 +328,7 @@ impl Instance {
         stop_time: Option<f64>,
     ) -> Result<Status> {
         let function = self.function("fmiInitializeSlave", "fmi2SetupExperiment");
-        self.ensure_usable(function)?;
+        let _call = self.enter(function)?;
         let status = match self.fmu.functions() {
             Functions::V1(_) => {
                 self.experiment = Some((start_time, stop_time));
@@ -358,7 +359,7 @@ impl Instance {
     /// Spec: FMI 2.0.2 §2.1.6, FMI 1.0 CS §4.1 (`fmiInitializeSlave`).
     pub fn enter_initialization_mode(&mut self) -> Result<Status> {
         let function = self.function("fmiInitializeSlave", "fmi2EnterInitializationMode");
-        self.ensure_usable(function)?;
+        let _call = self.enter(function)?;
         let (status, next) = match self.fmu.functions() {
             Functions::V1(f) => {
                 let Some((start, stop)) = self.experiment else {
@@ -399,7 +400,7 @@ impl Instance {
     /// Spec: FMI 2.0.2 §2.1.6 (`fmi2ExitInitializationMode`).
     pub fn exit_initialization_mode(&mut self) -> Result<Status> {
         let function = self.function("fmiInitializeSlave", "fmi2ExitInitializationMode");
-        self.ensure_usable(function)?;
+        let _call = self.enter(function)?;
         let status = match self.fmu.functions() {
             Functions::V1(_) => return Ok(Status::Ok),
             // SAFETY: `component` is a live instance of this library.
@@ -433,7 +434,7 @@ impl Instance {
         no_set_fmu_state_prior_to_current_point: bool,
     ) -> Result<StepOutcome> {
         let function = self.function("fmiDoStep", "fmi2DoStep");
-        self.ensure_usable(function)?;
+        let _call = self.enter(function)?;
         let (c, t, h) = (
             self.component,
             current_communication_point,
@@ -488,7 +489,7 @@ impl Instance {
     /// Spec: FMI 2.0.2 §4.2.3 (`fmi2GetStatus`), FMI 1.0 CS §4.4 (`fmiGetStatus`).
     pub fn get_do_step_status(&mut self) -> Result<Status> {
         let function = self.function("fmiGetStatus", "fmi2GetStatus");
-        self.ensure_usable(function)?;
+        let _call = self.enter(function)?;
         let mut value: c_int = 0;
         let status = match self.fmu.functions() {
             Functions::V1(f) => {
@@ -516,7 +517,7 @@ impl Instance {
     /// Spec: FMI 2.0.2 §4.2.2 (`fmi2CancelStep`), FMI 1.0 CS §4.3 (`fmiCancelStep`).
     pub fn cancel_step(&mut self) -> Result<Status> {
         let function = self.function("fmiCancelStep", "fmi2CancelStep");
-        self.ensure_usable(function)?;
+        let _call = self.enter(function)?;
         let cancel = match self.fmu.functions() {
             Functions::V1(f) => f.cancel_step,
             Functions::V2(f) => f.cancel_step,
@@ -542,7 +543,7 @@ impl Instance {
         categories: &[S],
     ) -> Result<Status> {
         let function = self.function("fmiSetDebugLogging", "fmi2SetDebugLogging");
-        self.ensure_usable(function)?;
+        let _call = self.enter(function)?;
         let status = match self.fmu.functions() {
             Functions::V1(f) => {
                 let set = f
@@ -592,7 +593,7 @@ impl Instance {
     /// Spec: FMI 2.0.2 §2.1.6 (`fmi2Reset`), FMI 1.0 CS §4.1 (`fmiResetSlave`).
     pub fn reset(&mut self) -> Result<Status> {
         let function = self.function("fmiResetSlave", "fmi2Reset");
-        self.ensure_usable(function)?;
+        let _call = self.enter(function)?;
         let reset = match self.fmu.functions() {
             Functions::V1(f) => f.reset_slave,
             Functions::V2(f) => f.reset,
@@ -621,7 +622,7 @@ impl Instance {
         if self.phase == Phase::Terminated {
             return Err(self.invalid_call(function, "the instance is already terminated"));
         }
-        self.ensure_usable(function)?;
+        let _call = self.enter(function)?;
         // SAFETY: `component` is a live instance of this library.
         let status = unsafe {
             match self.fmu.functions() {

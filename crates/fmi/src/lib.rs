@@ -3,6 +3,8 @@
 #![deny(missing_docs)]
 
 pub mod archive;
+#[allow(unsafe_code)]
+mod crash;
 mod error;
 #[allow(unsafe_code)]
 mod ffi;
@@ -11,6 +13,7 @@ mod fmu;
 mod instance;
 pub mod model_description;
 
+pub use crash::install_crash_report;
 pub use error::{Error, FailureStatus, Result};
 pub use fmu::Fmu;
 pub use instance::{FmuStateId, Instance, InstantiateOptions, StepOutcome};

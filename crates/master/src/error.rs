@@ -241,7 +241,7 @@ pub enum Error {
     },
     /// Reducing the step further would go below `hMin`.
     #[error(
-        "step failure at t={t} s with h={h} s: reducing the step would fall below hMin = {h_min} s"
+        "step failure at t={t} s with h={h} s ({cause}): reducing the step would fall below hMin = {h_min} s"
     )]
     StepTooSmall {
         /// Communication point, s.
@@ -250,6 +250,20 @@ pub enum Error {
         h: f64,
         /// The minimum step, s.
         h_min: f64,
+        /// Why the step failed (which slave rejected it, or non-convergence).
+        cause: String,
+    },
+    /// A coupled output became NaN or infinite.
+    #[error("slave '{slave}': output '{variable}' is {value} at t={t} s")]
+    NonFiniteOutput {
+        /// Slave name.
+        slave: String,
+        /// Variable name.
+        variable: String,
+        /// Communication point, s.
+        t: f64,
+        /// The value (NaN or ±inf).
+        value: f64,
     },
     /// A slave does not provide a function the master needs.
     #[error("slave '{slave}' does not provide {function}")]

@@ -19,6 +19,7 @@ pub mod slave;
 mod system;
 pub mod time;
 pub mod values;
+pub mod watchdog;
 
 pub use error::{Error, Result};
 pub use import::{ImportOptions, ImportedFmus, import_fmus, instantiate, resolve_slave};

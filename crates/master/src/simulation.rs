@@ -199,7 +199,7 @@ impl Simulation {
         let s = &self.plan.settings;
         log::info!("Setting up experiment (calling setupExperiment() in slaves)");
         for node in &mut self.sys.nodes {
-            node.slave.setup_experiment(s.rel_tol, s.t_start, s.t_end)?;
+            node.setup_experiment(s.rel_tol, s.t_start, s.t_end)?;
         }
         log::info!("Initial conditions (parameters, input values, initial condition iteration)");
         for (node, plan) in self.sys.nodes.iter_mut().zip(&self.plan.slaves) {
@@ -213,7 +213,7 @@ impl Simulation {
             }
         }
         for node in &mut self.sys.nodes {
-            node.slave.enter_initialization_mode()?;
+            node.enter_initialization_mode()?;
         }
         for pass in 1..=3 {
             self.transfer_outputs()?;
@@ -226,7 +226,7 @@ impl Simulation {
             );
         }
         for node in &mut self.sys.nodes {
-            node.slave.exit_initialization_mode()?;
+            node.exit_initialization_mode()?;
         }
         self.transfer_outputs()
     }
@@ -235,9 +235,23 @@ impl Simulation {
     fn transfer_outputs(&mut self) -> Result<()> {
         for node in &mut self.sys.nodes {
             node.cache_outputs()?;
+            node.check_coupled_outputs(self.t)?;
             node.sync(&mut self.sys.y_t, false);
         }
         Ok(())
+    }
+
+    /// Installs a call monitor that records every slave's `doStep`, state and initialization
+    /// calls, so that a watchdog can detect a hanging call (see [`crate::watchdog`]).
+    pub fn set_call_monitor(&mut self, monitor: std::sync::Arc<crate::watchdog::CallMonitor>) {
+        for node in &mut self.sys.nodes {
+            node.monitor = Some(monitor.clone());
+        }
+    }
+
+    /// Name of the slave with index `slave` (project order).
+    pub fn slave_name(&self, slave: usize) -> Option<&str> {
+        self.plan.slaves.get(slave).map(|s| s.name.as_str())
     }
 
     /// Starts the result output: sends the layout and the row at the start time. The wall-clock
@@ -355,7 +369,18 @@ impl Simulation {
                     return Ok(Some(self.sys.nodes[slave].name().to_string()));
                 }
                 Outcome::IterationLimitExceeded | Outcome::Rejected { .. } => {
-                    if let Outcome::Rejected { slave, reason } = outcome
+                    let cause = match outcome {
+                        Outcome::Rejected { slave, reason } => format!(
+                            "slave '{}' returned {} from doStep",
+                            self.sys.nodes[slave].name(),
+                            match reason {
+                                RejectReason::Discard => "Discard",
+                                RejectReason::Error => "Error",
+                            }
+                        ),
+                        _ => format!("no convergence within {} iterations", s.max_iterations),
+                    };
+                    if let Outcome::Rejected { slave, .. } = outcome
                         && !s.needs_states()
                     {
                         return Err(Error::StepFailed {
@@ -364,20 +389,12 @@ impl Simulation {
                             t: self.t,
                             h,
                             reason: format!(
-                                "the slave returned {} and no saved state exists to retry from (enable iteration or ADAPT_STEP error control to allow step reduction)",
-                                match reason {
-                                    RejectReason::Discard => "Discard",
-                                    RejectReason::Error => "Error",
-                                }
+                                "{cause}, and no saved state exists to retry from (enable iteration or ADAPT_STEP error control to allow step reduction)"
                             ),
                         });
                     }
                     if h / 5.0 < s.h_min {
-                        return Err(Error::StepTooSmall {
-                            t: self.t,
-                            h,
-                            h_min: s.h_min,
-                        });
+                        return Err(Error::StepTooSmall { t: self.t, h, h_min: s.h_min, cause });
                     }
                     h /= 5.0;
                     self.sys.restore_states(StateSlot::Iter, self.t)?;
@@ -615,7 +632,7 @@ impl Simulation {
     pub fn terminate(&mut self) -> Result<()> {
         let mut first_error = None;
         for node in &mut self.sys.nodes {
-            let result = node.free_states().and_then(|()| node.slave.terminate());
+            let result = node.free_states().and_then(|()| node.terminate());
             if let Err(e) = result {
                 log::warn!("terminating slave '{}' failed: {e}", node.name());
                 first_error.get_or_insert(e);

@@ -7,11 +7,13 @@
 //! Spec: MasterSim reference §7.2 (global vectors `y_t`, `y_next`, `y_iter`), §7.3 (`sync`,
 //! `update`), §12.8 (per-slave counters).
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use fmi::ValueRef;
 
-use crate::Result;
+use crate::watchdog::{CallMonitor, SlaveCall};
+use crate::{Error, Result};
 use crate::plan::SimulationPlan;
 use crate::project::TimeArithmetic;
 use crate::slave::{Slave, StateId, StepOutcome};
@@ -86,6 +88,12 @@ pub(crate) struct SlaveNode {
     /// MasterSim time arithmetic: the slave's clock (not the master's) is the communication
     /// point, and a rollback sets the clock to the master's current time.
     own_clock: bool,
+    /// Names of the Real outputs (by local index), for reporting non-finite values.
+    real_names: Vec<String>,
+    /// Index of this slave in the plan.
+    index: usize,
+    /// Wall-clock supervision of this slave's calls, when installed.
+    pub monitor: Option<Arc<CallMonitor>>,
 }
 
 impl std::fmt::Debug for SlaveNode {
@@ -107,6 +115,60 @@ impl SlaveNode {
     /// Slave name.
     pub fn name(&self) -> &str {
         &self.stats.name
+    }
+
+    /// Runs `f` on the slave as `call` at `t`, `h` (s), recorded by the call monitor if any.
+    fn supervised<R>(&mut self, call: SlaveCall, t: f64, h: f64, f: impl FnOnce(&mut dyn Slave) -> R) -> R {
+        if let Some(m) = &self.monitor {
+            m.begin(self.index, call, t, h);
+        }
+        let result = f(self.slave.as_mut());
+        if let Some(m) = &self.monitor {
+            m.end(self.index);
+        }
+        result
+    }
+
+    /// `setupExperiment` (supervised): relative tolerance and start/end time in s.
+    pub fn setup_experiment(&mut self, rel_tol: f64, t_start: f64, t_end: f64) -> Result<()> {
+        self.supervised(SlaveCall::SetupExperiment, t_start, 0.0, |s| s.setup_experiment(rel_tol, t_start, t_end))
+    }
+
+    /// `enterInitializationMode` (supervised).
+    pub fn enter_initialization_mode(&mut self) -> Result<()> {
+        let t = self.clock;
+        self.supervised(SlaveCall::EnterInitializationMode, t, 0.0, |s| s.enter_initialization_mode())
+    }
+
+    /// `exitInitializationMode` (supervised).
+    pub fn exit_initialization_mode(&mut self) -> Result<()> {
+        let t = self.clock;
+        self.supervised(SlaveCall::ExitInitializationMode, t, 0.0, |s| s.exit_initialization_mode())
+    }
+
+    /// `terminate` (supervised).
+    pub fn terminate(&mut self) -> Result<()> {
+        let t = self.clock;
+        self.supervised(SlaveCall::Terminate, t, 0.0, |s| s.terminate())
+    }
+
+    /// Fails when a coupled Real output (one that feeds a connection) is NaN or infinite.
+    ///
+    /// # Errors
+    /// [`Error::NonFiniteOutput`] naming the slave, the variable and `t` (s).
+    pub fn check_coupled_outputs(&self, t: f64) -> Result<()> {
+        for &(_, l) in &self.sync.real {
+            let value = self.cache.real[l];
+            if !value.is_finite() {
+                return Err(Error::NonFiniteOutput {
+                    slave: self.name().to_string(),
+                    variable: self.real_names[l].clone(),
+                    t,
+                    value,
+                });
+            }
+        }
+        Ok(())
     }
 
     /// Reads all selected outputs into the cache (one call per type).
@@ -195,12 +257,13 @@ impl SlaveNode {
     pub fn do_step(&mut self, t: f64, h: f64) -> Result<StepOutcome> {
         let start = if self.own_clock { self.clock } else { t };
         let started = Instant::now();
-        let outcome = self.slave.do_step(start, h);
+        let outcome = self.supervised(SlaveCall::DoStep, start, h, |s| s.do_step(start, h));
         self.stats.do_step.record(started);
         let outcome = outcome?;
         if outcome == StepOutcome::Completed {
             self.clock = start + h;
             self.cache_outputs()?;
+            self.check_coupled_outputs(self.clock)?;
         }
         Ok(outcome)
     }
@@ -209,7 +272,8 @@ impl SlaveNode {
     pub fn save_state(&mut self, slot: StateSlot) -> Result<()> {
         let started = Instant::now();
         let i = slot_index(slot);
-        let id = self.slave.get_state(self.states[i]);
+        let (existing, clock) = (self.states[i], self.clock);
+        let id = self.supervised(SlaveCall::GetState, clock, 0.0, |s| s.get_state(existing));
         self.stats.get_state.record(started);
         self.states[i] = Some(id?);
         self.state_clocks[i] = self.clock;
@@ -225,7 +289,7 @@ impl SlaveNode {
         let i = slot_index(slot);
         let id = self.states[i].expect("invariant: state saved before rollback");
         let started = Instant::now();
-        let result = self.slave.set_state(id);
+        let result = self.supervised(SlaveCall::SetState, t, 0.0, |s| s.set_state(id));
         self.stats.set_state.record(started);
         self.clock = if self.own_clock {
             t
@@ -291,7 +355,8 @@ impl System {
             .slaves
             .iter()
             .zip(slaves)
-            .map(|(p, slave)| {
+            .enumerate()
+            .map(|(index, (p, slave))| {
                 let output_vrs: PerType<Vec<ValueRef>> = PerType {
                     real: p.outputs.real.iter().map(|o| o.vr).collect(),
                     integer: p.outputs.integer.iter().map(|o| o.vr).collect(),
@@ -319,6 +384,9 @@ impl System {
                     clock: plan.settings.t_start,
                     state_clocks: [plan.settings.t_start; 2],
                     own_clock: plan.settings.time_arithmetic == TimeArithmetic::MasterSim,
+                    real_names: p.outputs.real.iter().map(|o| o.name.clone()).collect(),
+                    index,
+                    monitor: None,
                 }
             })
             .collect();

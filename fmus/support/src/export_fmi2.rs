@@ -17,10 +17,20 @@
 /// fmi2GetStatus, fmi2GetRealStatus, fmi2GetIntegerStatus, fmi2GetBooleanStatus,
 /// fmi2GetStringStatus.
 ///
+/// A second form, `export_fmi2!(Model, do_step = path)`, makes `fmi2DoStep` call `path`
+/// instead of [`fmi2::do_step::<Model>`](crate::fmi2::do_step). `path` must be an
+/// `unsafe fn(Component, Real, Real, Boolean) -> Status` with the contract of
+/// [`fmi2::do_step`](crate::fmi2::do_step); it normally forwards to that function and adjusts
+/// the status. The fault-injection FMU (`fmus/fault_injection`) uses it to return `fmi2Fatal`,
+/// which [`StepOutcome`](crate::StepOutcome) cannot express.
+///
 /// Spec: FMI 2.0.2 §2.1 and §4.2.
 #[macro_export]
 macro_rules! export_fmi2 {
     ($model:ty) => {
+        $crate::export_fmi2!($model, do_step = $crate::fmi2::do_step::<$model>);
+    };
+    ($model:ty, do_step = $do_step:path) => {
         const _: () = {
             use $crate::fmi2 as f;
             type M = $model;
@@ -321,9 +331,10 @@ macro_rules! export_fmi2 {
                 communication_step_size: f::Real,
                 no_set_fmu_state_prior_to_current_point: f::Boolean,
             ) -> f::Status {
-                // SAFETY: the importer upholds the FMI 2.0 calling contract that this forwards.
+                // SAFETY: the importer upholds the FMI 2.0 calling contract that this forwards;
+                // `$do_step` has the contract of `fmi2::do_step` (see the macro documentation).
                 unsafe {
-                    f::do_step::<M>(
+                    $do_step(
                         c,
                         current_communication_point,
                         communication_step_size,

@@ -53,7 +53,7 @@ impl Instance {
         let functions = self
             .state_functions()
             .ok_or_else(|| self.unsupported(function))?;
-        self.ensure_usable(function)?;
+        let _call = self.enter(function)?;
         Ok(functions)
     }
 
@@ -245,7 +245,7 @@ impl Instance {
         .ok_or_else(|| self.unsupported(FUNCTION))?;
         self.check_len(FUNCTION, unknowns.len(), dv_unknown.len())?;
         self.check_len(FUNCTION, knowns.len(), dv_known.len())?;
-        self.ensure_usable(FUNCTION)?;
+        let _call = self.enter(FUNCTION)?;
         // SAFETY: each pointer refers to a slice of the length passed next to it (checked
         // above); all slices outlive the call; `component` is live.
         let status = unsafe {

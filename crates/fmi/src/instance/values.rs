@@ -27,7 +27,7 @@ impl Instance {
     pub fn get_real(&mut self, vrs: &[ValueRef], values: &mut [f64]) -> Result<Status> {
         let function = self.function("fmiGetReal", "fmi2GetReal");
         self.check_len(function, vrs.len(), values.len())?;
-        self.ensure_usable(function)?;
+        let _call = self.enter(function)?;
         if vrs.is_empty() {
             return Ok(Status::Ok);
         }
@@ -54,7 +54,7 @@ impl Instance {
     pub fn get_integer(&mut self, vrs: &[ValueRef], values: &mut [i32]) -> Result<Status> {
         let function = self.function("fmiGetInteger", "fmi2GetInteger");
         self.check_len(function, vrs.len(), values.len())?;
-        self.ensure_usable(function)?;
+        let _call = self.enter(function)?;
         if vrs.is_empty() {
             return Ok(Status::Ok);
         }
@@ -81,7 +81,7 @@ impl Instance {
     pub fn get_boolean(&mut self, vrs: &[ValueRef], values: &mut [bool]) -> Result<Status> {
         let function = self.function("fmiGetBoolean", "fmi2GetBoolean");
         self.check_len(function, vrs.len(), values.len())?;
-        self.ensure_usable(function)?;
+        let _call = self.enter(function)?;
         if vrs.is_empty() {
             return Ok(Status::Ok);
         }
@@ -125,7 +125,7 @@ impl Instance {
     pub fn get_string(&mut self, vrs: &[ValueRef], values: &mut [String]) -> Result<Status> {
         let function = self.function("fmiGetString", "fmi2GetString");
         self.check_len(function, vrs.len(), values.len())?;
-        self.ensure_usable(function)?;
+        let _call = self.enter(function)?;
         if vrs.is_empty() {
             return Ok(Status::Ok);
         }
@@ -168,7 +168,7 @@ impl Instance {
     pub fn set_real(&mut self, vrs: &[ValueRef], values: &[f64]) -> Result<Status> {
         let function = self.function("fmiSetReal", "fmi2SetReal");
         self.check_len(function, vrs.len(), values.len())?;
-        self.ensure_usable(function)?;
+        let _call = self.enter(function)?;
         if vrs.is_empty() {
             return Ok(Status::Ok);
         }
@@ -194,7 +194,7 @@ impl Instance {
     pub fn set_integer(&mut self, vrs: &[ValueRef], values: &[i32]) -> Result<Status> {
         let function = self.function("fmiSetInteger", "fmi2SetInteger");
         self.check_len(function, vrs.len(), values.len())?;
-        self.ensure_usable(function)?;
+        let _call = self.enter(function)?;
         if vrs.is_empty() {
             return Ok(Status::Ok);
         }
@@ -220,7 +220,7 @@ impl Instance {
     pub fn set_boolean(&mut self, vrs: &[ValueRef], values: &[bool]) -> Result<Status> {
         let function = self.function("fmiSetBoolean", "fmi2SetBoolean");
         self.check_len(function, vrs.len(), values.len())?;
-        self.ensure_usable(function)?;
+        let _call = self.enter(function)?;
         if vrs.is_empty() {
             return Ok(Status::Ok);
         }
@@ -252,7 +252,7 @@ impl Instance {
     pub fn set_string<S: AsRef<str>>(&mut self, vrs: &[ValueRef], values: &[S]) -> Result<Status> {
         let function = self.function("fmiSetString", "fmi2SetString");
         self.check_len(function, vrs.len(), values.len())?;
-        self.ensure_usable(function)?;
+        let _call = self.enter(function)?;
         if vrs.is_empty() {
             return Ok(Status::Ok);
         }

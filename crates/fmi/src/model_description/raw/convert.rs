@@ -1,6 +1,7 @@
 //! Conversion of the raw structs into the version-neutral [`ModelDescription`], with every
 //! check that needs more than the XML syntax (required attributes, keyword sets, numbers, the
-//! type element of a variable). Errors name the file and the element.
+//! type element of a variable, and the checks across variables in [`consistency`]). Errors name
+//! the file and the element.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -15,6 +16,8 @@ use crate::model_description::{
     OutputDependency, ScalarVariable, VarType, Variability,
 };
 use crate::{Error, Result, ValueRef};
+
+mod consistency;
 
 // ------------------------------------------------------------------------------------------
 
@@ -125,11 +128,17 @@ impl Ctx<'_> {
             parent: ROOT.to_owned(),
             element: "ModelVariables",
         })?;
-        raw.variables
+        let variables = raw
+            .variables
             .into_iter()
             .enumerate()
             .map(|(i, v)| self.variable(i + 1, v, version, units))
-            .collect()
+            .collect::<Result<Vec<_>>>()?;
+        self.check_unique_names(&variables)?;
+        if version == FmiVersion::V1 {
+            self.check_alias_bases(&variables)?;
+        }
+        Ok(variables)
     }
 
     fn variable(

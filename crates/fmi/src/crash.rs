@@ -1,0 +1,174 @@
+//! Naming the FMU call that crashed the process.
+//!
+//! An FMU is foreign code: a bug in it can end the process with SIGSEGV, SIGBUS, SIGILL,
+//! SIGFPE or SIGABRT before any Rust code could react. Every call into an FMU made through
+//! [`crate::Instance`] records, for its thread, the instance name and the FMI function in a
+//! fixed table of atomics ([`CallScope`]); [`install_crash_report`] installs a handler for
+//! those signals that prints, for every call in progress, `mastersim: <signal> in FMU code:
+//! instance '<name>' in <function>` to standard error, then lets the signal take its default
+//! action (the process ends as it would have without the handler). The handler only reads
+//! atomics and calls `write(2)`, both async-signal-safe, and runs on its own stack, so it also
+//! works when the crash was a stack overflow.
+//!
+//! Spec: POSIX `sigaction`, `sigaltstack` (async-signal-safe functions); FMI 2.0.2 §2.1 (the
+//! environment calls the FMU's functions; the FMU's own failures are not the master's to
+//! handle).
+
+use std::cell::Cell;
+use std::ptr;
+use std::sync::Once;
+use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
+
+/// Number of threads whose calls can be recorded at once.
+const SLOTS: usize = 64;
+
+/// What one thread is calling: instance name and FMI function (null pointers when idle).
+struct Slot {
+    instance: AtomicPtr<u8>,
+    instance_len: AtomicUsize,
+    function: AtomicPtr<u8>,
+    function_len: AtomicUsize,
+}
+
+#[allow(clippy::declare_interior_mutable_const)]
+const IDLE: Slot = Slot {
+    instance: AtomicPtr::new(ptr::null_mut()),
+    instance_len: AtomicUsize::new(0),
+    function: AtomicPtr::new(ptr::null_mut()),
+    function_len: AtomicUsize::new(0),
+};
+
+static CALLS: [Slot; SLOTS] = [IDLE; SLOTS];
+static NEXT_SLOT: AtomicUsize = AtomicUsize::new(0);
+
+thread_local! {
+    /// This thread's slot in [`CALLS`] (`usize::MAX` until first used).
+    static MY_SLOT: Cell<usize> = const { Cell::new(usize::MAX) };
+}
+
+/// Records a call into an FMU for the crash report while it is alive.
+///
+/// The recorded instance name is borrowed: the scope must not outlive the instance (it lives
+/// inside one `Instance` method).
+#[derive(Debug)]
+pub(crate) struct CallScope {
+    slot: usize,
+}
+
+impl CallScope {
+    /// Records that this thread calls `function` of instance `instance`.
+    pub(crate) fn enter(instance: &str, function: &'static str) -> CallScope {
+        let slot = MY_SLOT.with(|s| {
+            if s.get() == usize::MAX {
+                s.set(NEXT_SLOT.fetch_add(1, Ordering::Relaxed) % SLOTS);
+            }
+            s.get()
+        });
+        let entry = &CALLS[slot];
+        entry.instance_len.store(instance.len(), Ordering::Relaxed);
+        entry.instance.store(instance.as_ptr().cast_mut(), Ordering::Relaxed);
+        entry.function_len.store(function.len(), Ordering::Relaxed);
+        entry.function.store(function.as_ptr().cast_mut(), Ordering::Release);
+        CallScope { slot }
+    }
+}
+
+impl Drop for CallScope {
+    fn drop(&mut self) {
+        let entry = &CALLS[self.slot];
+        entry.function.store(ptr::null_mut(), Ordering::Release);
+        entry.instance.store(ptr::null_mut(), Ordering::Relaxed);
+    }
+}
+
+/// The fatal signals reported.
+const SIGNALS: [(libc::c_int, &str); 5] = [
+    (libc::SIGSEGV, "SIGSEGV (invalid memory access)"),
+    (libc::SIGBUS, "SIGBUS (bus error)"),
+    (libc::SIGILL, "SIGILL (illegal instruction)"),
+    (libc::SIGFPE, "SIGFPE (arithmetic exception)"),
+    (libc::SIGABRT, "SIGABRT (abort)"),
+];
+
+/// Size of the alternate signal stack.
+const ALT_STACK: usize = 64 * 1024;
+
+/// Installs the crash report for the whole process (once; later calls do nothing).
+///
+/// # Errors
+/// The operating system's error when the alternate stack or a handler cannot be installed.
+///
+/// Spec: POSIX `sigaction` (`SA_ONSTACK`, `SA_RESETHAND`), `sigaltstack`.
+pub fn install_crash_report() -> std::io::Result<()> {
+    static INSTALLED: Once = Once::new();
+    let mut result = Ok(());
+    INSTALLED.call_once(|| result = install());
+    result
+}
+
+fn install() -> std::io::Result<()> {
+    // The alternate stack lives as long as the process: it is handed to the kernel once.
+    let stack = Box::leak(vec![0u8; ALT_STACK].into_boxed_slice());
+    let alt = libc::stack_t { ss_sp: stack.as_mut_ptr().cast(), ss_flags: 0, ss_size: ALT_STACK };
+    // SAFETY: `alt` describes a valid, writable region that is never freed.
+    if unsafe { libc::sigaltstack(&alt, ptr::null_mut()) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    for (signal, _) in SIGNALS {
+        // SAFETY: a zeroed `sigaction` is a valid starting value; the fields set below are
+        // the handler (an `extern "C"` function with the SA_SIGINFO signature), the flags and
+        // an emptied mask.
+        let result = unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = report as *const () as usize;
+            action.sa_flags = libc::SA_SIGINFO | libc::SA_ONSTACK | libc::SA_RESETHAND;
+            libc::sigemptyset(&mut action.sa_mask);
+            libc::sigaction(signal, &action, ptr::null_mut())
+        };
+        if result != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+/// Writes `bytes` to standard error (async-signal-safe).
+fn write_stderr(bytes: &[u8]) {
+    // SAFETY: `bytes` is a valid slice for the duration of the call; write(2) is
+    // async-signal-safe. A short or failed write only shortens the report.
+    unsafe {
+        libc::write(libc::STDERR_FILENO, bytes.as_ptr().cast(), bytes.len());
+    }
+}
+
+/// The signal handler: reports every FMU call in progress, then returns. `SA_RESETHAND` has
+/// restored the default action, so the faulting instruction (or `abort`) ends the process.
+extern "C" fn report(signal: libc::c_int, _info: *mut libc::siginfo_t, _context: *mut libc::c_void) {
+    let name = SIGNALS.iter().find(|(s, _)| *s == signal).map_or("fatal signal", |(_, n)| n);
+    let mut reported = false;
+    for entry in &CALLS {
+        let function = entry.function.load(Ordering::Acquire);
+        let instance = entry.instance.load(Ordering::Relaxed);
+        if function.is_null() || instance.is_null() {
+            continue;
+        }
+        // SAFETY: the pointers and lengths were stored together by `CallScope::enter` from a
+        // live `&str` (the instance name inside a running `Instance` method) and a `&'static
+        // str`; they are cleared before either goes away.
+        let (instance, function) = unsafe {
+            (
+                std::slice::from_raw_parts(instance, entry.instance_len.load(Ordering::Relaxed)),
+                std::slice::from_raw_parts(function, entry.function_len.load(Ordering::Relaxed)),
+            )
+        };
+        for part in [b"mastersim: ".as_slice(), name.as_bytes(), b" in FMU code: instance '", instance, b"' in ", function, b"\n"] {
+            write_stderr(part);
+        }
+        reported = true;
+    }
+    if !reported {
+        for part in [b"mastersim: ".as_slice(), name.as_bytes(), b" (not inside an FMU call)\n"] {
+            write_stderr(part);
+        }
+    }
+}

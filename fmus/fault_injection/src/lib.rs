@@ -1,0 +1,410 @@
+#![doc = include_str!("../README.md")]
+#![deny(missing_docs)]
+
+use std::cell::Cell;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
+
+use fmu_support::{Causality, Model, ModelError, StepOutcome, VarType, Variable, fmi2};
+
+/// GUID of the Faulty FMU.
+pub const GUID: &str = "{ce8d09ab-e224-4762-a43e-12a821ef96d3}";
+
+/// Real input `u` (-), start 0.
+pub const VR_U: u32 = 1;
+/// Real output `y = u + t` (-), `t` the FMU time (s); NaN once `nanTime` is reached. Direct
+/// feedthrough from `u`.
+pub const VR_Y: u32 = 2;
+/// Integer output `count` (-): the number of completed steps since initialization.
+pub const VR_COUNT: u32 = 3;
+/// Real parameter `errorTime` (s): the first step that reaches it returns Error. Negative: off.
+pub const VR_ERROR_TIME: u32 = 4;
+/// Real parameter `fatalTime` (s): every step that reaches it returns Fatal. Negative: off.
+pub const VR_FATAL_TIME: u32 = 5;
+/// Real parameter `nanTime` (s): `y` is NaN from this FMU time on. Negative: off.
+pub const VR_NAN_TIME: u32 = 6;
+/// Real parameter `hangTime` (s): the step that reaches it never returns. Negative: off.
+pub const VR_HANG_TIME: u32 = 7;
+/// Real parameter `segfaultTime` (s): the step that reaches it kills the process with SIGSEGV.
+/// Negative: off.
+pub const VR_SEGFAULT_TIME: u32 = 8;
+/// Real parameter `abortTime` (s): the step that reaches it calls `abort()` (SIGABRT).
+/// Negative: off.
+pub const VR_ABORT_TIME: u32 = 9;
+/// Real parameter `discardTime` (s): a step that starts before it and reaches it returns Discard,
+/// once per communication point. Negative: off.
+pub const VR_DISCARD_TIME: u32 = 10;
+
+/// The variables of Faulty, as in `models/Faulty/modelDescription.xml`.
+pub const FAULTY_VARIABLES: &[Variable] = &[
+    Variable::new("u", VR_U, VarType::Real, Causality::Input),
+    Variable::new("y", VR_Y, VarType::Real, Causality::Output),
+    Variable::new("count", VR_COUNT, VarType::Integer, Causality::Output),
+    Variable::new(
+        "errorTime",
+        VR_ERROR_TIME,
+        VarType::Real,
+        Causality::Parameter,
+    ),
+    Variable::new(
+        "fatalTime",
+        VR_FATAL_TIME,
+        VarType::Real,
+        Causality::Parameter,
+    ),
+    Variable::new("nanTime", VR_NAN_TIME, VarType::Real, Causality::Parameter),
+    Variable::new("hangTime", VR_HANG_TIME, VarType::Real, Causality::Parameter),
+    Variable::new(
+        "segfaultTime",
+        VR_SEGFAULT_TIME,
+        VarType::Real,
+        Causality::Parameter,
+    ),
+    Variable::new(
+        "abortTime",
+        VR_ABORT_TIME,
+        VarType::Real,
+        Causality::Parameter,
+    ),
+    Variable::new(
+        "discardTime",
+        VR_DISCARD_TIME,
+        VarType::Real,
+        Causality::Parameter,
+    ),
+];
+
+/// Relative tolerance (scaled by `1 + |T|`, s) with which a time counts as having reached a
+/// fault time `T`. It keeps rounding in an accumulated time (`0.1 + 0.1 + 0.1 < 0.3`) from
+/// delaying a fault by one step.
+pub const TIME_TOLERANCE: f64 = 1e-9;
+
+fn tolerance(at: f64) -> f64 {
+    TIME_TOLERANCE * (1.0 + at.abs())
+}
+
+/// Whether the fault time `at` (s) is switched on (`at >= 0`) and the time `time` (s) has
+/// reached it, within [`TIME_TOLERANCE`].
+pub fn reached(time: f64, at: f64) -> bool {
+    at >= 0.0 && time >= at - tolerance(at)
+}
+
+/// Whether the time `time` (s) lies before the fault time `at` (s), by more than
+/// [`TIME_TOLERANCE`].
+fn before(time: f64, at: f64) -> bool {
+    time < at - tolerance(at)
+}
+
+/// The fault times (s), one per parameter. Negative: off. [`Default`] gives the start values
+/// (all −1, off).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FaultTimes {
+    /// `errorTime` (s).
+    pub error: f64,
+    /// `fatalTime` (s).
+    pub fatal: f64,
+    /// `nanTime` (s).
+    pub nan: f64,
+    /// `hangTime` (s).
+    pub hang: f64,
+    /// `segfaultTime` (s).
+    pub segfault: f64,
+    /// `abortTime` (s).
+    pub abort: f64,
+    /// `discardTime` (s).
+    pub discard: f64,
+}
+
+impl Default for FaultTimes {
+    fn default() -> Self {
+        Self {
+            error: -1.0,
+            fatal: -1.0,
+            nan: -1.0,
+            hang: -1.0,
+            segfault: -1.0,
+            abort: -1.0,
+            discard: -1.0,
+        }
+    }
+}
+
+/// What a step does instead of completing; see [`Faulty::fault`]. Listed in order of
+/// precedence: when one step reaches several fault times, the first in this list wins.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fault {
+    /// Writes to address 0: the process dies with SIGSEGV.
+    Segfault,
+    /// Calls `std::process::abort()`: the process dies with SIGABRT.
+    Abort,
+    /// Sleeps for ever: `fmi2DoStep` never returns.
+    Hang,
+    /// `fmi2DoStep` returns `fmi2Fatal`.
+    Fatal,
+    /// `fmi2DoStep` returns `fmi2Error`.
+    Error,
+    /// `fmi2DoStep` returns `fmi2Discard`.
+    Discard,
+}
+
+/// Bits of `discarded_at` meaning "no step discarded yet" (a NaN that no time equals).
+const NOT_DISCARDED: u64 = u64::MAX;
+
+/// What an instance remembers about faults it has already injected. Shared by the model and all
+/// its clones (the copy a step runs on, and saved FMU states), so it survives both a rejected
+/// step, whose copy the export layer drops, and `fmi2SetFMUstate`. Cleared by
+/// [`Model::initialize`] and `fmi2Reset`.
+#[derive(Debug)]
+struct Memory {
+    /// Whether the one Error of `errorTime` has been returned.
+    error_fired: AtomicBool,
+    /// `f64::to_bits` of the FMU time (s) from which a step was last discarded, or
+    /// [`NOT_DISCARDED`].
+    discarded_at: AtomicU64,
+}
+
+impl Memory {
+    fn new() -> Self {
+        Self {
+            error_fired: AtomicBool::new(false),
+            discarded_at: AtomicU64::new(NOT_DISCARDED),
+        }
+    }
+
+    fn clear(&self) {
+        self.error_fired.store(false, Ordering::Relaxed);
+        self.discarded_at.store(NOT_DISCARDED, Ordering::Relaxed);
+    }
+}
+
+thread_local! {
+    /// Set by [`Faulty::do_step`] when it fails because of `fatalTime`; read and cleared by
+    /// [`fmi2_do_step`] on the same thread, which then turns the Error into Fatal.
+    static FATAL: Cell<bool> = const { Cell::new(false) };
+}
+
+/// The Faulty FMU: `y = u + t` and a step counter, with faults switched on by parameters (see
+/// the README for the exact rules).
+#[derive(Clone, Debug)]
+pub struct Faulty {
+    u: f64,
+    /// FMU time (s): the start time, then the end of the last completed step.
+    time: f64,
+    count: i32,
+    times: FaultTimes,
+    memory: Arc<Memory>,
+}
+
+impl Faulty {
+    /// The output `y` (-): `u + t`, or NaN once the FMU time `t` has reached `nanTime`.
+    pub fn y(&self) -> f64 {
+        if reached(self.time, self.times.nan) {
+            f64::NAN
+        } else {
+            self.u + self.time
+        }
+    }
+
+    /// The fault that a step from `t` with size `h` (s) injects now, or `None` if it completes.
+    /// Has no side effects; [`Model::do_step`] acts on it.
+    ///
+    /// With `end = t + h`, in order of precedence:
+    /// - [`Fault::Segfault`], [`Fault::Abort`], [`Fault::Hang`], [`Fault::Fatal`]: `end` has
+    ///   reached `segfaultTime`, `abortTime`, `hangTime`, `fatalTime`;
+    /// - [`Fault::Error`]: `end` has reached `errorTime`, and this instance has not returned
+    ///   that Error yet;
+    /// - [`Fault::Discard`]: `t` lies before `discardTime`, `end` has reached it, and no step
+    ///   from the current FMU time has been discarded yet.
+    ///
+    /// "Reached" means `end ≥ T − 1e-9·(1 + |T|)` for a fault time `T ≥ 0` ([`reached`]).
+    pub fn fault(&self, t: f64, h: f64) -> Option<Fault> {
+        let end = t + h;
+        let ft = &self.times;
+        if reached(end, ft.segfault) {
+            Some(Fault::Segfault)
+        } else if reached(end, ft.abort) {
+            Some(Fault::Abort)
+        } else if reached(end, ft.hang) {
+            Some(Fault::Hang)
+        } else if reached(end, ft.fatal) {
+            Some(Fault::Fatal)
+        } else if reached(end, ft.error) && !self.memory.error_fired.load(Ordering::Relaxed) {
+            Some(Fault::Error)
+        } else if reached(end, ft.discard)
+            && before(t, ft.discard)
+            && self.memory.discarded_at.load(Ordering::Relaxed) != self.time.to_bits()
+        {
+            Some(Fault::Discard)
+        } else {
+            None
+        }
+    }
+}
+
+/// Kills the process with SIGSEGV by writing to address 0.
+fn segfault() -> ! {
+    // SAFETY: none; this write is deliberately unsound. It is the fault that `segfaultTime`
+    // injects: a real invalid memory access, as a buggy FMU would make, rather than a signal
+    // raised by hand. Address 0 is never mapped on Linux (`vm.mmap_min_addr` > 0), so the
+    // write traps and the kernel kills the process with SIGSEGV. `write_volatile` keeps the
+    // compiler from removing or reordering the write. Nothing after it runs.
+    unsafe { std::ptr::write_volatile(std::ptr::null_mut::<u8>(), 1) };
+    // Only reached if page 0 were mapped: die anyway.
+    std::process::abort()
+}
+
+/// Never returns, sleeping so that it does not occupy a CPU.
+fn hang() -> ! {
+    loop {
+        std::thread::sleep(Duration::from_secs(1));
+    }
+}
+
+fn finite(name: &'static str, value: f64) -> Result<f64, ModelError> {
+    if value.is_finite() {
+        Ok(value)
+    } else {
+        Err(ModelError::InvalidValue {
+            name,
+            value: value.to_string(),
+            reason: "must be finite",
+        })
+    }
+}
+
+impl Model for Faulty {
+    fn instantiate(guid: &str) -> Option<Self> {
+        (guid == GUID).then(|| Self {
+            u: 0.0,
+            time: 0.0,
+            count: 0,
+            times: FaultTimes::default(),
+            memory: Arc::new(Memory::new()),
+        })
+    }
+
+    fn variables(&self) -> &'static [Variable] {
+        FAULTY_VARIABLES
+    }
+
+    fn initialize(&mut self, start_time: f64) -> Result<(), ModelError> {
+        self.time = start_time;
+        self.count = 0;
+        self.memory.clear();
+        Ok(())
+    }
+
+    /// Completes the step (`t ← t + h`, `count ← count + 1`) unless [`Faulty::fault`] says
+    /// otherwise. A fatal step returns [`StepOutcome::Error`] here and sets a thread-local flag
+    /// that [`fmi2_do_step`] turns into `fmi2Fatal`.
+    fn do_step(&mut self, t: f64, h: f64) -> StepOutcome {
+        match self.fault(t, h) {
+            Some(Fault::Segfault) => segfault(),
+            Some(Fault::Abort) => std::process::abort(),
+            Some(Fault::Hang) => hang(),
+            Some(Fault::Fatal) => {
+                FATAL.set(true);
+                StepOutcome::Error(format!(
+                    "fatalTime = {} s reached: fmi2Fatal",
+                    self.times.fatal
+                ))
+            }
+            Some(Fault::Error) => {
+                self.memory.error_fired.store(true, Ordering::Relaxed);
+                StepOutcome::Error(format!("errorTime = {} s reached", self.times.error))
+            }
+            Some(Fault::Discard) => {
+                self.memory
+                    .discarded_at
+                    .store(self.time.to_bits(), Ordering::Relaxed);
+                StepOutcome::Discard(format!(
+                    "discardTime = {} s lies in the step (once per communication point)",
+                    self.times.discard
+                ))
+            }
+            None => {
+                self.time = t + h;
+                self.count = self.count.saturating_add(1);
+                StepOutcome::Completed
+            }
+        }
+    }
+
+    fn get_real(&self, vr: u32) -> Result<f64, ModelError> {
+        let ft = &self.times;
+        match vr {
+            VR_U => Ok(self.u),
+            VR_Y => Ok(self.y()),
+            VR_ERROR_TIME => Ok(ft.error),
+            VR_FATAL_TIME => Ok(ft.fatal),
+            VR_NAN_TIME => Ok(ft.nan),
+            VR_HANG_TIME => Ok(ft.hang),
+            VR_SEGFAULT_TIME => Ok(ft.segfault),
+            VR_ABORT_TIME => Ok(ft.abort),
+            VR_DISCARD_TIME => Ok(ft.discard),
+            _ => Err(ModelError::unknown(VarType::Real, vr)),
+        }
+    }
+
+    fn set_real(&mut self, vr: u32, value: f64) -> Result<(), ModelError> {
+        let ft = &mut self.times;
+        match vr {
+            VR_U => self.u = finite("u", value)?,
+            VR_ERROR_TIME => ft.error = finite("errorTime", value)?,
+            VR_FATAL_TIME => ft.fatal = finite("fatalTime", value)?,
+            VR_NAN_TIME => ft.nan = finite("nanTime", value)?,
+            VR_HANG_TIME => ft.hang = finite("hangTime", value)?,
+            VR_SEGFAULT_TIME => ft.segfault = finite("segfaultTime", value)?,
+            VR_ABORT_TIME => ft.abort = finite("abortTime", value)?,
+            VR_DISCARD_TIME => ft.discard = finite("discardTime", value)?,
+            _ => return Err(ModelError::unknown(VarType::Real, vr)),
+        }
+        Ok(())
+    }
+
+    fn get_integer(&self, vr: u32) -> Result<i32, ModelError> {
+        match vr {
+            VR_COUNT => Ok(self.count),
+            _ => Err(ModelError::unknown(VarType::Integer, vr)),
+        }
+    }
+}
+
+/// `fmi2DoStep` of Faulty: [`fmi2::do_step`], except that a step failing because of
+/// `fatalTime` returns `fmi2Fatal` ([`fmi2::STATUS_FATAL`]) instead of `fmi2Error`. The
+/// instance is then in the error phase, as after an Error (the support layer logs the failure
+/// with status Error and the text "fmi2Fatal").
+///
+/// Exported as `fmi2DoStep` through `export_fmi2!(Faulty, do_step = fmi2_do_step)`.
+///
+/// # Safety
+/// As for [`fmi2::do_step`]: `c` must not be in use by a concurrent call.
+pub unsafe fn fmi2_do_step(
+    c: fmi2::Component,
+    current_communication_point: fmi2::Real,
+    communication_step_size: fmi2::Real,
+    no_set_fmu_state_prior_to_current_point: fmi2::Boolean,
+) -> fmi2::Status {
+    FATAL.set(false);
+    // SAFETY: forwarded caller contract.
+    let status = unsafe {
+        fmi2::do_step::<Faulty>(
+            c,
+            current_communication_point,
+            communication_step_size,
+            no_set_fmu_state_prior_to_current_point,
+        )
+    };
+    if FATAL.replace(false) && status == fmi2::STATUS_ERROR {
+        fmi2::STATUS_FATAL
+    } else {
+        status
+    }
+}
+
+#[cfg(feature = "export")]
+fmu_support::export_fmi2!(Faulty, do_step = fmi2_do_step);
+
+#[cfg(test)]
+mod tests;
