@@ -13,16 +13,19 @@ pub const GUID: &str = "{ce8d09ab-e224-4762-a43e-12a821ef96d3}";
 
 /// Real input `u` (-), start 0.
 pub const VR_U: u32 = 1;
-/// Real output `y = u + t` (-), `t` the FMU time (s); NaN once `nanTime` is reached. Direct
-/// feedthrough from `u`.
+/// Real output `y = u + t` (-), `t` the FMU time (s): the start time, then the end of the last
+/// completed step. NaN (or +inf) after a completed step that reached `nanTime` (`infTime`).
+/// Direct feedthrough from `u`.
 pub const VR_Y: u32 = 2;
 /// Integer output `count` (-): the number of completed steps since initialization.
 pub const VR_COUNT: u32 = 3;
-/// Real parameter `errorTime` (s): the first step that reaches it returns Error. Negative: off.
+/// Real parameter `errorTime` (s): the first step that reaches it returns Error, once per
+/// instance. Negative: off.
 pub const VR_ERROR_TIME: u32 = 4;
 /// Real parameter `fatalTime` (s): every step that reaches it returns Fatal. Negative: off.
 pub const VR_FATAL_TIME: u32 = 5;
-/// Real parameter `nanTime` (s): `y` is NaN from this FMU time on. Negative: off.
+/// Real parameter `nanTime` (s): the step that reaches it completes, and `y` is NaN after it.
+/// Negative: off.
 pub const VR_NAN_TIME: u32 = 6;
 /// Real parameter `hangTime` (s): the step that reaches it never returns. Negative: off.
 pub const VR_HANG_TIME: u32 = 7;
@@ -35,6 +38,9 @@ pub const VR_ABORT_TIME: u32 = 9;
 /// Real parameter `discardTime` (s): a step that starts before it and reaches it returns Discard,
 /// once per communication point. Negative: off.
 pub const VR_DISCARD_TIME: u32 = 10;
+/// Real parameter `infTime` (s): the step that reaches it completes, and `y` is +inf after it.
+/// Negative: off.
+pub const VR_INF_TIME: u32 = 11;
 
 /// The variables of Faulty, as in `models/Faulty/modelDescription.xml`.
 pub const FAULTY_VARIABLES: &[Variable] = &[
@@ -54,7 +60,12 @@ pub const FAULTY_VARIABLES: &[Variable] = &[
         Causality::Parameter,
     ),
     Variable::new("nanTime", VR_NAN_TIME, VarType::Real, Causality::Parameter),
-    Variable::new("hangTime", VR_HANG_TIME, VarType::Real, Causality::Parameter),
+    Variable::new(
+        "hangTime",
+        VR_HANG_TIME,
+        VarType::Real,
+        Causality::Parameter,
+    ),
     Variable::new(
         "segfaultTime",
         VR_SEGFAULT_TIME,
@@ -73,15 +84,17 @@ pub const FAULTY_VARIABLES: &[Variable] = &[
         VarType::Real,
         Causality::Parameter,
     ),
+    Variable::new("infTime", VR_INF_TIME, VarType::Real, Causality::Parameter),
 ];
 
-/// Relative tolerance (scaled by `1 + |T|`, s) with which a time counts as having reached a
-/// fault time `T`. It keeps rounding in an accumulated time (`0.1 + 0.1 + 0.1 < 0.3`) from
-/// delaying a fault by one step.
+/// Relative tolerance with which a time counts as having reached a fault time `T`: the
+/// allowance is `TIME_TOLERANCE·max(1, |T|)` seconds. It keeps rounding in an accumulated time
+/// (a sum of steps of 0.1 s can end just below 0.3) from delaying a fault by one step.
 pub const TIME_TOLERANCE: f64 = 1e-9;
 
+/// The allowance (s) for the fault time `at` (s): `TIME_TOLERANCE·max(1, |at|)`.
 fn tolerance(at: f64) -> f64 {
-    TIME_TOLERANCE * (1.0 + at.abs())
+    TIME_TOLERANCE * at.abs().max(1.0)
 }
 
 /// Whether the fault time `at` (s) is switched on (`at >= 0`) and the time `time` (s) has
@@ -114,6 +127,8 @@ pub struct FaultTimes {
     pub abort: f64,
     /// `discardTime` (s).
     pub discard: f64,
+    /// `infTime` (s).
+    pub inf: f64,
 }
 
 impl Default for FaultTimes {
@@ -126,12 +141,15 @@ impl Default for FaultTimes {
             segfault: -1.0,
             abort: -1.0,
             discard: -1.0,
+            inf: -1.0,
         }
     }
 }
 
 /// What a step does instead of completing; see [`Faulty::fault`]. Listed in order of
 /// precedence: when one step reaches several fault times, the first in this list wins.
+///
+/// Spec: FMI 2.0.2 §2.1.3 (status codes), §4.2.2 (`fmi2DoStep`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Fault {
     /// Writes to address 0: the process dies with SIGSEGV.
@@ -186,6 +204,9 @@ thread_local! {
 
 /// The Faulty FMU: `y = u + t` and a step counter, with faults switched on by parameters (see
 /// the README for the exact rules).
+///
+/// `Send`: the fault memory is shared through an `Arc` of atomics, and the only other shared
+/// state is the thread-local flag of [`fmi2_do_step`], which is set and read within one call.
 #[derive(Clone, Debug)]
 pub struct Faulty {
     u: f64,
@@ -197,10 +218,15 @@ pub struct Faulty {
 }
 
 impl Faulty {
-    /// The output `y` (-): `u + t`, or NaN once the FMU time `t` has reached `nanTime`.
+    /// The output `y` (-): `u + t`, with `t` the FMU time (s). After a completed step (`count >
+    /// 0`) whose end reached `nanTime` it is NaN, else after one that reached `infTime` it is
+    /// +inf. Before the first step it is always `u + t`, whatever the start time.
     pub fn y(&self) -> f64 {
-        if reached(self.time, self.times.nan) {
+        let stepped = self.count > 0;
+        if stepped && reached(self.time, self.times.nan) {
             f64::NAN
+        } else if stepped && reached(self.time, self.times.inf) {
+            f64::INFINITY
         } else {
             self.u + self.time
         }
@@ -217,7 +243,8 @@ impl Faulty {
     /// - [`Fault::Discard`]: `t` lies before `discardTime`, `end` has reached it, and no step
     ///   from the current FMU time has been discarded yet.
     ///
-    /// "Reached" means `end ≥ T − 1e-9·(1 + |T|)` for a fault time `T ≥ 0` ([`reached`]).
+    /// "Reached" means `end ≥ T − 1e-9·max(1, |T|)` for a fault time `T ≥ 0` ([`reached`]).
+    /// `nanTime` and `infTime` do not stop a step; see [`Faulty::y`].
     pub fn fault(&self, t: f64, h: f64) -> Option<Fault> {
         let end = t + h;
         let ft = &self.times;
@@ -242,22 +269,25 @@ impl Faulty {
     }
 }
 
-/// Kills the process with SIGSEGV by writing to address 0.
+/// Kills the process with SIGSEGV by writing one byte to address 0.
 fn segfault() -> ! {
+    // The optimizer cannot see through `black_box`, so it cannot prove the address null and
+    // treat the write as unreachable.
+    let address = std::hint::black_box(std::ptr::null_mut::<u8>());
     // SAFETY: none; this write is deliberately unsound. It is the fault that `segfaultTime`
     // injects: a real invalid memory access, as a buggy FMU would make, rather than a signal
     // raised by hand. Address 0 is never mapped on Linux (`vm.mmap_min_addr` > 0), so the
-    // write traps and the kernel kills the process with SIGSEGV. `write_volatile` keeps the
-    // compiler from removing or reordering the write. Nothing after it runs.
-    unsafe { std::ptr::write_volatile(std::ptr::null_mut::<u8>(), 1) };
+    // write traps and the kernel kills the process with SIGSEGV. A volatile write is never
+    // removed or reordered by the compiler. Nothing after it runs.
+    unsafe { std::ptr::write_volatile(address, 1) };
     // Only reached if page 0 were mapped: die anyway.
     std::process::abort()
 }
 
-/// Never returns, sleeping so that it does not occupy a CPU.
+/// Never returns: sleeps 100 ms at a time, for ever, so that it does not occupy a CPU.
 fn hang() -> ! {
     loop {
-        std::thread::sleep(Duration::from_secs(1));
+        std::thread::sleep(Duration::from_millis(100));
     }
 }
 
@@ -343,6 +373,7 @@ impl Model for Faulty {
             VR_SEGFAULT_TIME => Ok(ft.segfault),
             VR_ABORT_TIME => Ok(ft.abort),
             VR_DISCARD_TIME => Ok(ft.discard),
+            VR_INF_TIME => Ok(ft.inf),
             _ => Err(ModelError::unknown(VarType::Real, vr)),
         }
     }
@@ -358,6 +389,7 @@ impl Model for Faulty {
             VR_SEGFAULT_TIME => ft.segfault = finite("segfaultTime", value)?,
             VR_ABORT_TIME => ft.abort = finite("abortTime", value)?,
             VR_DISCARD_TIME => ft.discard = finite("discardTime", value)?,
+            VR_INF_TIME => ft.inf = finite("infTime", value)?,
             _ => return Err(ModelError::unknown(VarType::Real, vr)),
         }
         Ok(())
@@ -377,6 +409,8 @@ impl Model for Faulty {
 /// with status Error and the text "fmi2Fatal").
 ///
 /// Exported as `fmi2DoStep` through `export_fmi2!(Faulty, do_step = fmi2_do_step)`.
+///
+/// Spec: FMI 2.0.2 §4.2.2 (`fmi2DoStep`), §2.1.3 (`fmi2Fatal`).
 ///
 /// # Safety
 /// As for [`fmi2::do_step`]: `c` must not be in use by a concurrent call.

@@ -17,6 +17,7 @@ fn faulty(times: FaultTimes) -> Faulty {
         (VR_SEGFAULT_TIME, times.segfault),
         (VR_ABORT_TIME, times.abort),
         (VR_DISCARD_TIME, times.discard),
+        (VR_INF_TIME, times.inf),
     ] {
         m.set_real(vr, value).expect("set a fault time");
     }
@@ -88,14 +89,20 @@ fn error_is_returned_once_by_the_first_step_reaching_error_time() {
         ..FaultTimes::default()
     });
     m.set_real(VR_U, 1.0).expect("set u");
-    // 0.1 + 0.1 + 0.1 = 0.30000000000000004 and 0.1·3 accumulated differently would be below
-    // 0.3: the tolerance makes the third step the failing one either way.
+    // The third step fails, also when rounding leaves its end just below 0.3.
     assert_eq!(step(&mut m, 0.0, 0.1), StepOutcome::Completed);
     assert_eq!(step(&mut m, 0.1, 0.1), StepOutcome::Completed);
     let saved = m.clone();
     let t = 0.2;
-    assert!(matches!(step(&mut m, t, 0.1 - 1e-12), StepOutcome::Error(_)));
-    assert_eq!((count(&m), y(&m)), (2, 1.2), "state stays at the step start");
+    assert!(matches!(
+        step(&mut m, t, 0.1 - 1e-12),
+        StepOutcome::Error(_)
+    ));
+    assert_eq!(
+        (count(&m), y(&m)),
+        (2, 1.2),
+        "state stays at the step start"
+    );
     // Rolled back to the saved state, the retry of the same step succeeds: the Error is not
     // part of the FMU state.
     let mut m = saved;
@@ -145,10 +152,70 @@ fn nan_time_makes_y_nan_from_then_on() {
     assert_eq!(step(&mut m, 0.5, 1.0), StepOutcome::Completed);
     assert!(y(&m).is_nan());
     assert_eq!(m.get_real(VR_U), Ok(1.0), "only y is NaN");
-    m.initialize(0.5).expect("initialize");
-    assert!(y(&m).is_nan(), "also at a start time at or after nanTime");
+    // Only a step sets it off: a start time after nanTime leaves y finite until the first step.
+    m.initialize(0.75).expect("initialize");
+    assert_eq!(y(&m), 1.75);
+    assert_eq!(step(&mut m, 0.75, 0.25), StepOutcome::Completed);
+    assert!(y(&m).is_nan());
     m.initialize(0.0).expect("initialize");
     assert_eq!(y(&m), 1.0);
+}
+
+#[test]
+fn inf_time_makes_y_infinite_and_nan_wins_over_it() {
+    let mut m = faulty(FaultTimes {
+        inf: 0.5,
+        ..FaultTimes::default()
+    });
+    m.set_real(VR_U, -3.0).expect("set u");
+    assert_eq!(step(&mut m, 0.0, 0.25), StepOutcome::Completed);
+    assert_eq!(y(&m), -2.75);
+    let before = m.clone();
+    assert_eq!(step(&mut m, 0.25, 0.25), StepOutcome::Completed);
+    assert_eq!(y(&m), f64::INFINITY, "+inf, whatever the sign of u");
+    assert_eq!(count(&m), 2);
+    // A rollback to before the step gives the finite value back: it is part of the FMU state.
+    assert_eq!(y(&before), -2.75);
+
+    let mut m = faulty(FaultTimes {
+        inf: 0.5,
+        nan: 1.0,
+        ..FaultTimes::default()
+    });
+    assert_eq!(step(&mut m, 0.0, 0.5), StepOutcome::Completed);
+    assert_eq!(y(&m), f64::INFINITY);
+    assert_eq!(step(&mut m, 0.5, 0.5), StepOutcome::Completed);
+    assert!(y(&m).is_nan(), "NaN takes precedence once both are reached");
+}
+
+#[test]
+fn reached_uses_the_tolerance_max_1_abs_t() {
+    // Off below zero, whatever the time.
+    assert!(!reached(1e9, -1.0));
+    assert!(!reached(1e9, -1e-300));
+    assert!(reached(0.0, 0.0));
+    // |T| <= 1: an absolute allowance of 1e-9 s.
+    assert!(reached(0.5 - 0.9e-9, 0.5));
+    assert!(!reached(0.5 - 1.1e-9, 0.5));
+    assert!(reached(-0.9e-9, 0.0));
+    assert!(!reached(-1.1e-9, 0.0));
+    // |T| > 1: relative, 1e-9·|T|.
+    assert!(reached(100.0 - 0.9e-7, 100.0));
+    assert!(!reached(100.0 - 1.1e-7, 100.0));
+    // Three steps of 0.1 s reach 0.3 however they were rounded.
+    let end = 0.1 + 0.1 + 0.1;
+    assert!(reached(end, 0.3) && reached(0.3 - 1e-12, 0.3));
+}
+
+/// The kind of a step outcome, without its message.
+fn kind(outcome: &StepOutcome) -> &'static str {
+    match outcome {
+        StepOutcome::Completed => "completed",
+        StepOutcome::Terminate => "terminate",
+        StepOutcome::Discard(_) => "discard",
+        StepOutcome::Error(_) => "error",
+        _ => "other",
+    }
 }
 
 #[test]
@@ -158,39 +225,324 @@ fn discard_once_per_communication_point() {
         ..FaultTimes::default()
     });
     assert_eq!(step(&mut m, 0.0, 0.5), StepOutcome::Completed);
-    // From 0.5, the first step reaching 1.0 is discarded, whatever its size.
-    assert!(matches!(step(&mut m, 0.5, 0.5), StepOutcome::Discard(_)));
-    assert_eq!((count(&m), y(&m)), (1, 0.5), "state stays at the step start");
+    // From 0.5, the first step reaching 1.0 is discarded.
+    assert_eq!(kind(&step(&mut m, 0.5, 0.5)), "discard");
+    assert_eq!(
+        (count(&m), y(&m)),
+        (1, 0.5),
+        "state stays at the step start"
+    );
     // The retry from the same point completes, even with the same size.
     let mut same = m.clone();
     assert_eq!(step(&mut same, 0.5, 0.5), StepOutcome::Completed);
     // A smaller retry that ends before discardTime completes too.
     assert_eq!(step(&mut m, 0.5, 0.25), StepOutcome::Completed);
     // A new point before discardTime: its first step across is discarded again, once.
-    assert!(matches!(step(&mut m, 0.75, 0.5), StepOutcome::Discard(_)));
+    assert_eq!(kind(&step(&mut m, 0.75, 0.5)), "discard");
     assert_eq!(step(&mut m, 0.75, 0.5), StepOutcome::Completed);
-    // Steps from discardTime on are never discarded.
+    // Steps that start at discardTime or later are never discarded.
+    for t in [1.25, 1.5, 2.0] {
+        assert_eq!(step(&mut m, t, 0.5), StepOutcome::Completed, "from {t}");
+    }
+
+    // Reaching within the tolerance counts; starting within it counts as starting at it.
     let mut m = faulty(FaultTimes {
         discard: 1.0,
         ..FaultTimes::default()
     });
-    assert_eq!(step(&mut m, 0.0, 1.0), StepOutcome::Discard("".into()).clone_if_discard());
-    assert_eq!(step(&mut m, 0.0, 0.4), StepOutcome::Completed);
-    assert_eq!(step(&mut m, 0.4, 0.3), StepOutcome::Completed);
-    assert_eq!(step(&mut m, 0.7, 0.3 - 1e-12), StepOutcome::Discard("".into()).clone_if_discard());
-    assert_eq!(step(&mut m, 0.7, 0.3), StepOutcome::Completed);
-    for t in [1.0, 1.5, 2.0] {
-        assert_eq!(step(&mut m, t, 0.5), StepOutcome::Completed, "from {t}");
+    assert_eq!(step(&mut m, 0.0, 0.7), StepOutcome::Completed);
+    assert_eq!(kind(&step(&mut m, 0.7, 0.3 - 1e-12)), "discard");
+    assert_eq!(step(&mut m, 0.7, 0.3 - 1e-12), StepOutcome::Completed);
+    assert_eq!(step(&mut m, 1.0 - 1e-12, 0.5), StepOutcome::Completed);
+}
+
+#[test]
+fn crash_and_hang_faults_take_precedence_in_the_documented_order() {
+    let all = FaultTimes {
+        error: 1.0,
+        fatal: 1.0,
+        nan: 1.0,
+        hang: 1.0,
+        segfault: 1.0,
+        abort: 1.0,
+        discard: 1.0,
+        inf: 1.0,
+    };
+    let order = [
+        Fault::Segfault,
+        Fault::Abort,
+        Fault::Hang,
+        Fault::Fatal,
+        Fault::Error,
+        Fault::Discard,
+    ];
+    let mut times = all;
+    for expected in order {
+        let m = faulty(times);
+        assert_eq!(m.fault(0.0, 0.5), None, "nothing before 1 s");
+        assert_eq!(m.fault(0.5, 0.5), Some(expected));
+        assert_eq!(
+            m.fault(0.5, 0.5 - 1e-12),
+            Some(expected),
+            "within the tolerance"
+        );
+        assert_eq!(m.fault(0.5, 0.49), None);
+        match expected {
+            Fault::Segfault => times.segfault = -1.0,
+            Fault::Abort => times.abort = -1.0,
+            Fault::Hang => times.hang = -1.0,
+            Fault::Fatal => times.fatal = -1.0,
+            Fault::Error => times.error = -1.0,
+            Fault::Discard => times.discard = -1.0,
+        }
+    }
+    assert_eq!(faulty(times).fault(0.5, 0.5), None);
+    // A simulation that starts after a crash time crashes in its first step.
+    let m = faulty(FaultTimes {
+        abort: 0.0,
+        ..FaultTimes::default()
+    });
+    assert_eq!(m.fault(0.0, 0.01), Some(Fault::Abort));
+}
+
+/// The FMI functions of `fmu_support::fmi2` for Faulty, with this crate's `fmi2DoStep`, as
+/// the packed library exports them.
+struct Fmu(fmi2::Component);
+
+impl Fmu {
+    /// Instantiates, sets the fault times and enters step mode at t = 0.
+    fn new(times: &[(u32, f64)]) -> Self {
+        let callbacks = fmi2::CallbackFunctions {
+            logger: None,
+            allocate_memory: None,
+            free_memory: None,
+            step_finished: None,
+            component_environment: ptr::null_mut(),
+        };
+        let guid = std::ffi::CString::new(GUID).expect("no NUL");
+        // SAFETY: valid NUL-terminated strings and a callback struct that outlive the call.
+        let c = unsafe {
+            fmi2::instantiate::<Faulty>(
+                c"faulty".as_ptr(),
+                fmi2::CO_SIMULATION,
+                guid.as_ptr(),
+                ptr::null(),
+                &raw const callbacks,
+                fmi2::FALSE,
+                fmi2::FALSE,
+            )
+        };
+        assert!(!c.is_null());
+        let fmu = Self(c);
+        for &(vr, value) in times {
+            assert_eq!(fmu.set_real(vr, value), fmi2::STATUS_OK);
+        }
+        // SAFETY: a live instance, used by this thread only.
+        unsafe {
+            let ok = fmi2::STATUS_OK;
+            assert_eq!(fmi2::setup_experiment::<Faulty>(c, 0, 0.0, 0.0, 0, 0.0), ok);
+            assert_eq!(fmi2::enter_initialization_mode::<Faulty>(c), ok);
+            assert_eq!(fmi2::exit_initialization_mode::<Faulty>(c), ok);
+        }
+        fmu
+    }
+
+    fn set_real(&self, vr: u32, value: f64) -> fmi2::Status {
+        // SAFETY: a live instance; one value reference and one value.
+        unsafe { fmi2::set_real::<Faulty>(self.0, &raw const vr, 1, &raw const value) }
+    }
+
+    fn y(&self) -> f64 {
+        let (vr, mut value) = (VR_Y, 0.0);
+        // SAFETY: a live instance; one value reference and one output slot.
+        let status = unsafe { fmi2::get_real::<Faulty>(self.0, &raw const vr, 1, &raw mut value) };
+        assert_eq!(status, fmi2::STATUS_OK);
+        value
+    }
+
+    fn count(&self) -> i32 {
+        let (vr, mut value) = (VR_COUNT, -1);
+        // SAFETY: a live instance; one value reference and one output slot.
+        let status =
+            unsafe { fmi2::get_integer::<Faulty>(self.0, &raw const vr, 1, &raw mut value) };
+        assert_eq!(status, fmi2::STATUS_OK);
+        value
+    }
+
+    fn do_step(&self, t: f64, h: f64) -> fmi2::Status {
+        // SAFETY: a live instance, used by this thread only.
+        unsafe { fmi2_do_step(self.0, t, h, fmi2::FALSE) }
+    }
+
+    fn get_state(&self) -> fmi2::FmuState {
+        let mut state = ptr::null_mut();
+        // SAFETY: a live instance and a writable, null state slot.
+        let status = unsafe { fmi2::get_fmu_state::<Faulty>(self.0, &raw mut state) };
+        assert_eq!(status, fmi2::STATUS_OK);
+        state
+    }
+
+    fn set_state(&self, state: fmi2::FmuState) -> fmi2::Status {
+        // SAFETY: a live instance; the handle is only compared.
+        unsafe { fmi2::set_fmu_state::<Faulty>(self.0, state) }
     }
 }
 
-/// Compares outcomes by kind only.
-trait Kind {
-    fn clone_if_discard(self) -> StepOutcome;
+impl Drop for Fmu {
+    fn drop(&mut self) {
+        // SAFETY: a live instance, freed once; its FMU states go with it.
+        unsafe { fmi2::free_instance::<Faulty>(self.0) }
+    }
 }
 
-impl Kind for StepOutcome {
-    fn clone_if_discard(self) -> StepOutcome {
-        self
+#[test]
+fn through_fmi2_error_is_recoverable_by_rollback() {
+    let fmu = Fmu::new(&[(VR_ERROR_TIME, 0.2)]);
+    assert_eq!(fmu.do_step(0.0, 0.1), fmi2::STATUS_OK);
+    let state = fmu.get_state();
+    assert_eq!(fmu.do_step(0.1, 0.1), fmi2::STATUS_ERROR);
+    assert_eq!(fmu.do_step(0.1, 0.1), fmi2::STATUS_ERROR, "error phase");
+    assert_eq!(fmu.set_state(state), fmi2::STATUS_OK);
+    assert_eq!(fmu.do_step(0.1, 0.1), fmi2::STATUS_OK, "the retry succeeds");
+    assert_eq!(fmu.count(), 2);
+    assert!((fmu.y() - 0.2).abs() < 1e-15);
+}
+
+#[test]
+fn through_fmi2_fatal_is_fmi2_fatal() {
+    let fmu = Fmu::new(&[(VR_FATAL_TIME, 0.2), (VR_ERROR_TIME, 0.2)]);
+    assert_eq!(fmu.do_step(0.0, 0.1), fmi2::STATUS_OK);
+    let state = fmu.get_state();
+    assert_eq!(fmu.do_step(0.1, 0.1), fmi2::STATUS_FATAL);
+    assert_eq!(
+        fmu.do_step(0.1, 0.1),
+        fmi2::STATUS_ERROR,
+        "after Fatal the instance is in the error phase"
+    );
+    assert_eq!(fmu.set_state(state), fmi2::STATUS_OK);
+    assert_eq!(fmu.do_step(0.1, 0.1), fmi2::STATUS_FATAL, "Fatal again");
+    assert!(!FATAL.get(), "the flag is consumed");
+    // An ordinary Error on the same thread stays an Error.
+    let fmu = Fmu::new(&[(VR_ERROR_TIME, 0.1)]);
+    assert_eq!(fmu.do_step(0.0, 0.1), fmi2::STATUS_ERROR);
+}
+
+#[test]
+fn through_fmi2_inf() {
+    let fmu = Fmu::new(&[(VR_INF_TIME, 0.2)]);
+    assert_eq!(fmu.do_step(0.0, 0.1), fmi2::STATUS_OK);
+    assert!((fmu.y() - 0.1).abs() < 1e-15);
+    assert_eq!(fmu.do_step(0.1, 0.1), fmi2::STATUS_OK, "the step completes");
+    assert_eq!(fmu.y(), f64::INFINITY);
+    assert_eq!(fmu.count(), 2);
+}
+
+#[test]
+fn through_fmi2_discard_then_retry_and_nan() {
+    let fmu = Fmu::new(&[(VR_DISCARD_TIME, 0.5), (VR_NAN_TIME, 0.75)]);
+    assert_eq!(fmu.set_real(VR_U, 1.0), fmi2::STATUS_OK);
+    assert_eq!(fmu.do_step(0.0, 0.25), fmi2::STATUS_OK);
+    assert_eq!(fmu.do_step(0.25, 0.5), fmi2::STATUS_DISCARD);
+    assert_eq!((fmu.count(), fmu.y()), (1, 1.25));
+    assert_eq!(fmu.do_step(0.25, 0.25), fmi2::STATUS_OK);
+    assert_eq!(fmu.y(), 1.5);
+    assert_eq!(fmu.do_step(0.5, 0.25), fmi2::STATUS_OK);
+    assert!(fmu.y().is_nan());
+    assert_eq!(fmu.count(), 3);
+}
+
+/// Environment variable that makes [`crash_child`] run a fault instead of passing.
+const CHILD_FAULT: &str = "FMU_FAULT_INJECTION_CHILD";
+
+/// Not a test of its own: the entry point of the child processes started by the crash tests.
+/// Without [`CHILD_FAULT`] it does nothing.
+#[test]
+fn crash_child() {
+    let Ok(fault) = std::env::var(CHILD_FAULT) else {
+        return;
+    };
+    let vr = match fault.as_str() {
+        "segfault" => VR_SEGFAULT_TIME,
+        "abort" => VR_ABORT_TIME,
+        "hang" => VR_HANG_TIME,
+        other => panic!("unknown fault {other}"),
+    };
+    let mut m = faulty(FaultTimes::default());
+    m.set_real(vr, 0.2).expect("set");
+    m.initialize(0.0).expect("initialize");
+    assert_eq!(step(&mut m, 0.0, 0.1), StepOutcome::Completed);
+    step(&mut m, 0.1, 0.1);
+    // Unreachable if the fault works; exits normally otherwise, which the parent reports.
+}
+
+/// Starts this test binary running only [`crash_child`] with `fault`, with core dumps off.
+fn spawn_child(fault: &str) -> std::process::Child {
+    let exe = std::env::current_exe().expect("test binary");
+    Command::new("/bin/sh")
+        .arg("-c")
+        .arg(r#"ulimit -c 0 && exec "$0" "$@""#)
+        .arg(exe)
+        .args(["--exact", "tests::crash_child", "--test-threads=1"])
+        .env(CHILD_FAULT, fault)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn the child")
+}
+
+#[test]
+fn segfault_time_kills_the_process_with_sigsegv() {
+    let status = spawn_child("segfault").wait().expect("wait");
+    assert_eq!(status.signal(), Some(11), "{status:?}");
+}
+
+#[test]
+fn abort_time_kills_the_process_with_sigabrt() {
+    let status = spawn_child("abort").wait().expect("wait");
+    assert_eq!(status.signal(), Some(6), "{status:?}");
+}
+
+#[test]
+fn hang_time_never_returns() {
+    let mut child = spawn_child("hang");
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_millis(1500) {
+        assert!(
+            child.try_wait().expect("try_wait").is_none(),
+            "the child ended"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    child.kill().expect("kill");
+    child.wait().expect("reap");
+}
+
+#[test]
+fn guid_dispatch() {
+    assert!(Faulty::instantiate(GUID).is_some());
+    assert!(Faulty::instantiate("Faulty").is_none());
+}
+
+#[test]
+fn model_description_matches_the_table() {
+    let spec = MODELS
+        .iter()
+        .find(|m| m.name == "Faulty")
+        .expect("listed in the packer");
+    assert_eq!(spec.package, env!("CARGO_PKG_NAME"));
+    let md = spec
+        .read_model_description(&workspace_root())
+        .expect("readable XML");
+    assert_eq!(md.fmi_version, FmiVersion::V2);
+    assert_eq!(md.model_identifier, "Faulty");
+    assert_eq!(md.mismatches(GUID, FAULTY_VARIABLES), Vec::<String>::new());
+    assert_eq!(md.outputs, [2, 3]);
+    let m = Faulty::instantiate(GUID).expect("known GUID");
+    for x in md.variables.iter().filter(|x| x.start.is_some()) {
+        let start: f64 = x.start.as_deref().expect("start").parse().expect("number");
+        assert_eq!(m.get_real(x.vr), Ok(start), "{}", x.name);
+    }
+    for x in &md.variables {
+        assert_eq!(x.index as u32, x.vr, "{}: vr equals the index", x.name);
     }
 }

@@ -154,6 +154,26 @@ pub const MODELS: &[ModelSpec] = &[
         package: "fmu-algebraic-loop",
         xml: "fmus/algebraic_loop/models/Gain/modelDescription.xml",
     },
+    ModelSpec {
+        name: "Faulty",
+        package: "fmu-fault-injection",
+        xml: "fmus/fault_injection/models/Faulty/modelDescription.xml",
+    },
+    ModelSpec {
+        name: "Scale",
+        package: "fmu-workload",
+        xml: "fmus/workload/models/Scale/modelDescription.xml",
+    },
+    ModelSpec {
+        name: "ScaleOnce",
+        package: "fmu-workload",
+        xml: "fmus/workload/models/ScaleOnce/modelDescription.xml",
+    },
+    ModelSpec {
+        name: "Busy",
+        package: "fmu-workload",
+        xml: "fmus/workload/models/Busy/modelDescription.xml",
+    },
 ];
 
 /// The FMU packages, each once, in [`MODELS`] order.
@@ -364,6 +384,6 @@ mod tests {
                 "the library is named after the model"
             );
         }
-        assert_eq!(packages().len(), 5);
+        assert_eq!(packages().len(), 7);
     }
 }

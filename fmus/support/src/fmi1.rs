@@ -76,8 +76,8 @@ pub fn get_version() -> *const c_char {
 }
 
 /// `fmiInstantiateSlave` for model `M`. Returns null (after logging, if a logger was given) for
-/// a null or empty instance name or a null or unknown GUID. Location, MIME type, timeout,
-/// visibility and interactivity are not used.
+/// a null or empty instance name, a null or unknown GUID, or when [`Model::acquire_instance`]
+/// refuses. Location, MIME type, timeout, visibility and interactivity are not used.
 ///
 /// # Safety
 /// The string arguments must be null or NUL-terminated; the logger must stay callable until the
@@ -111,6 +111,9 @@ pub unsafe fn instantiate_slave<M: Model>(
         let Some(model) = M::instantiate(guid) else {
             return refuse(&logger, &c_name, &format!("unknown GUID {guid}"));
         };
+        if let Err(e) = M::acquire_instance(guid) {
+            return refuse(&logger, &c_name, &e.to_string());
+        }
         let instance = Instance::new(V, c_name, guid.to_owned(), model, logger);
         let ptr = raw::register(instance, V);
         // SAFETY: `ptr` was just created by `Box::into_raw` and is not shared with C yet.
@@ -165,7 +168,8 @@ pub unsafe fn reset_slave<M: Model>(c: Component) -> Status {
     unsafe { with_instance::<M>(c, V, "fmiResetSlave", Instance::reset) }
 }
 
-/// `fmiFreeSlaveInstance`; ignores unknown pointers.
+/// `fmiFreeSlaveInstance`: frees the slave, then calls [`Model::release_instance`]; ignores
+/// unknown pointers.
 ///
 /// # Safety
 /// `c` must not be in use by a concurrent call.

@@ -102,8 +102,8 @@ pub fn get_version() -> *const c_char {
 }
 
 /// `fmi2Instantiate` for model `M`. Returns null (after logging, if a logger was given) for a
-/// null or empty instance name, a model-exchange request, a null or unknown GUID, or null
-/// callbacks.
+/// null or empty instance name, a model-exchange request, a null or unknown GUID, null
+/// callbacks, or when [`Model::acquire_instance`] refuses.
 ///
 /// Spec: FMI 2.0.2 §2.1.5.
 ///
@@ -153,6 +153,9 @@ pub unsafe fn instantiate<M: Model>(
         let Some(model) = M::instantiate(guid) else {
             return refuse(&logger, &c_name, &format!("unknown GUID {guid}"));
         };
+        if let Err(e) = M::acquire_instance(guid) {
+            return refuse(&logger, &c_name, &e.to_string());
+        }
         let instance = Instance::new(V, c_name, guid.to_owned(), model, logger);
         instance.trace(|| format!("fmi2Instantiate(GUID = {guid})"));
         raw::register(instance, V).cast()
@@ -170,7 +173,8 @@ fn refuse(logger: &Logger, name: &std::ffi::CStr, message: &str) -> Component {
     ptr::null_mut()
 }
 
-/// `fmi2FreeInstance`: frees the instance and its saved FMU states; ignores unknown pointers.
+/// `fmi2FreeInstance`: frees the instance and its saved FMU states, then calls
+/// [`Model::release_instance`]; ignores unknown pointers.
 ///
 /// # Safety
 /// `c` must not be in use by a concurrent call.

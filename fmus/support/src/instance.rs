@@ -171,6 +171,11 @@ impl<M: Model> Instance<M> {
         instance
     }
 
+    /// The GUID given at instantiation.
+    pub(crate) fn guid(&self) -> &str {
+        &self.guid
+    }
+
     /// The model (read-only; for tests and status queries).
     #[cfg(test)]
     pub(crate) fn model(&self) -> &M {

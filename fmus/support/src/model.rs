@@ -132,6 +132,13 @@ pub enum ModelError {
         /// Value reference of the known.
         known: u32,
     },
+    /// [`Model::acquire_instance`] refuses a second live instance of an FMU that declares
+    /// `canBeInstantiatedOnlyOncePerProcess="true"`.
+    #[error("{model} declares canBeInstantiatedOnlyOncePerProcess and already has a live instance")]
+    OncePerProcess {
+        /// The model name.
+        model: &'static str,
+    },
 }
 
 impl ModelError {
@@ -177,6 +184,39 @@ pub enum StepOutcome {
 ///
 /// Units of all values are as declared in the model's modelDescription; time is in seconds.
 pub trait Model: Clone + Send + 'static {
+    /// Claims a place for one more live instance of the FMU with this GUID, before the instance
+    /// is created. The default accepts every instantiation.
+    ///
+    /// The export layer calls it in `fmi2Instantiate` / `fmiInstantiateSlave`, after
+    /// [`Model::instantiate`] has accepted the GUID, and calls [`Model::release_instance`] with
+    /// the same GUID when that instance is freed. Neither `fmi2Reset` nor FMU states create or
+    /// free an instance. An FMU that declares `canBeInstantiatedOnlyOncePerProcess="true"` can
+    /// enforce that here, with a process-wide atomic counter.
+    ///
+    /// # Errors
+    /// [`ModelError::OncePerProcess`] (or any other reason) to refuse: instantiate then logs the
+    /// message and returns null.
+    ///
+    /// Spec: FMI 2.0.2 §4.3.1 (`CoSimulation` attributes), FMI 1.0 CS §3.
+    fn acquire_instance(guid: &str) -> Result<(), ModelError>
+    where
+        Self: Sized,
+    {
+        let _ = guid;
+        Ok(())
+    }
+
+    /// Gives back the place that [`Model::acquire_instance`] claimed for an instance with this
+    /// GUID; called once when that instance is freed. The default does nothing.
+    ///
+    /// Spec: FMI 2.0.2 §2.1.5 (`fmi2FreeInstance`), FMI 1.0 CS §3.3 (`fmiFreeSlaveInstance`).
+    fn release_instance(guid: &str)
+    where
+        Self: Sized,
+    {
+        let _ = guid;
+    }
+
     /// Creates the model of the FMU with this GUID, with every parameter and input at its start
     /// value and the state initialized for `t = 0`. Returns `None` for an unknown GUID.
     ///

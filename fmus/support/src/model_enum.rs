@@ -5,8 +5,10 @@
 ///
 /// [`Model::instantiate`](crate::Model::instantiate) tries the variants in order and keeps the
 /// first whose type accepts the GUID, so one shared library can serve several FMUs with
-/// different GUIDs. The enum derives `Clone` and `Debug`; each inner type must implement
-/// `Model + Debug`.
+/// different GUIDs. [`Model::acquire_instance`](crate::Model::acquire_instance) and
+/// [`Model::release_instance`](crate::Model::release_instance) ask every variant type in turn,
+/// so each type must act only on its own GUIDs. The enum derives `Clone` and `Debug`; each
+/// inner type must implement `Model + Debug`.
 ///
 /// ```
 /// use fmu_support::{Model, ModelError, StepOutcome, Variable};
@@ -52,6 +54,15 @@ macro_rules! model_enum {
                     }
                 )+
                 ::core::option::Option::None
+            }
+
+            fn acquire_instance(guid: &str) -> ::core::result::Result<(), $crate::ModelError> {
+                $( <$inner as $crate::Model>::acquire_instance(guid)?; )+
+                ::core::result::Result::Ok(())
+            }
+
+            fn release_instance(guid: &str) {
+                $( <$inner as $crate::Model>::release_instance(guid); )+
             }
 
             fn variables(&self) -> &'static [$crate::Variable] {

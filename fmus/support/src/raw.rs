@@ -143,8 +143,9 @@ pub(crate) unsafe fn with_instance<M: Model>(
     outcome.unwrap_or(status::ERROR)
 }
 
-/// Frees the instance behind `c` if it is a live instance of this type and version; otherwise
-/// does nothing. Saved FMU states of the instance are freed with it.
+/// Frees the instance behind `c` if it is a live instance of this type and version, then calls
+/// [`Model::release_instance`] with its GUID; otherwise does nothing. Saved FMU states of the
+/// instance are freed with it.
 ///
 /// # Safety
 /// As for [`with_instance`].
@@ -162,6 +163,9 @@ pub(crate) unsafe fn free_instance<M: Model>(
         // concurrent call is using it.
         let instance = unsafe { Box::from_raw(c.cast::<Instance<M>>()) };
         instance.trace(|| function.to_owned());
+        let guid = instance.guid().to_owned();
+        drop(instance);
+        M::release_instance(&guid);
     }));
 }
 

@@ -3,6 +3,7 @@
 
 use std::ffi::{CStr, c_char, c_int, c_uint, c_void};
 use std::ptr;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use fmu_support::{Causality, Model, ModelError, StepOutcome, VarType, Variable};
 
@@ -31,9 +32,29 @@ const VARS: &[Variable] = &[
 
 const GUID: &CStr = c"{counter}";
 
+/// The same model under a GUID that allows one live instance per process.
+const ONCE_GUID: &CStr = c"{counter-once}";
+
+/// Live instances with [`ONCE_GUID`].
+static ONCE_LIVE: AtomicUsize = AtomicUsize::new(0);
+
 impl Model for Counter {
+    fn acquire_instance(guid: &str) -> Result<(), ModelError> {
+        if guid != "{counter-once}" {
+            return Ok(());
+        }
+        ONCE_LIVE
+            .compare_exchange(0, 1, Ordering::AcqRel, Ordering::Acquire)
+            .map(|_| ())
+            .map_err(|_| ModelError::OncePerProcess { model: "Counter" })
+    }
+    fn release_instance(guid: &str) {
+        if guid == "{counter-once}" {
+            ONCE_LIVE.store(0, Ordering::Release);
+        }
+    }
     fn instantiate(guid: &str) -> Option<Self> {
-        (guid == "{counter}").then(|| Self {
+        (guid == "{counter}" || guid == "{counter-once}").then(|| Self {
             rate: 1.0,
             u: 0.0,
             x: 0.0,
@@ -564,4 +585,62 @@ fn fmi1_lifecycle() {
         assert_eq!(Counter_fmiTerminateSlave(c), OK);
         Counter_fmiFreeSlaveInstance(c);
     }
+}
+
+#[test]
+fn a_refused_instantiation_returns_null_until_the_live_instance_is_freed() {
+    let cb = callbacks2();
+    let fmi2 = |guid: &CStr| {
+        // SAFETY: valid NUL-terminated strings and a callback struct that outlives the call.
+        unsafe { fmi2Instantiate(c"once".as_ptr(), 1, guid.as_ptr(), ptr::null(), &cb, 0, 0) }
+    };
+    let fmi1 = || {
+        let cb = Callbacks1 {
+            logger: ptr::null(),
+            allocate: ptr::null(),
+            free: ptr::null(),
+            step_finished: ptr::null(),
+        };
+        // SAFETY: valid NUL-terminated strings; the callbacks are passed by value.
+        unsafe {
+            Counter_fmiInstantiateSlave(
+                c"once".as_ptr(),
+                ONCE_GUID.as_ptr(),
+                c"".as_ptr(),
+                c"".as_ptr(),
+                0.0,
+                0,
+                0,
+                cb,
+                0,
+            )
+        }
+    };
+    let first = fmi2(ONCE_GUID);
+    assert!(!first.is_null());
+    assert!(fmi2(ONCE_GUID).is_null(), "second live instance");
+    assert!(fmi1().is_null(), "also through FMI 1.0");
+    let other = fmi2(GUID);
+    assert!(!other.is_null(), "other GUIDs are not limited");
+    // SAFETY: live instances, used by this thread only; each freed once.
+    unsafe {
+        assert_eq!(fmi2Reset(first), OK);
+        assert!(
+            fmi2(ONCE_GUID).is_null(),
+            "a reset does not free the instance"
+        );
+        fmi2FreeInstance(other);
+        fmi2FreeInstance(first);
+        fmi2FreeInstance(first);
+    }
+    assert_eq!(ONCE_LIVE.load(Ordering::Acquire), 0, "released once");
+    let slave = fmi1();
+    assert!(!slave.is_null(), "free again after fmi2FreeInstance");
+    assert!(fmi2(ONCE_GUID).is_null());
+    // SAFETY: a live slave, freed once.
+    unsafe { Counter_fmiFreeSlaveInstance(slave) };
+    let again = fmi2(ONCE_GUID);
+    assert!(!again.is_null());
+    // SAFETY: a live instance, freed once.
+    unsafe { fmi2FreeInstance(again) };
 }
