@@ -406,3 +406,80 @@ pub fn assert_reconstructs(
         );
     }
 }
+
+/// Leak and memory-error counts of one valgrind memcheck run (bytes, and memcheck errors).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Memcheck {
+    /// `definitely lost` bytes.
+    pub definitely_lost: u64,
+    /// `indirectly lost` bytes.
+    pub indirectly_lost: u64,
+    /// `possibly lost` bytes.
+    pub possibly_lost: u64,
+    /// Memory errors (invalid reads and writes, uses of uninitialized values, bad frees).
+    pub errors: u64,
+}
+
+/// Runs `mastersim <extra> --working-dir <working_dir> <project>` under valgrind memcheck
+/// (`--leak-check=full`) and returns the counts of its summary, after asserting exit code 0.
+///
+/// # Panics
+/// When valgrind cannot be started (naming it), the run fails, or the summary is missing.
+pub fn memcheck(project: &Path, working_dir: &Path, extra: &[&str]) -> Memcheck {
+    let output = Command::new("valgrind")
+        .args([
+            "--leak-check=full",
+            "--show-leak-kinds=definite,indirect,possible",
+            "--num-callers=40",
+        ])
+        .arg(mastersim_bin())
+        .args(extra)
+        .arg("--working-dir")
+        .arg(working_dir)
+        .arg(project)
+        .output()
+        .expect("valgrind can be started (install Debian's package 'valgrind')");
+    let report = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "mastersim under valgrind failed:\n{report}"
+    );
+    let bytes = |label: &str| -> u64 {
+        if report.contains("All heap blocks were freed") {
+            return 0;
+        }
+        let line = report
+            .lines()
+            .find(|l| l.contains(label))
+            .unwrap_or_else(|| panic!("no '{label}' in the valgrind report:\n{report}"));
+        let after = &line[line.find(label).expect("found") + label.len()..];
+        let number = after
+            .split_whitespace()
+            .next()
+            .unwrap_or("")
+            .replace(',', "");
+        number
+            .parse()
+            .unwrap_or_else(|_| panic!("cannot read '{line}'"))
+    };
+    Memcheck {
+        definitely_lost: bytes("definitely lost:"),
+        indirectly_lost: bytes("indirectly lost:"),
+        possibly_lost: bytes("possibly lost:"),
+        errors: {
+            let line = report
+                .lines()
+                .find(|l| l.contains("ERROR SUMMARY:"))
+                .unwrap_or_else(|| panic!("no error summary in the valgrind report:\n{report}"));
+            let after = &line[line.find("ERROR SUMMARY:").expect("found") + 14..];
+            after
+                .split_whitespace()
+                .next()
+                .unwrap_or("")
+                .replace(',', "")
+                .parse()
+                .expect("error count")
+        },
+    }
+}

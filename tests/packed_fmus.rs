@@ -105,7 +105,7 @@ fn causality(c: FmuCausality) -> Causality {
 /// reference, type, causality) of the crate's `VR_*` table.
 #[test]
 fn model_descriptions_agree_with_value_reference_tables() {
-    let tables: [(&str, &[Variable]); 9] = [
+    let tables: [(&str, &[Variable]); 13] = [
         ("Prey", fmu_lotka_volterra::PREY_VARIABLES),
         ("Predator", fmu_lotka_volterra::PREDATOR_VARIABLES),
         ("Part1", fmu_control_loop::PART1_VARIABLES),
@@ -115,6 +115,10 @@ fn model_descriptions_agree_with_value_reference_tables() {
         ("FourVarsFeedThrough", fmu_four_vars::FEED_THROUGH_VARIABLES),
         ("Oscillator", fmu_oscillator_fmi1::VARIABLES),
         ("Gain", fmu_algebraic_loop::GAIN_VARIABLES),
+        ("Faulty", fmu_fault_injection::FAULTY_VARIABLES),
+        ("Scale", fmu_workload::SCALE_VARIABLES),
+        ("ScaleOnce", fmu_workload::SCALE_VARIABLES),
+        ("Busy", fmu_workload::BUSY_VARIABLES),
     ];
     assert_eq!(tables.len(), fmu_packer::MODELS.len());
     for (name, table) in tables {

@@ -7,7 +7,8 @@
 use std::process::Command;
 
 use mastersim_tests::{
-    ResultTable, Run, close, killed_long_run, mastersim_bin, parse_number, run_example_with,
+    ResultTable, Run, assert_reconstructs, close, killed_long_run, mastersim_bin, parse_number,
+    run_example_with,
 };
 use serde_json::Value;
 

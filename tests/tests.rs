@@ -5,5 +5,7 @@ mod algebraic_loop;
 mod bad_input;
 mod cli;
 mod examples;
+mod faults;
+mod hostile;
 mod packed_fmus;
 mod result_files;

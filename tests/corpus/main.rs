@@ -6,5 +6,6 @@
 
 mod crosscheck;
 mod fmi1;
+mod leaks;
 mod mastersim;
 mod readers;

@@ -1,20 +1,22 @@
 //! `mastersim`: runs a MasterSim project (`.msim`) of FMI co-simulation slaves.
 //!
-//! Exit codes: 0 done (also for `--test-init` and a slave's terminate request), 1 the
-//! simulation failed, 2 usage, project or FMU error.
+//! Exit codes (docs/robustness.md): 0 done (also for `--test-init` and a slave's terminate
+//! request), 1 the simulation failed, 2 usage, project or FMU error, 124 an FMU call exceeded
+//! `--step-timeout`, 130 / 143 interrupted by SIGINT / SIGTERM. A crash inside FMU code ends
+//! the process by the signal (SIGSEGV, SIGABRT, …) after naming the slave and FMI function.
 #![forbid(unsafe_code)]
 
 mod logging;
 mod plot;
 mod results;
+mod run;
+mod supervise;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Context;
 use clap::{ArgAction, Parser, Subcommand, ValueEnum};
 use master::project::ResultFormat;
-use master::{ImportOptions, PlanOptions, RunOutcome, Simulation, SimulationPlan};
 
 /// Command line of `mastersim` (MasterSim reference §2; both `--opt=value` and `--opt value`).
 #[derive(Debug, Parser)]
@@ -70,6 +72,10 @@ struct Args {
     /// Largest total size an FMU archive may extract to, in MiB (protects against zip bombs).
     #[arg(long, value_name = "MIB", default_value_t = 4096)]
     max_fmu_size: u64,
+    /// Abandon the run when one FMU call (doStep, state or initialization call) takes longer
+    /// than this many seconds of wall time; exit code 124 [default: no limit].
+    #[arg(long, value_name = "SECONDS")]
+    step_timeout: Option<f64>,
 }
 
 /// A result format on the command line.
@@ -113,6 +119,21 @@ impl<T, E: Into<anyhow::Error>> ExitCodeExt<T> for Result<T, E> {
     }
 }
 
+/// The error and its causes on one line, `: `-separated, each cause once: several error
+/// types already include their source in their own message, and repeating it would make the
+/// line hard to read.
+pub fn describe(error: &anyhow::Error) -> String {
+    let mut text = error.to_string();
+    for cause in error.chain().skip(1) {
+        let cause = cause.to_string();
+        if !text.contains(&cause) {
+            text.push_str(": ");
+            text.push_str(&cause);
+        }
+    }
+    text
+}
+
 const INPUT_ERROR: u8 = 2;
 const SIMULATION_FAILED: u8 = 1;
 
@@ -122,123 +143,25 @@ fn main() -> ExitCode {
         return match plot::run(args) {
             Ok(()) => ExitCode::SUCCESS,
             Err(error) => {
-                eprintln!("Error: {error:#}");
+                eprintln!("Error: {}", describe(&error));
                 ExitCode::from(INPUT_ERROR)
             }
         };
     }
-    match run(&cli.run) {
-        Ok(()) => ExitCode::SUCCESS,
+    if let Err(e) = fmi::install_crash_report() {
+        eprintln!("Warning: crashes inside FMU code will not be reported: {e}");
+    }
+    let interrupt = supervise::Interrupt::install()
+        .inspect_err(|e| eprintln!("Warning: SIGINT/SIGTERM will end the run at once: {e}"))
+        .ok();
+    match run::run(&cli.run, interrupt.as_ref()) {
+        Ok(code) => ExitCode::from(code),
         Err(Failure { code, error }) => {
-            log::error!("{error:#}");
+            log::error!("{}", describe(&error));
             if !logging::is_initialized() {
-                eprintln!("Error: {error:#}");
+                eprintln!("Error: {}", describe(&error));
             }
             ExitCode::from(code)
         }
     }
-}
-
-/// The working directory: `--working-dir`, or the project path without its extension.
-fn working_dir(args: &Args, project: &Path) -> PathBuf {
-    args.working_dir
-        .clone()
-        .unwrap_or_else(|| project.with_extension(""))
-}
-
-fn run(args: &Args) -> Result<(), Failure> {
-    let project_arg = args
-        .project
-        .as_deref()
-        .unwrap_or(Path::new(""))
-        .to_string_lossy();
-    let project_path = PathBuf::from(project_arg.strip_prefix("file://").unwrap_or(&project_arg));
-    let wd = working_dir(args, &project_path);
-    let log_dir = wd.join("log");
-    std::fs::create_dir_all(&log_dir)
-        .with_context(|| format!("cannot create working directory '{}'", log_dir.display()))
-        .code(INPUT_ERROR)?;
-    logging::init(args.verbosity_level, &log_dir.join("screenlog.txt")).code(INPUT_ERROR)?;
-    log::info!("mastersim, version {}", env!("CARGO_PKG_VERSION"));
-    if !project_path.is_file() {
-        return Err(anyhow::anyhow!(
-            "project file '{}' doesn't exist",
-            project_path.display()
-        ))
-        .code(INPUT_ERROR);
-    }
-    log::info!("Reading project '{}'", project_path.display());
-    let project = master::project::Project::from_file(&project_path).code(INPUT_ERROR)?;
-
-    let formats: Vec<ResultFormat> = if args.result_format.is_empty() {
-        project.result_formats.clone()
-    } else {
-        args.result_format.iter().map(|&f| f.into()).collect()
-    };
-    let options = results::ResultOptions {
-        formats: formats.clone(),
-        threshold: args.output_threshold.or(project.output_threshold),
-        step_statistics: args.verbosity_level >= 2,
-    };
-    if let Some(t) = options.threshold
-        && !(t.is_finite() && t > 0.0)
-    {
-        return Err(anyhow::anyhow!(
-            "--output-threshold {t}: expected a relative threshold > 0"
-        ))
-        .code(INPUT_ERROR);
-    }
-
-    log::info!("Importing FMUs");
-    let import = ImportOptions {
-        skip_unzip: args.skip_unzip,
-        extract: fmi::archive::ExtractOptions { max_total_size: args.max_fmu_size.saturating_mul(1 << 20) },
-    };
-    let fmus = master::import_fmus(&project, &wd, &import).code(INPUT_ERROR)?;
-    let plan = SimulationPlan::build(
-        &project,
-        &PlanOptions {
-            working_dir: wd.clone(),
-            collect_parameters: formats.iter().any(|f| *f != ResultFormat::Csv),
-        },
-        |def| master::resolve_slave(&project, def, &fmus),
-    )
-    .code(INPUT_ERROR)?;
-    log::info!("Cycles");
-    for (c, cycle) in plan.cycles.iter().enumerate() {
-        log::info!("Cycle {}:", c + 1);
-        for s in cycle {
-            log::info!("  {}", plan.slaves[s.0].name);
-        }
-    }
-    for dir in &plan.slave_directories {
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("cannot create '{}'", dir.display()))
-            .code(INPUT_ERROR)?;
-    }
-    let slaves = master::instantiate(&plan, args.verbosity_level > 3).code(INPUT_ERROR)?;
-    let mut sim = Simulation::new(plan, slaves).code(INPUT_ERROR)?;
-
-    sim.initialize()
-        .context("initialization failed")
-        .code(SIMULATION_FAILED)?;
-    let mut files =
-        results::ResultFiles::create(&wd, &project_path, &sim, options).code(SIMULATION_FAILED)?;
-    sim.start_output(&mut files).code(SIMULATION_FAILED)?;
-    if args.test_init {
-        log::info!("Stopping after successful initialization.");
-        files.finish().code(SIMULATION_FAILED)?;
-        return sim.terminate().code(SIMULATION_FAILED);
-    }
-    let outcome = sim.run(&mut files);
-    let finished = files.finish();
-    let outcome = outcome.code(SIMULATION_FAILED)?;
-    finished.code(SIMULATION_FAILED)?;
-    if let RunOutcome::Terminated { slave, t } = &outcome {
-        log::info!("Simulation ended at t = {t} s on request of slave '{slave}'.");
-    }
-    results::write_statistics(&wd, &sim.statistics()).code(SIMULATION_FAILED)?;
-    sim.terminate().code(SIMULATION_FAILED)?;
-    println!("Results are in '{}'", wd.join("results").display());
-    Ok(())
 }

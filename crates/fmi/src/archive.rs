@@ -59,12 +59,11 @@ pub fn extract(fmu: &Path, target: &Path, options: &ExtractOptions) -> Result<()
             fmu: fmu.to_owned(),
         });
     }
-    let mut archive = zip::ZipArchive::new(io::BufReader::new(file)).map_err(|source| {
-        Error::Zip {
+    let mut archive =
+        zip::ZipArchive::new(io::BufReader::new(file)).map_err(|source| Error::Zip {
             fmu: fmu.to_owned(),
             source,
-        }
-    })?;
+        })?;
     create_dir(target)?;
 
     let mut written = 0u64;
@@ -315,6 +314,48 @@ mod tests {
         let err = extract(&fmu, &tmp.path().join("out"), &ExtractOptions::default()).unwrap_err();
         assert!(matches!(err, Error::Zip { .. }), "{err}");
         assert!(err.to_string().contains("test.fmu"), "{err}");
+    }
+
+    #[test]
+    fn empty_file_is_named_as_such() {
+        let tmp = tempfile::tempdir().unwrap();
+        let fmu = write_fmu(tmp.path(), b"");
+        let err = extract(&fmu, &tmp.path().join("out"), &ExtractOptions::default()).unwrap_err();
+        assert!(matches!(err, Error::EmptyArchive { .. }), "{err}");
+        assert!(
+            err.to_string().contains("test.fmu: the file is empty"),
+            "{err}"
+        );
+        assert!(!tmp.path().join("out").exists());
+    }
+
+    #[test]
+    fn corrupt_entry_data_names_the_entry() {
+        let mut writer = zip::ZipWriter::new(Cursor::new(Vec::new()));
+        let stored =
+            SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+        writer.start_file("data.bin", stored).unwrap();
+        writer.write_all(&[7u8; 4096]).unwrap();
+        let mut bytes = writer.finish().unwrap().into_inner();
+        // Flip one byte inside the stored data of 'data.bin': the checksum no longer matches.
+        let start = bytes
+            .windows(8)
+            .position(|w| w == b"data.bin")
+            .expect("local header name")
+            + 8;
+        bytes[start + 100] ^= 0xff;
+        let tmp = tempfile::tempdir().unwrap();
+        let fmu = write_fmu(tmp.path(), &bytes);
+        let err = extract(&fmu, &tmp.path().join("out"), &ExtractOptions::default()).unwrap_err();
+        assert!(
+            matches!(&err, Error::CorruptEntry { entry, .. } if entry == "data.bin"),
+            "{err}"
+        );
+        assert!(
+            err.to_string()
+                .contains("test.fmu: archive entry 'data.bin' is corrupt"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -66,9 +66,13 @@ impl CallScope {
         });
         let entry = &CALLS[slot];
         entry.instance_len.store(instance.len(), Ordering::Relaxed);
-        entry.instance.store(instance.as_ptr().cast_mut(), Ordering::Relaxed);
+        entry
+            .instance
+            .store(instance.as_ptr().cast_mut(), Ordering::Relaxed);
         entry.function_len.store(function.len(), Ordering::Relaxed);
-        entry.function.store(function.as_ptr().cast_mut(), Ordering::Release);
+        entry
+            .function
+            .store(function.as_ptr().cast_mut(), Ordering::Release);
         CallScope { slot }
     }
 }
@@ -106,10 +110,21 @@ pub fn install_crash_report() -> std::io::Result<()> {
     result
 }
 
+/// The alternate signal stack: static memory, handed to the kernel once and never freed.
+struct AltStack(std::cell::UnsafeCell<[u8; ALT_STACK]>);
+
+// SAFETY: Rust code never reads or writes the memory; only the kernel uses it, as the stack of
+// the signal handler.
+unsafe impl Sync for AltStack {}
+
+static ALT_STACK_MEMORY: AltStack = AltStack(std::cell::UnsafeCell::new([0; ALT_STACK]));
+
 fn install() -> std::io::Result<()> {
-    // The alternate stack lives as long as the process: it is handed to the kernel once.
-    let stack = Box::leak(vec![0u8; ALT_STACK].into_boxed_slice());
-    let alt = libc::stack_t { ss_sp: stack.as_mut_ptr().cast(), ss_flags: 0, ss_size: ALT_STACK };
+    let alt = libc::stack_t {
+        ss_sp: ALT_STACK_MEMORY.0.get().cast(),
+        ss_flags: 0,
+        ss_size: ALT_STACK,
+    };
     // SAFETY: `alt` describes a valid, writable region that is never freed.
     if unsafe { libc::sigaltstack(&alt, ptr::null_mut()) } != 0 {
         return Err(std::io::Error::last_os_error());
@@ -143,8 +158,15 @@ fn write_stderr(bytes: &[u8]) {
 
 /// The signal handler: reports every FMU call in progress, then returns. `SA_RESETHAND` has
 /// restored the default action, so the faulting instruction (or `abort`) ends the process.
-extern "C" fn report(signal: libc::c_int, _info: *mut libc::siginfo_t, _context: *mut libc::c_void) {
-    let name = SIGNALS.iter().find(|(s, _)| *s == signal).map_or("fatal signal", |(_, n)| n);
+extern "C" fn report(
+    signal: libc::c_int,
+    _info: *mut libc::siginfo_t,
+    _context: *mut libc::c_void,
+) {
+    let name = SIGNALS
+        .iter()
+        .find(|(s, _)| *s == signal)
+        .map_or("fatal signal", |(_, n)| n);
     let mut reported = false;
     for entry in &CALLS {
         let function = entry.function.load(Ordering::Acquire);
@@ -161,13 +183,25 @@ extern "C" fn report(signal: libc::c_int, _info: *mut libc::siginfo_t, _context:
                 std::slice::from_raw_parts(function, entry.function_len.load(Ordering::Relaxed)),
             )
         };
-        for part in [b"mastersim: ".as_slice(), name.as_bytes(), b" in FMU code: instance '", instance, b"' in ", function, b"\n"] {
+        for part in [
+            b"mastersim: ".as_slice(),
+            name.as_bytes(),
+            b" in FMU code: instance '",
+            instance,
+            b"' in ",
+            function,
+            b"\n",
+        ] {
             write_stderr(part);
         }
         reported = true;
     }
     if !reported {
-        for part in [b"mastersim: ".as_slice(), name.as_bytes(), b" (not inside an FMU call)\n"] {
+        for part in [
+            b"mastersim: ".as_slice(),
+            name.as_bytes(),
+            b" (not inside an FMU call)\n",
+        ] {
             write_stderr(part);
         }
     }

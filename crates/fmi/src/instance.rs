@@ -234,6 +234,16 @@ impl Instance {
         &self.name
     }
 
+    /// True after a call returned Error, until a successful `fmi2SetFMUstate` or reset brings
+    /// the instance back, and for good once an instance of its FMU returned Fatal. In the
+    /// error state FMI 2.0 allows only reset, state restoration, value getters and freeing;
+    /// `fmi2Terminate` is not among them.
+    ///
+    /// Spec: FMI 2.0.2 §2.1.3 (statuses Error and Fatal), §4.2.4 (co-simulation state machine).
+    pub fn is_failed(&self) -> bool {
+        self.failed || self.fmu.is_fatal()
+    }
+
     /// The FMU this instance belongs to.
     pub fn fmu(&self) -> &Arc<Fmu> {
         &self.fmu

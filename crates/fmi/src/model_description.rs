@@ -250,7 +250,12 @@ impl ModelDescription {
     /// - [`crate::Error::NoCoSimulation`]: no co-simulation interface (Model Exchange only);
     /// - [`crate::Error::MissingElement`], [`crate::Error::MissingAttribute`],
     ///   [`crate::Error::InvalidAttribute`], [`crate::Error::TypeElement`]: a required element or
-    ///   attribute is missing or invalid; variables are named by index and name.
+    ///   attribute is missing or invalid; variables are named by index and name;
+    /// - [`crate::Error::DuplicateVariableName`]: two variables have the same name;
+    /// - [`crate::Error::AliasWithoutBase`], [`crate::Error::AliasTypeMismatch`] (FMI 1.0): an
+    ///   alias variable has no non-alias variable of its type with its value reference. (Value
+    ///   references are unique per base type only; FMI 2.0 Integer and Enumeration variables
+    ///   sharing one are aliases and accepted.)
     ///
     /// Spec: FMI 2.0.2 §2.2.1 (`fmiModelDescription`), §2.2.7 (`ModelVariables`), §2.2.8
     /// (`ModelStructure`), §4.3.1 (`CoSimulation`); FMI 1.0 §2.2–§2.4, FMI 1.0 CS §3

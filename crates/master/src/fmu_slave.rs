@@ -189,6 +189,14 @@ impl Slave for FmuSlave {
     }
 
     fn terminate(&mut self) -> Result<()> {
+        if self.instance.is_failed() {
+            // Terminate is not allowed in the error state (FMI 2.0.2 §4.2.4); freeing follows.
+            log::debug!(
+                "not terminating '{}': it is in the error state",
+                self.instance.name()
+            );
+            return Ok(());
+        }
         let r = self.instance.terminate();
         self.fmi(r).map(drop)
     }

@@ -106,6 +106,12 @@ pub struct StepInfo {
     pub fmu_errors: u64,
     /// Last accepted error norms (Richardson value norm, slope norm); 1 before any test.
     pub error_norms: (f64, f64),
+    /// Wall time inside master-algorithm steps so far, s.
+    pub algorithm_time: f64,
+    /// Wall time in error tests so far, s.
+    pub error_test_time: f64,
+    /// Wall time spent handing rows to the observer so far, s.
+    pub output_time: f64,
 }
 
 /// Receives results while a simulation runs.

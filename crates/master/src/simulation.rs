@@ -370,31 +370,36 @@ impl Simulation {
                 }
                 Outcome::IterationLimitExceeded | Outcome::Rejected { .. } => {
                     let cause = match outcome {
-                        Outcome::Rejected { slave, reason } => format!(
-                            "slave '{}' returned {} from doStep",
-                            self.sys.nodes[slave].name(),
-                            match reason {
+                        Outcome::Rejected { slave, reason } => {
+                            let status = match reason {
                                 RejectReason::Discard => "Discard",
                                 RejectReason::Error => "Error",
+                            };
+                            if !s.needs_states() {
+                                return Err(Error::StepFailed {
+                                    slave: self.sys.nodes[slave].name().to_string(),
+                                    function: "doStep",
+                                    t: self.t,
+                                    h,
+                                    reason: format!(
+                                        "the slave returned {status}, and no saved state exists to retry from (enable iteration or ADAPT_STEP error control to allow step reduction)"
+                                    ),
+                                });
                             }
-                        ),
+                            format!(
+                                "slave '{}' returned {status} from doStep",
+                                self.sys.nodes[slave].name()
+                            )
+                        }
                         _ => format!("no convergence within {} iterations", s.max_iterations),
                     };
-                    if let Outcome::Rejected { slave, .. } = outcome
-                        && !s.needs_states()
-                    {
-                        return Err(Error::StepFailed {
-                            slave: self.sys.nodes[slave].name().to_string(),
-                            function: "doStep",
+                    if h / 5.0 < s.h_min {
+                        return Err(Error::StepTooSmall {
                             t: self.t,
                             h,
-                            reason: format!(
-                                "{cause}, and no saved state exists to retry from (enable iteration or ADAPT_STEP error control to allow step reduction)"
-                            ),
+                            h_min: s.h_min,
+                            cause,
                         });
-                    }
-                    if h / 5.0 < s.h_min {
-                        return Err(Error::StepTooSmall { t: self.t, h, h_min: s.h_min, cause });
                     }
                     h /= 5.0;
                     self.sys.restore_states(StateSlot::Iter, self.t)?;
@@ -478,6 +483,9 @@ impl Simulation {
             iteration_limit_exceeded: c.iteration_limit_exceeded,
             fmu_errors: c.fmu_errors,
             error_norms: self.error_test.last_norms,
+            algorithm_time: self.stats.algorithm_time,
+            error_test_time: self.stats.error_test_time,
+            output_time: self.stats.output_time,
         }
     }
 

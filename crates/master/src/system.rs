@@ -12,12 +12,12 @@ use std::time::Instant;
 
 use fmi::ValueRef;
 
-use crate::watchdog::{CallMonitor, SlaveCall};
-use crate::{Error, Result};
 use crate::plan::SimulationPlan;
 use crate::project::TimeArithmetic;
 use crate::slave::{Slave, StateId, StepOutcome};
 use crate::values::{PerType, TypedValues};
+use crate::watchdog::{CallMonitor, SlaveCall};
+use crate::{Error, Result};
 
 /// Number of calls and accumulated wall time (s) of one kind of slave call.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -118,32 +118,44 @@ impl SlaveNode {
     }
 
     /// Runs `f` on the slave as `call` at `t`, `h` (s), recorded by the call monitor if any.
-    fn supervised<R>(&mut self, call: SlaveCall, t: f64, h: f64, f: impl FnOnce(&mut dyn Slave) -> R) -> R {
+    fn supervised<R>(
+        &mut self,
+        call: SlaveCall,
+        t: f64,
+        h: f64,
+        f: impl FnOnce(&mut dyn Slave) -> R,
+    ) -> R {
         if let Some(m) = &self.monitor {
             m.begin(self.index, call, t, h);
         }
         let result = f(self.slave.as_mut());
         if let Some(m) = &self.monitor {
-            m.end(self.index);
+            m.end(self.index, call);
         }
         result
     }
 
     /// `setupExperiment` (supervised): relative tolerance and start/end time in s.
     pub fn setup_experiment(&mut self, rel_tol: f64, t_start: f64, t_end: f64) -> Result<()> {
-        self.supervised(SlaveCall::SetupExperiment, t_start, 0.0, |s| s.setup_experiment(rel_tol, t_start, t_end))
+        self.supervised(SlaveCall::SetupExperiment, t_start, 0.0, |s| {
+            s.setup_experiment(rel_tol, t_start, t_end)
+        })
     }
 
     /// `enterInitializationMode` (supervised).
     pub fn enter_initialization_mode(&mut self) -> Result<()> {
         let t = self.clock;
-        self.supervised(SlaveCall::EnterInitializationMode, t, 0.0, |s| s.enter_initialization_mode())
+        self.supervised(SlaveCall::EnterInitializationMode, t, 0.0, |s| {
+            s.enter_initialization_mode()
+        })
     }
 
     /// `exitInitializationMode` (supervised).
     pub fn exit_initialization_mode(&mut self) -> Result<()> {
         let t = self.clock;
-        self.supervised(SlaveCall::ExitInitializationMode, t, 0.0, |s| s.exit_initialization_mode())
+        self.supervised(SlaveCall::ExitInitializationMode, t, 0.0, |s| {
+            s.exit_initialization_mode()
+        })
     }
 
     /// `terminate` (supervised).

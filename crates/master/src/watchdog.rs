@@ -12,6 +12,8 @@
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use crate::system::{SlaveStatistics, Timer};
+
 /// The slave calls a [`CallMonitor`] records.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(u8)]
@@ -58,13 +60,26 @@ impl SlaveCall {
 }
 
 /// One slave's current call: start time in ns since the monitor's origin (0 = idle), call,
-/// and `t`/`h` as `f64` bits.
+/// and `t`/`h` as `f64` bits; plus count and total ns of its finished `doStep`, `getFMUstate`
+/// and `setFMUstate` calls (indices of [`timed_index`]).
 #[derive(Debug, Default)]
 struct Slot {
     started: AtomicU64,
     call: AtomicU8,
     t: AtomicU64,
     h: AtomicU64,
+    counts: [AtomicU64; 3],
+    totals: [AtomicU64; 3],
+}
+
+/// Index of the calls whose time [`CallMonitor::slave_statistics`] reports.
+fn timed_index(call: SlaveCall) -> Option<usize> {
+    match call {
+        SlaveCall::DoStep => Some(0),
+        SlaveCall::GetState => Some(1),
+        SlaveCall::SetState => Some(2),
+        _ => None,
+    }
 }
 
 /// A call in progress, as seen by [`CallMonitor::longest_call`].
@@ -92,7 +107,10 @@ pub struct CallMonitor {
 impl CallMonitor {
     /// A monitor for `slaves` slaves (indices `0..slaves`).
     pub fn new(slaves: usize) -> CallMonitor {
-        CallMonitor { origin: Instant::now(), slots: (0..slaves).map(|_| Slot::default()).collect() }
+        CallMonitor {
+            origin: Instant::now(),
+            slots: (0..slaves).map(|_| Slot::default()).collect(),
+        }
     }
 
     /// Records that `slave` starts `call` at communication point `t` with step `h` (s).
@@ -106,10 +124,35 @@ impl CallMonitor {
         }
     }
 
-    /// Records that `slave`'s call returned.
-    pub(crate) fn end(&self, slave: usize) {
+    /// Records that `slave`'s `call` returned.
+    pub(crate) fn end(&self, slave: usize, call: SlaveCall) {
         if let Some(slot) = self.slots.get(slave) {
-            slot.started.store(0, Ordering::Release);
+            let started = slot.started.swap(0, Ordering::AcqRel);
+            if let Some(i) = timed_index(call) {
+                let now = self.origin.elapsed().as_nanos() as u64;
+                slot.counts[i].fetch_add(1, Ordering::Relaxed);
+                slot.totals[i].fetch_add(now.saturating_sub(started), Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// Count and wall time of `slave`'s finished `doStep`, `getFMUstate` and `setFMUstate`
+    /// calls, for a summary written while the simulation itself cannot be asked (the
+    /// master thread is stuck in a call). `name` is the slave's name.
+    pub fn slave_statistics(&self, slave: usize, name: &str) -> SlaveStatistics {
+        let timer = |i: usize| {
+            self.slots
+                .get(slave)
+                .map_or_else(Timer::default, |slot| Timer {
+                    count: slot.counts[i].load(Ordering::Relaxed),
+                    seconds: slot.totals[i].load(Ordering::Relaxed) as f64 * 1e-9,
+                })
+        };
+        SlaveStatistics {
+            name: name.to_string(),
+            do_step: timer(0),
+            get_state: timer(1),
+            set_state: timer(2),
         }
     }
 
@@ -150,12 +193,26 @@ mod tests {
         std::thread::sleep(Duration::from_millis(5));
         monitor.begin(2, SlaveCall::GetState, 2.5, 0.0);
         let busy = monitor.longest_call().expect("a call in progress");
-        assert_eq!((busy.slave, busy.call, busy.t, busy.h), (1, SlaveCall::DoStep, 2.5, 0.1));
+        assert_eq!(
+            (busy.slave, busy.call, busy.t, busy.h),
+            (1, SlaveCall::DoStep, 2.5, 0.1)
+        );
         assert!(busy.elapsed >= Duration::from_millis(5));
-        monitor.end(1);
+        monitor.end(1, SlaveCall::DoStep);
         assert_eq!(monitor.longest_call().map(|c| c.slave), Some(2));
-        monitor.end(2);
+        monitor.end(2, SlaveCall::GetState);
         assert_eq!(monitor.longest_call(), None);
+        let stats = monitor.slave_statistics(1, "one");
+        assert_eq!(
+            (
+                stats.name.as_str(),
+                stats.do_step.count,
+                stats.get_state.count
+            ),
+            ("one", 1, 0)
+        );
+        assert!(stats.do_step.seconds >= 0.005);
+        assert_eq!(monitor.slave_statistics(2, "two").get_state.count, 1);
         assert_eq!(SlaveCall::DoStep.name(), "doStep");
     }
 }

@@ -4,23 +4,17 @@
 //! `outputTimeUnit`, like `values.csv` (MasterSim always writes seconds there).
 
 use std::path::Path;
-use std::time::{Duration, Instant};
 
 use master::OutputLayout;
 use master::project::TimeUnit;
 use master::values::TypedValues;
 use output::csv::{Column, StringsCsvWriter, ValuesCsvWriter};
 
-/// Rows are flushed to the operating system at least this often, so that a killed run
-/// leaves its results up to about this long ago readable.
-const FLUSH_INTERVAL: Duration = Duration::from_secs(1);
-
 /// The CSV result files.
 pub struct CsvSink {
     values: ValuesCsvWriter,
     strings: Option<StringsCsvWriter>,
     row: Vec<f64>,
-    last_flush: Instant,
 }
 
 impl CsvSink {
@@ -60,12 +54,14 @@ impl CsvSink {
                 &names,
             )?)
         };
-        Ok(CsvSink {
+        let mut sink = CsvSink {
             values,
             strings,
             row: Vec::with_capacity(columns.len()),
-            last_flush: Instant::now(),
-        })
+        };
+        // The headers reach the disk at once: a run that crashes early leaves valid files.
+        sink.flush()?;
+        Ok(sink)
     }
 
     /// Writes one row; `t` in the output time unit.
@@ -75,14 +71,11 @@ impl CsvSink {
         if let Some(s) = &mut self.strings {
             s.write_row(t, &values.string)?;
         }
-        if self.last_flush.elapsed() >= FLUSH_INTERVAL {
-            self.flush()?;
-        }
         Ok(())
     }
 
-    fn flush(&mut self) -> anyhow::Result<()> {
-        self.last_flush = Instant::now();
+    /// Hands the buffered rows of both files to the operating system.
+    pub fn flush(&mut self) -> anyhow::Result<()> {
         self.values.flush()?;
         if let Some(s) = &mut self.strings {
             s.flush()?;

@@ -209,6 +209,16 @@ impl ResultFiles {
         })
     }
 
+    /// Hands buffered rows to the operating system (the supervisor calls this every second;
+    /// MAT rows are written through at once, the Signal Table only at the end).
+    pub fn flush(&mut self) -> anyhow::Result<()> {
+        if let Some(csv) = &mut self.rows.csv {
+            csv.flush()?;
+        }
+        self.progress_file.flush()?;
+        Ok(())
+    }
+
     /// Writes the last rows and closes all files; logs the filter's compression.
     pub fn finish(&mut self) -> anyhow::Result<()> {
         if let Progress::Bar(bar) = &self.progress {
@@ -354,8 +364,13 @@ impl Observer for ResultFiles {
     }
 }
 
-/// Prints the statistics block and writes `log/summary.txt` (MasterSim reference §12.5).
-pub fn write_statistics(wd: &Path, stats: &master::Statistics) -> anyhow::Result<()> {
+/// Prints the statistics block and writes `log/summary.txt` (MasterSim reference §12.5),
+/// followed by the `extra` `key=value` lines (the outcome of a run that did not complete).
+pub fn write_statistics(
+    wd: &Path,
+    stats: &master::Statistics,
+    extra: &[(&str, String)],
+) -> anyhow::Result<()> {
     let summary = output::summary::Statistics {
         wall_clock_time: stats.wall_clock_time,
         output_writing_time: stats.output_time,
@@ -382,6 +397,7 @@ pub fn write_statistics(wd: &Path, stats: &master::Statistics) -> anyhow::Result
     for line in summary.console_block().lines() {
         log::info!("{line}");
     }
-    summary.write_summary(wd.join("log").join("summary.txt"))?;
+    let extra: Vec<(&str, &str)> = extra.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    summary.write_summary_with_extra(wd.join("log").join("summary.txt"), &extra)?;
     Ok(())
 }

@@ -260,6 +260,16 @@ impl SimulationPlan {
         mut kind_of: impl FnMut(&SimulatorDef) -> Result<SlaveKind>,
     ) -> Result<SimulationPlan> {
         let settings = Settings::from_project(project)?;
+        if project.simulators.is_empty() {
+            return Err(Error::InvalidSetting {
+                at: crate::error::Location {
+                    file: project.path.clone(),
+                    line: None,
+                },
+                keyword: "project",
+                reason: "no 'simulator' line: a project needs at least one slave".into(),
+            });
+        }
         let mut slaves = Vec::with_capacity(project.simulators.len());
         let mut synonyms = Vec::new();
         for def in &project.simulators {

@@ -90,3 +90,127 @@ impl Ctx<'_> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use crate::model_description::{Alias, ModelDescription, VarType};
+    use crate::{Error, Result};
+
+    fn parse(xml: &str) -> Result<ModelDescription> {
+        ModelDescription::parse(xml, Path::new("modelDescription.xml"))
+    }
+
+    fn v1(variables: &str) -> String {
+        format!(
+            r#"<fmiModelDescription fmiVersion="1.0" modelName="M" modelIdentifier="m" guid="g">
+              <ModelVariables>{variables}</ModelVariables>
+              <Implementation><CoSimulation_StandAlone/></Implementation>
+            </fmiModelDescription>"#
+        )
+    }
+
+    fn v2(variables: &str) -> String {
+        format!(
+            r#"<fmiModelDescription fmiVersion="2.0" modelName="M" guid="g">
+              <CoSimulation modelIdentifier="m"/>
+              <ModelVariables>{variables}</ModelVariables>
+            </fmiModelDescription>"#
+        )
+    }
+
+    const X_REAL_1: &str =
+        r#"<ScalarVariable name="x" valueReference="1"><Real/></ScalarVariable>"#;
+
+    #[test]
+    fn v1_alias_of_a_base_of_the_same_type_is_accepted() {
+        let xml = v1(&format!(
+            r#"{X_REAL_1}
+            <ScalarVariable name="y" valueReference="1" alias="negatedAlias"><Real/></ScalarVariable>
+            <ScalarVariable name="n" valueReference="1"><Integer/></ScalarVariable>
+            <ScalarVariable name="e" valueReference="1" alias="alias"><Enumeration/></ScalarVariable>"#
+        ));
+        let md = parse(&xml).unwrap();
+        assert_eq!(md.variables[1].alias, Alias::NegatedAlias);
+        assert_eq!(md.variables[3].var_type, VarType::Integer);
+    }
+
+    #[test]
+    fn v1_alias_whose_value_reference_has_another_type_names_both_variables() {
+        let xml = v1(&format!(
+            r#"{X_REAL_1}
+            <ScalarVariable name="steps" valueReference="1" alias="alias"><Integer/></ScalarVariable>"#
+        ));
+        let err = parse(&xml).unwrap_err();
+        assert!(
+            matches!(
+                &err,
+                Error::AliasTypeMismatch { element, base, var_type: VarType::Integer,
+                    base_type: VarType::Real, value_reference: 1, .. }
+                    if element == "ScalarVariable #2 'steps'" && base == "ScalarVariable #1 'x'"
+            ),
+            "{err:?}"
+        );
+        assert_eq!(
+            err.to_string(),
+            "modelDescription.xml: ScalarVariable #2 'steps' (Integer): alias=\"alias\" of value \
+             reference 1, but ScalarVariable #1 'x' with this value reference is Real; an alias \
+             needs a non-alias base variable of the same type"
+        );
+    }
+
+    #[test]
+    fn v1_alias_without_any_base_is_refused() {
+        let xml = v1(&format!(
+            r#"{X_REAL_1}
+            <ScalarVariable name="b" valueReference="7" alias="negatedAlias"><Boolean/></ScalarVariable>"#
+        ));
+        let err = parse(&xml).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "modelDescription.xml: ScalarVariable #2 'b': alias=\"negatedAlias\" of value \
+             reference 7, but no non-alias Boolean variable has this value reference"
+        );
+        // Two aliases of each other, neither a base.
+        let xml = v1(
+            r#"<ScalarVariable name="a" valueReference="3" alias="alias"><Real/></ScalarVariable>
+               <ScalarVariable name="b" valueReference="3" alias="alias"><Real/></ScalarVariable>"#,
+        );
+        assert!(matches!(
+            parse(&xml).unwrap_err(),
+            Error::AliasWithoutBase { .. }
+        ));
+    }
+
+    #[test]
+    fn v2_shared_value_references_across_types_are_legal() {
+        // Real and Integer have separate spaces; Integer and Enumeration share one (aliases).
+        let xml = v2(&format!(
+            r#"{X_REAL_1}
+            <ScalarVariable name="n" valueReference="1"><Integer/></ScalarVariable>
+            <ScalarVariable name="mode" valueReference="1"><Enumeration declaredType="Mode"/></ScalarVariable>
+            <ScalarVariable name="s" valueReference="1"><String/></ScalarVariable>"#
+        ));
+        let md = parse(&xml).unwrap();
+        assert_eq!(md.variables.len(), 4);
+        assert!(md.variables[2].is_enumeration);
+    }
+
+    #[test]
+    fn duplicate_names_are_refused_in_both_versions() {
+        let duplicate = format!(
+            r#"{X_REAL_1}
+            <ScalarVariable name="u" valueReference="2"><Real/></ScalarVariable>
+            <ScalarVariable name="x" valueReference="3"><Real/></ScalarVariable>"#
+        );
+        for xml in [v1(&duplicate), v2(&duplicate)] {
+            let err = parse(&xml).unwrap_err();
+            assert_eq!(
+                err.to_string(),
+                "modelDescription.xml: ScalarVariable #3 'x': name already used by \
+                 ScalarVariable #1"
+            );
+        }
+    }
+}
