@@ -778,3 +778,133 @@ fn from_file_decodes_latin1_and_reports_io() {
     let err = ModelDescription::from_file(&tmp.path().join("missing.xml")).unwrap_err();
     assert!(matches!(err, Error::Io { .. }), "{err}");
 }
+
+/// Property tests: generated descriptions parse back to what was generated, and damaged ones
+/// give an error or a description, never a panic.
+mod properties {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// One generated variable: type, causality, value reference, start value, description.
+    #[derive(Debug, Clone)]
+    struct Generated {
+        ty: VarType,
+        causality: Causality,
+        vr: u32,
+        start: String,
+        description: String,
+    }
+
+    fn generated() -> impl Strategy<Value = Generated> {
+        let ty = prop_oneof![
+            Just(VarType::Real),
+            Just(VarType::Integer),
+            Just(VarType::Boolean),
+            Just(VarType::String)
+        ];
+        let causality = prop_oneof![
+            Just(Causality::Parameter),
+            Just(Causality::Input),
+            Just(Causality::Output),
+            Just(Causality::Local)
+        ];
+        (ty, causality, any::<i32>(), "[ -~äöü€]{0,12}").prop_map(|(ty, causality, n, description)| {
+            let start = match ty {
+                VarType::Real => format!("{}", f64::from(n) / 7.0),
+                VarType::Integer => n.to_string(),
+                VarType::Boolean => (n % 2 == 0).to_string(),
+                VarType::String => format!("s{n}&<>\"'"),
+            };
+            Generated { ty, causality, vr: 0, start, description }
+        })
+    }
+
+    /// Escapes text for an XML attribute value.
+    fn escape(text: &str) -> String {
+        text.replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+            .replace('"', "&quot;")
+            .replace('\'', "&apos;")
+    }
+
+    /// The FMI 2.0 description of `variables` (named `v<index>`, value references as given).
+    fn description(variables: &[Generated]) -> String {
+        let mut body = String::new();
+        for (i, v) in variables.iter().enumerate() {
+            let (causality, variability) = match v.causality {
+                Causality::Parameter => ("parameter", "fixed"),
+                Causality::Input => ("input", "discrete"),
+                Causality::Output => ("output", "discrete"),
+                _ => ("local", "discrete"),
+            };
+            let variability = if v.ty == VarType::Real && variability == "discrete" {
+                "continuous"
+            } else {
+                variability
+            };
+            let start = if matches!(v.causality, Causality::Parameter | Causality::Input) {
+                format!(" start=\"{}\"", escape(&v.start))
+            } else {
+                String::new()
+            };
+            let element = match v.ty {
+                VarType::Real => "Real",
+                VarType::Integer => "Integer",
+                VarType::Boolean => "Boolean",
+                VarType::String => "String",
+            };
+            body += &format!(
+                "<ScalarVariable name=\"v{i}\" valueReference=\"{}\" causality=\"{causality}\" \
+                 variability=\"{variability}\" description=\"{}\"><{element}{start}/></ScalarVariable>\n",
+                v.vr,
+                escape(&v.description)
+            );
+        }
+        v2_vars(&body)
+    }
+
+    proptest! {
+        #[test]
+        fn generated_descriptions_parse_back(mut variables in proptest::collection::vec(generated(), 0..24)) {
+            for (i, v) in variables.iter_mut().enumerate() {
+                v.vr = 3 * i as u32 + 1;
+            }
+            let md = parse(&description(&variables)).unwrap_or_else(|e| panic!("{e}"));
+            prop_assert_eq!(md.variables.len(), variables.len());
+            for (i, (parsed, v)) in md.variables.iter().zip(&variables).enumerate() {
+                prop_assert_eq!(&parsed.name, &format!("v{i}"));
+                prop_assert_eq!(parsed.index, i + 1);
+                prop_assert_eq!(parsed.value_reference, ValueRef(v.vr));
+                prop_assert_eq!(parsed.var_type, v.ty);
+                prop_assert_eq!(parsed.causality, v.causality);
+                prop_assert_eq!(parsed.description.as_deref().unwrap_or(""), v.description.as_str());
+                if matches!(v.causality, Causality::Parameter | Causality::Input) {
+                    prop_assert_eq!(parsed.start.as_deref(), Some(v.start.as_str()));
+                }
+            }
+        }
+
+        #[test]
+        fn damaged_descriptions_never_panic(
+            edits in proptest::collection::vec((0usize..4, any::<prop::sample::Index>(), 0usize..40, "\\PC{0,8}"), 1..6)
+        ) {
+            let mut text: Vec<char> = FULL_V2.chars().collect();
+            for (kind, at, len, insert) in edits {
+                let at = at.index(text.len() + 1);
+                let end = (at + len).min(text.len());
+                match kind {
+                    0 => { text.drain(at..end); }
+                    1 => { text.splice(at..at, insert.chars()); }
+                    2 => { let copy: Vec<char> = text[at..end].to_vec(); text.splice(at..at, copy); }
+                    _ => { text.splice(at..end, insert.chars()); }
+                }
+            }
+            let xml: String = text.into_iter().collect();
+            if let Err(e) = parse(&xml) {
+                prop_assert!(e.to_string().contains(FILE), "error without the file name: {}", e);
+            }
+        }
+    }
+}
