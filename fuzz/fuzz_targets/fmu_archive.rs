@@ -6,8 +6,7 @@
 //! target checks that
 //! - each directory on the way from the per-process sandbox down to the extraction directory
 //!   holds only the one entry this target created there (so `..` escapes of up to
-//!   [`NESTING`] + 1 levels, and writes relative to the working directory, which is the sandbox,
-//!   are caught);
+//!   [`NESTING`] + 1 levels are caught);
 //! - nothing inside the extraction directory is a symbolic link.
 //!
 //! The sandbox is `$TMPDIR/mastersim-fuzz-archive-<pid>/`; sandboxes of processes that no longer
@@ -40,7 +39,7 @@ const MAX_TOTAL_SIZE: u64 = 16 << 20;
 
 /// Fixed paths of this process's sandbox.
 struct Sandbox {
-    /// `$TMPDIR/mastersim-fuzz-archive-<pid>`: the working directory while fuzzing.
+    /// `$TMPDIR/mastersim-fuzz-archive-<pid>`.
     root: PathBuf,
     /// The chain `root/d0/d1/…`, deepest last; the input file and `out/` live in the deepest.
     levels: Vec<PathBuf>,
@@ -66,7 +65,6 @@ fn sandbox() -> &'static Sandbox {
             levels.push(dir.clone());
         }
         fs::create_dir_all(&dir).expect("invariant: can create the sandbox");
-        std::env::set_current_dir(&root).expect("invariant: can enter the sandbox");
         Sandbox {
             root,
             input: dir.join("input.fmu"),
