@@ -449,6 +449,60 @@ fn missing_model_identifier() {
     );
 }
 
+/// Found by the `model_description` fuzz target (minimized with `cargo fuzz tmin`; the first
+/// crash had `modelIdentifier="RoomHea\x0e\0ting_OM_RH"`): an empty identifier was accepted. With
+/// `/` it was worse: `Fmu::load` joins `binaries/linux64/<modelIdentifier>.so`, so
+/// `modelIdentifier="/usr/lib/x86_64-linux-gnu/libz"` or `"../../../x"` made it `dlopen` a
+/// library outside the FMU and run its constructors.
+#[test]
+fn model_identifier_must_be_a_file_name_stem() {
+    const MINIMIZED: &str = "<fmiModelDescription\nfmiVersion=\"2.0\" modelName=\"\"guid=\"0\">\n\
+        <CoSimulation\n modelIdentifier=\"\"/><ModelVariables></ModelVariables>\
+        </fmiModelDescription>";
+    let err = parse_err(MINIMIZED);
+    assert_eq!(
+        err.to_string(),
+        "modelDescription.xml: CoSimulation: invalid value '' of attribute 'modelIdentifier' \
+         (expected a C identifier such as 'A_B_C' (it names the shared library, so no path))"
+    );
+    for bad in [
+        "/usr/lib/x86_64-linux-gnu/libz",
+        "../../../../tmp/evil",
+        "sub/m",
+        "..\\evil",
+        "RoomHea\u{e}\u{0}ting_OM_RH",
+    ] {
+        let xml = v2_vars("").replace(
+            r#"modelIdentifier="m""#,
+            &format!("modelIdentifier=\"{bad}\""),
+        );
+        let err = parse_err(&xml);
+        assert!(
+            matches!(&err, Error::InvalidAttribute { element, attribute: "modelIdentifier", value, .. }
+                if element == "CoSimulation" && value == bad),
+            "{bad:?}: {err}"
+        );
+        let err = parse_err(&FULL_V1.replacen(
+            r#"modelIdentifier="old""#,
+            &format!("modelIdentifier=\"{bad}\""),
+            1,
+        ));
+        assert!(
+            matches!(&err, Error::InvalidAttribute { element, attribute: "modelIdentifier", .. }
+                if element == "fmiModelDescription"),
+            "{bad:?}: {err}"
+        );
+    }
+    // Identifiers that are not strict C names but are harmless file-name stems still load.
+    for good in ["m", "Model_1", "Modelica.Blocks", "a-b"] {
+        let xml = v2_vars("").replace(
+            r#"modelIdentifier="m""#,
+            &format!("modelIdentifier=\"{good}\""),
+        );
+        assert_eq!(parse(&xml).unwrap().model_identifier, good);
+    }
+}
+
 #[test]
 fn unsupported_version() {
     let err = parse_err(&v2_vars("").replace(r#"fmiVersion="2.0""#, r#"fmiVersion="3.0""#));

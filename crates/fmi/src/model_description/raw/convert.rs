@@ -87,6 +87,26 @@ impl Ctx<'_> {
             .transpose()
     }
 
+    /// The required `modelIdentifier`: it names the library
+    /// `binaries/<platform>/<modelIdentifier>.so`, so it must be a plain file-name stem. An empty
+    /// value, `/`, `\` or NUL is refused: with a separator, `Fmu::load` would `dlopen` (and run
+    /// the constructors of) a library outside the FMU.
+    ///
+    /// Spec: FMI 2.0.2 §2.2.1 and §4.3.1, FMI 1.0 §2.2 (`modelIdentifier`: a short class name
+    /// in C syntax, also the name of the shared library).
+    fn model_identifier(&self, element: &str, value: Option<String>) -> Result<String> {
+        let id = self.required(element, "modelIdentifier", value)?;
+        if id.is_empty() || id.contains(['/', '\\', '\0']) {
+            return Err(self.invalid(
+                element,
+                "modelIdentifier",
+                &id,
+                "a C identifier such as 'A_B_C' (it names the shared library, so no path)",
+            ));
+        }
+        Ok(id)
+    }
+
     /// One of a fixed set of keywords; `None` when the attribute is absent.
     fn keyword<T: Copy>(
         &self,
@@ -390,7 +410,7 @@ pub(super) fn convert_v2(raw: RawV2, ctx: &Ctx<'_>) -> Result<ModelDescription> 
         version: FmiVersion::V2,
     })?;
     const CS: &str = "CoSimulation";
-    let model_identifier = ctx.required(CS, "modelIdentifier", cs.model_identifier)?;
+    let model_identifier = ctx.model_identifier(CS, cs.model_identifier)?;
     // Validated for well-formedness, not used.
     ctx.boolean(CS, "needsExecutionTool", &cs.needs_execution_tool)?;
     ctx.boolean(
@@ -475,7 +495,7 @@ pub(super) fn convert_v2(raw: RawV2, ctx: &Ctx<'_>) -> Result<ModelDescription> 
 pub(super) fn convert_v1(raw: RawV1, ctx: &Ctx<'_>) -> Result<ModelDescription> {
     let model_name = ctx.required(ROOT, "modelName", raw.model_name)?;
     let guid = ctx.required(ROOT, "guid", raw.guid)?;
-    let model_identifier = ctx.required(ROOT, "modelIdentifier", raw.model_identifier)?;
+    let model_identifier = ctx.model_identifier(ROOT, raw.model_identifier)?;
     let implementation = raw.implementation.ok_or_else(|| Error::NoCoSimulation {
         path: ctx.path.to_owned(),
         version: FmiVersion::V1,
