@@ -265,6 +265,17 @@ pub enum Error {
         /// Platform folders found under `binaries/`; `None` when there is no `binaries` folder.
         platforms: Option<Vec<String>>,
     },
+    /// The shared library resolves (through symbolic links) to a file outside the FMU
+    /// directory; it is not loaded.
+    #[error("{}: the shared library resolves to '{}', outside the FMU directory '{}'; refusing to load it", library.display(), resolved.display(), directory.display())]
+    LibraryOutsideFmu {
+        /// The path inside the FMU (`<dir>/binaries/linux64/<modelIdentifier>.so`).
+        library: PathBuf,
+        /// Where it leads.
+        resolved: PathBuf,
+        /// The FMU directory.
+        directory: PathBuf,
+    },
     /// `dlopen` failed.
     #[error(
         "{}: cannot load shared library: {message} (maybe missing dependencies, check with ldd)",

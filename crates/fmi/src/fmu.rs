@@ -77,6 +77,20 @@ impl Fmu {
                 platforms,
             });
         }
+        // A second guard next to the modelIdentifier check of the parser: never dlopen (and
+        // run the constructors of) a library outside the FMU, e.g. through a symbolic link
+        // in a directory reused with --skip-unzip.
+        let resolved = library_path.canonicalize().map_err(|source| Error::Io {
+            path: library_path.clone(),
+            source,
+        })?;
+        if !resolved.starts_with(&directory) {
+            return Err(Error::LibraryOutsideFmu {
+                library: library_path,
+                resolved,
+                directory,
+            });
+        }
         let functions = Functions::load(&library_path, &mut description)?;
         log::debug!(
             "loaded {} (FMI {:?}, {} variables)",
@@ -240,6 +254,26 @@ mod tests {
             matches!(&err, Error::MissingModelDescription { path } if path.ends_with("modelDescription.xml"))
         );
         assert!(err.to_string().contains("modelDescription.xml"), "{err}");
+    }
+
+    #[test]
+    fn library_linked_outside_the_fmu_is_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let fmu = tmp.path().join("fmu");
+        fs::create_dir_all(fmu.join("binaries/linux64")).unwrap();
+        fs::write(fmu.join("modelDescription.xml"), MINIMAL_V2).unwrap();
+        fs::write(tmp.path().join("outside.so"), b"not a library").unwrap();
+        std::os::unix::fs::symlink(
+            tmp.path().join("outside.so"),
+            fmu.join("binaries/linux64/model.so"),
+        )
+        .unwrap();
+        let err = Fmu::load(&fmu).unwrap_err();
+        assert!(matches!(err, Error::LibraryOutsideFmu { .. }), "{err}");
+        assert!(
+            err.to_string().contains("outside the FMU directory"),
+            "{err}"
+        );
     }
 
     #[test]

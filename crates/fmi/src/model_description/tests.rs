@@ -863,15 +863,23 @@ mod properties {
             Just(Causality::Output),
             Just(Causality::Local)
         ];
-        (ty, causality, any::<i32>(), "[ -~äöü€]{0,12}").prop_map(|(ty, causality, n, description)| {
-            let start = match ty {
-                VarType::Real => format!("{}", f64::from(n) / 7.0),
-                VarType::Integer => n.to_string(),
-                VarType::Boolean => (n % 2 == 0).to_string(),
-                VarType::String => format!("s{n}&<>\"'"),
-            };
-            Generated { ty, causality, vr: 0, start, description }
-        })
+        (ty, causality, any::<i32>(), "[ -~äöü€]{0,12}").prop_map(
+            |(ty, causality, n, description)| {
+                let start = match ty {
+                    VarType::Real => format!("{}", f64::from(n) / 7.0),
+                    VarType::Integer => n.to_string(),
+                    VarType::Boolean => (n % 2 == 0).to_string(),
+                    VarType::String => format!("s{n}&<>\"'"),
+                };
+                Generated {
+                    ty,
+                    causality,
+                    vr: 0,
+                    start,
+                    description,
+                }
+            },
+        )
     }
 
     /// Escapes text for an XML attribute value.
