@@ -18,6 +18,7 @@ pub mod simulation;
 pub mod slave;
 mod system;
 pub mod time;
+pub mod timer;
 pub mod values;
 pub mod watchdog;
 
@@ -28,4 +29,5 @@ pub use plan::{PlanOptions, SimulationPlan, SlaveIndex, SlaveKind};
 pub use settings::{ErrorControl, MasterAlgorithm, Settings};
 pub use simulation::{RunOutcome, Simulation, Statistics};
 pub use slave::{Slave, SlaveCapabilities, StepOutcome};
-pub use system::{SlaveStatistics, Timer};
+pub use system::SlaveStatistics;
+pub use timer::Timer;

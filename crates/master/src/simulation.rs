@@ -20,6 +20,7 @@ use crate::settings::{ErrorControl, Settings};
 use crate::slave::{RejectReason, Slave};
 use crate::system::{SlaveStatistics, StateSlot, System};
 use crate::time::{self, FixedGrid, OutputSchedule};
+use crate::timer::Timer;
 use crate::values::{OUTPUT_TYPE_ORDER, PerType, TypedValues};
 use crate::{Error, Result};
 
@@ -52,6 +53,14 @@ pub struct Statistics {
     pub fmu_errors: u64,
     /// Per-slave call statistics, in project order.
     pub slaves: Vec<SlaveStatistics>,
+}
+
+/// The sampled timers behind the times of [`Statistics`].
+#[derive(Debug, Clone, Copy, Default)]
+struct Timers {
+    algorithm: Timer,
+    error_test: Timer,
+    output: Timer,
 }
 
 /// How a run ended without error.
@@ -93,6 +102,8 @@ pub struct Simulation {
     row_sources: PerType<Vec<(usize, usize)>>,
     stats: Statistics,
     started: Option<Instant>,
+    /// Sampled timers of master-algorithm calls, error tests and row output.
+    timers: Timers,
     error_test: ErrorTest,
     stop: Option<Arc<AtomicBool>>,
 }
@@ -152,6 +163,7 @@ impl Simulation {
             row_sources,
             stats: Statistics::default(),
             started: None,
+            timers: Timers::default(),
             stop: None,
             sys,
             plan,
@@ -410,7 +422,7 @@ impl Simulation {
             match s.error_control {
                 ErrorControl::None => break self.t + h,
                 ErrorControl::Check => {
-                    let started = Instant::now();
+                    let started = self.timers.error_test.start();
                     if self.error_test.check(
                         &self.sys.y_t.real,
                         &self.sys.y_next.real,
@@ -420,13 +432,13 @@ impl Simulation {
                     ) {
                         self.stats.error_test_fails += 1;
                     }
-                    self.stats.error_test_time += started.elapsed().as_secs_f64();
+                    self.timers.error_test.stop(started);
                     break self.t + h;
                 }
                 ErrorControl::Adapt => {
-                    let started = Instant::now();
+                    let started = self.timers.error_test.start();
                     let verdict = self.richardson(h, &s);
-                    self.stats.error_test_time += started.elapsed().as_secs_f64();
+                    self.timers.error_test.stop(started);
                     match verdict? {
                         error_control::Verdict::Accepted { t_new, h_next } => {
                             self.h_proposed = h_next;
@@ -483,18 +495,18 @@ impl Simulation {
             iteration_limit_exceeded: c.iteration_limit_exceeded,
             fmu_errors: c.fmu_errors,
             error_norms: self.error_test.last_norms,
-            algorithm_time: self.stats.algorithm_time,
-            error_test_time: self.stats.error_test_time,
-            output_time: self.stats.output_time,
+            algorithm_time: self.timers.algorithm.seconds(),
+            error_test_time: self.timers.error_test.seconds(),
+            output_time: self.timers.output.seconds(),
         }
     }
 
     /// One master-algorithm step, timed.
     fn algorithm_step(&mut self, t: f64, h: f64) -> Result<Outcome> {
-        let started = Instant::now();
+        let started = self.timers.algorithm.start();
         let p = StepParams::new(&self.plan.settings, t, h);
         let outcome = algorithm::step(self.plan.settings.algorithm, &mut self.sys, &p);
-        self.stats.algorithm_time += started.elapsed().as_secs_f64();
+        self.timers.algorithm.stop(started);
         outcome
     }
 
@@ -558,7 +570,7 @@ impl Simulation {
 
     /// Assembles the row from the slaves' output caches and hands it to the observer.
     fn write_row(&mut self, observer: &mut dyn Observer) -> Result<()> {
-        let started = Instant::now();
+        let started = self.timers.output.start();
         let nodes = &self.sys.nodes;
         let (row, sources) = (&mut self.row, &self.row_sources);
         for (value, &(s, l)) in row.real.iter_mut().zip(&sources.real) {
@@ -576,7 +588,7 @@ impl Simulation {
         let result = observer
             .output(self.t, &self.row)
             .map_err(|source| Error::Observer { source });
-        self.stats.output_time += started.elapsed().as_secs_f64();
+        self.timers.output.stop(started);
         result
     }
 
@@ -628,6 +640,9 @@ impl Simulation {
         stats.iterations = self.sys.counters.iterations;
         stats.iteration_limit_exceeded = self.sys.counters.iteration_limit_exceeded;
         stats.fmu_errors = self.sys.counters.fmu_errors;
+        stats.algorithm_time = self.timers.algorithm.seconds();
+        stats.error_test_time = self.timers.error_test.seconds();
+        stats.output_time = self.timers.output.seconds();
         stats.slaves = self.sys.nodes.iter().map(|n| n.stats.clone()).collect();
         stats
     }

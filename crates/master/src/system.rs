@@ -8,32 +8,16 @@
 //! `update`), §12.8 (per-slave counters).
 
 use std::sync::Arc;
-use std::time::Instant;
 
 use fmi::ValueRef;
 
 use crate::plan::SimulationPlan;
 use crate::project::TimeArithmetic;
 use crate::slave::{Slave, StateId, StepOutcome};
+use crate::timer::Timer;
 use crate::values::{PerType, TypedValues};
 use crate::watchdog::{CallMonitor, SlaveCall};
 use crate::{Error, Result};
-
-/// Number of calls and accumulated wall time (s) of one kind of slave call.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct Timer {
-    /// Number of calls.
-    pub count: u64,
-    /// Accumulated wall time, s.
-    pub seconds: f64,
-}
-
-impl Timer {
-    fn record(&mut self, since: Instant) {
-        self.count += 1;
-        self.seconds += since.elapsed().as_secs_f64();
-    }
-}
 
 /// Per-slave call statistics.
 ///
@@ -268,9 +252,9 @@ impl SlaveNode {
     /// Spec: MasterSim reference §15.2 (slave communication point).
     pub fn do_step(&mut self, t: f64, h: f64) -> Result<StepOutcome> {
         let start = if self.own_clock { self.clock } else { t };
-        let started = Instant::now();
+        let started = self.stats.do_step.start();
         let outcome = self.supervised(SlaveCall::DoStep, start, h, |s| s.do_step(start, h));
-        self.stats.do_step.record(started);
+        self.stats.do_step.stop(started);
         let outcome = outcome?;
         if outcome == StepOutcome::Completed {
             self.clock = start + h;
@@ -282,11 +266,11 @@ impl SlaveNode {
 
     /// Saves the slave state into `slot`, updating an existing saved state in place.
     pub fn save_state(&mut self, slot: StateSlot) -> Result<()> {
-        let started = Instant::now();
+        let started = self.stats.get_state.start();
         let i = slot_index(slot);
         let (existing, clock) = (self.states[i], self.clock);
         let id = self.supervised(SlaveCall::GetState, clock, 0.0, |s| s.get_state(existing));
-        self.stats.get_state.record(started);
+        self.stats.get_state.stop(started);
         self.states[i] = Some(id?);
         self.state_clocks[i] = self.clock;
         Ok(())
@@ -300,9 +284,9 @@ impl SlaveNode {
     pub fn restore_state(&mut self, slot: StateSlot, t: f64) -> Result<()> {
         let i = slot_index(slot);
         let id = self.states[i].expect("invariant: state saved before rollback");
-        let started = Instant::now();
+        let started = self.stats.set_state.start();
         let result = self.supervised(SlaveCall::SetState, t, 0.0, |s| s.set_state(id));
-        self.stats.set_state.record(started);
+        self.stats.set_state.stop(started);
         self.clock = if self.own_clock {
             t
         } else {

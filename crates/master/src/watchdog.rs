@@ -12,7 +12,8 @@
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::system::{SlaveStatistics, Timer};
+use crate::system::SlaveStatistics;
+use crate::timer::Timer;
 
 /// The slave calls a [`CallMonitor`] records.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -141,12 +142,12 @@ impl CallMonitor {
     /// master thread is stuck in a call). `name` is the slave's name.
     pub fn slave_statistics(&self, slave: usize, name: &str) -> SlaveStatistics {
         let timer = |i: usize| {
-            self.slots
-                .get(slave)
-                .map_or_else(Timer::default, |slot| Timer {
-                    count: slot.counts[i].load(Ordering::Relaxed),
-                    seconds: slot.totals[i].load(Ordering::Relaxed) as f64 * 1e-9,
-                })
+            self.slots.get(slave).map_or_else(Timer::default, |slot| {
+                Timer::from_totals(
+                    slot.counts[i].load(Ordering::Relaxed),
+                    slot.totals[i].load(Ordering::Relaxed) as f64 * 1e-9,
+                )
+            })
         };
         SlaveStatistics {
             name: name.to_string(),
@@ -211,7 +212,7 @@ mod tests {
             ),
             ("one", 1, 0)
         );
-        assert!(stats.do_step.seconds >= 0.005);
+        assert!(stats.do_step.seconds() >= 0.005);
         assert_eq!(monitor.slave_statistics(2, "two").get_state.count, 1);
         assert_eq!(SlaveCall::DoStep.name(), "doStep");
     }

@@ -115,7 +115,12 @@ pub unsafe fn instantiate_slave<M: Model>(
             return refuse(&logger, &c_name, &e.to_string());
         }
         let instance = Instance::new(V, c_name, guid.to_owned(), model, logger);
-        let ptr = raw::register(instance, V);
+        let ptr = match raw::register(instance, V) {
+            Ok(ptr) => ptr,
+            Err((instance, message)) => {
+                return refuse(&instance.logger, &instance.c_name(), &message);
+            }
+        };
         // SAFETY: `ptr` was just created by `Box::into_raw` and is not shared with C yet.
         let instance = unsafe { &mut *ptr };
         instance.logger.set_context(ptr.cast());

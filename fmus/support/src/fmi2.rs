@@ -158,7 +158,10 @@ pub unsafe fn instantiate<M: Model>(
         }
         let instance = Instance::new(V, c_name, guid.to_owned(), model, logger);
         instance.trace(|| format!("fmi2Instantiate(GUID = {guid})"));
-        raw::register(instance, V).cast()
+        match raw::register(instance, V) {
+            Ok(ptr) => ptr.cast(),
+            Err((instance, message)) => refuse(&instance.logger, &instance.c_name(), &message),
+        }
     };
     catch_unwind(AssertUnwindSafe(body)).unwrap_or(ptr::null_mut())
 }

@@ -171,6 +171,11 @@ impl<M: Model> Instance<M> {
         instance
     }
 
+    /// The instance name given at instantiation.
+    pub(crate) fn c_name(&self) -> CString {
+        self.name.clone()
+    }
+
     /// The GUID given at instantiation.
     pub(crate) fn guid(&self) -> &str {
         &self.guid

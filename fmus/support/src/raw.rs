@@ -122,7 +122,7 @@ pub(crate) unsafe fn with_instance<M: Model>(
     f: impl FnOnce(&mut Instance<M>) -> CallResult,
 ) -> c_int {
     let outcome = catch_unwind(AssertUnwindSafe(|| {
-        if c.is_null() || !registry::contains::<Instance<M>>(c.addr(), version) {
+        if c.is_null() || !registry::contains(c.addr(), version) {
             return status::ERROR;
         }
         // SAFETY: the registry holds exactly the addresses of live `Box<Instance<M>>` values
@@ -155,7 +155,7 @@ pub(crate) unsafe fn free_instance<M: Model>(
     function: &'static str,
 ) {
     let _ = catch_unwind(AssertUnwindSafe(|| {
-        if c.is_null() || !registry::remove::<Instance<M>>(c.addr(), version) {
+        if c.is_null() || !registry::remove(c.addr(), version) {
             return;
         }
         // SAFETY: `c` was a live `Box<Instance<M>>` from `Box::into_raw` in `instantiate`; it is
@@ -170,8 +170,24 @@ pub(crate) unsafe fn free_instance<M: Model>(
 }
 
 /// Boxes a new instance, registers it and returns its address as the component pointer.
-pub(crate) fn register<M: Model>(instance: Instance<M>, version: Version) -> *mut Instance<M> {
+///
+/// # Errors
+/// When [`registry::MAX_LIVE`] instances are live already: the instance is given back, after
+/// [`Model::release_instance`] was called for its GUID, together with the message to log.
+pub(crate) fn register<M: Model>(
+    instance: Instance<M>,
+    version: Version,
+) -> Result<*mut Instance<M>, (Box<Instance<M>>, String)> {
     let ptr = Box::into_raw(Box::new(instance));
-    registry::insert::<Instance<M>>(ptr.addr(), version);
-    ptr
+    if registry::insert(ptr.addr(), version) {
+        return Ok(ptr);
+    }
+    // SAFETY: `ptr` came from `Box::into_raw` just above and was never shared.
+    let instance = unsafe { Box::from_raw(ptr) };
+    M::release_instance(instance.guid());
+    let message = format!(
+        "more than {} live instances of this library",
+        registry::MAX_LIVE
+    );
+    Err((instance, message))
 }

@@ -342,6 +342,11 @@ impl Observer for ResultFiles {
                 self.step_stats = None;
             }
         }
+        // The console is updated every PROGRESS_STEPS steps: reading the clock and formatting
+        // on every step would cost more than the step of cheap slaves.
+        if !info.steps.is_multiple_of(PROGRESS_STEPS) {
+            return;
+        }
         let fraction = (info.t / info.t_end).clamp(0.0, 1.0);
         match &mut self.progress {
             Progress::Bar(bar) => {
@@ -364,6 +369,9 @@ impl Observer for ResultFiles {
     }
 }
 
+/// Steps between updates of the console progress.
+const PROGRESS_STEPS: u64 = 256;
+
 /// Prints the statistics block and writes `log/summary.txt` (MasterSim reference §12.5),
 /// followed by the `extra` `key=value` lines (the outcome of a run that did not complete).
 pub fn write_statistics(
@@ -385,11 +393,11 @@ pub fn write_statistics(
             .iter()
             .map(|s| output::summary::SlaveStatistics {
                 name: s.name.clone(),
-                do_step_time: s.do_step.seconds,
+                do_step_time: s.do_step.seconds(),
                 do_step_count: s.do_step.count,
-                get_state_time: s.get_state.seconds,
+                get_state_time: s.get_state.seconds(),
                 get_state_count: s.get_state.count,
-                set_state_time: s.set_state.seconds,
+                set_state_time: s.set_state.seconds(),
                 set_state_count: s.set_state.count,
             })
             .collect(),

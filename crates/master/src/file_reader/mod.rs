@@ -279,8 +279,22 @@ impl Table {
 
     /// Number of rows with time `<= t`: the row in effect at `t` is the one before this index
     /// (right-continuous at a jump). O(log n).
-    fn rows_up_to(&self, t: f64) -> usize {
+    pub fn rows_up_to(&self, t: f64) -> usize {
         self.time.partition_point(|x| *x <= t)
+    }
+
+    /// [`Table::rows_up_to`] for a time `t` near the one that gave `hint`: O(1) when `t` is in
+    /// the same or the next interval (a reader stepping forward), O(log n) otherwise.
+    pub fn rows_up_to_near(&self, t: f64, hint: usize) -> usize {
+        let x = &self.time;
+        let fits = |k: usize| (k == 0 || x[k - 1] <= t) && (k == x.len() || t < x[k]);
+        if hint <= x.len() && fits(hint) {
+            hint
+        } else if hint < x.len() && fits(hint + 1) {
+            hint + 1
+        } else {
+            self.rows_up_to(t)
+        }
     }
 
     /// Linearly interpolated value of `column` at time `t` (s); `None` for an unknown column
@@ -294,10 +308,15 @@ impl Table {
     ///
     /// Spec: MasterSim reference §4.4 (Real), §16 (the manual's jump semantics).
     pub fn real_at(&self, column: usize, t: f64) -> Option<f64> {
+        self.real_at_rows(column, t, self.rows_up_to(t))
+    }
+
+    /// [`Table::real_at`] with `rows` = [`Table::rows_up_to`]`(t)` already known.
+    pub fn real_at_rows(&self, column: usize, t: f64, rows: usize) -> Option<f64> {
         let y = self.column_values(column)?;
         let x = &self.time;
         let n = x.len();
-        let k = self.rows_up_to(t);
+        let k = rows;
         if k == 0 {
             return Some(y[0]);
         }
@@ -317,8 +336,13 @@ impl Table {
     ///
     /// Spec: MasterSim reference §4.4 (step value).
     pub fn step_at(&self, column: usize, t: f64) -> Option<f64> {
+        self.step_at_rows(column, self.rows_up_to(t))
+    }
+
+    /// [`Table::step_at`] with `rows` = [`Table::rows_up_to`]`(t)` already known.
+    pub fn step_at_rows(&self, column: usize, rows: usize) -> Option<f64> {
         let y = self.column_values(column)?;
-        Some(y[self.rows_up_to(t).max(1) - 1])
+        Some(y[rows.max(1) - 1])
     }
 
     /// Integer value of `column` at `t` (s): the step value truncated toward zero.
@@ -327,14 +351,24 @@ impl Table {
     ///
     /// Spec: MasterSim reference §4.4 (Integer).
     pub fn integer_at(&self, column: usize, t: f64) -> Option<i32> {
-        self.step_at(column, t).map(|v| v as i32)
+        self.integer_at_rows(column, self.rows_up_to(t))
+    }
+
+    /// [`Table::integer_at`] with `rows` = [`Table::rows_up_to`]`(t)` already known.
+    pub fn integer_at_rows(&self, column: usize, rows: usize) -> Option<i32> {
+        self.step_at_rows(column, rows).map(|v| v as i32)
     }
 
     /// Boolean value of `column` at `t` (s): the step value is non-zero.
     ///
     /// Spec: MasterSim reference §4.4 (Boolean).
     pub fn boolean_at(&self, column: usize, t: f64) -> Option<bool> {
-        self.step_at(column, t).map(|v| v != 0.0)
+        self.boolean_at_rows(column, self.rows_up_to(t))
+    }
+
+    /// [`Table::boolean_at`] with `rows` = [`Table::rows_up_to`]`(t)` already known.
+    pub fn boolean_at_rows(&self, column: usize, rows: usize) -> Option<bool> {
+        self.step_at_rows(column, rows).map(|v| v != 0.0)
     }
 }
 
@@ -465,6 +499,8 @@ pub struct FileReaderSlave {
     /// Per column: Real values are held (step value) instead of linearly interpolated.
     held: Vec<bool>,
     t: f64,
+    /// [`Table::rows_up_to`] of `t`, kept current by [`FileReaderSlave::set_time`].
+    rows: usize,
     states: Vec<Option<f64>>,
 }
 
@@ -474,10 +510,17 @@ impl FileReaderSlave {
         FileReaderSlave {
             name,
             held: vec![false; table.columns.len()],
+            rows: table.rows_up_to(0.0),
             table,
             t: 0.0,
             states: Vec::new(),
         }
+    }
+
+    /// Moves the reader's clock to `t` (s).
+    fn set_time(&mut self, t: f64) {
+        self.t = t;
+        self.rows = self.table.rows_up_to_near(t, self.rows);
     }
 
     /// Makes the Real values of `columns` (value references = column indices) piecewise
@@ -562,7 +605,7 @@ impl Slave for FileReaderSlave {
     }
 
     fn setup_experiment(&mut self, _rel_tol: f64, t_start: f64, _t_end: f64) -> Result<()> {
-        self.t = t_start;
+        self.set_time(t_start);
         Ok(())
     }
 
@@ -575,22 +618,28 @@ impl Slave for FileReaderSlave {
     }
 
     fn get_real(&mut self, vrs: &[ValueRef], values: &mut [f64]) -> Result<()> {
-        let held = &self.held;
+        let (held, rows) = (&self.held, self.rows);
         self.get("get_real", vrs, values, |table, column, t| {
             if held.get(column).copied().unwrap_or(false) {
-                table.step_at(column, t)
+                table.step_at_rows(column, rows)
             } else {
-                table.real_at(column, t)
+                table.real_at_rows(column, t, rows)
             }
         })
     }
 
     fn get_integer(&mut self, vrs: &[ValueRef], values: &mut [i32]) -> Result<()> {
-        self.get("get_integer", vrs, values, Table::integer_at)
+        let rows = self.rows;
+        self.get("get_integer", vrs, values, |table, column, _| {
+            table.integer_at_rows(column, rows)
+        })
     }
 
     fn get_boolean(&mut self, vrs: &[ValueRef], values: &mut [bool]) -> Result<()> {
-        self.get("get_boolean", vrs, values, Table::boolean_at)
+        let rows = self.rows;
+        self.get("get_boolean", vrs, values, |table, column, _| {
+            table.boolean_at_rows(column, rows)
+        })
     }
 
     fn get_string(&mut self, vrs: &[ValueRef], values: &mut [String]) -> Result<()> {
@@ -617,7 +666,7 @@ impl Slave for FileReaderSlave {
     }
 
     fn do_step(&mut self, t: f64, h: f64) -> Result<StepOutcome> {
-        self.t = t + h;
+        self.set_time(t + h);
         Ok(StepOutcome::Completed)
     }
 
@@ -636,9 +685,10 @@ impl Slave for FileReaderSlave {
     }
 
     fn set_state(&mut self, state: StateId) -> Result<()> {
-        self.t = self
+        let t = self
             .slot(state)?
             .expect("invariant: slot() only returns filled slots");
+        self.set_time(t);
         Ok(())
     }
 

@@ -274,3 +274,21 @@ proptest! {
         prop_assert!(v >= lo - 1e-6 && v <= hi + 1e-6);
     }
 }
+
+proptest! {
+    /// The hinted search agrees with the binary search wherever the reader goes.
+    #[test]
+    fn hinted_row_search_agrees(times in proptest::collection::vec(-5.0f64..5.0, 1..30), probes in proptest::collection::vec(-6.0f64..6.0, 1..40)) {
+        let mut sorted = times;
+        sorted.sort_by(f64::total_cmp);
+        let text: String = std::iter::once("time [s]\tx\n".to_string())
+            .chain(sorted.iter().map(|t| format!("{t}\t1\n")))
+            .collect();
+        let table = Table::parse(&text, Path::new("t.tsv")).expect("valid table");
+        let mut rows = table.rows_up_to(0.0);
+        for t in probes {
+            rows = table.rows_up_to_near(t, rows);
+            prop_assert_eq!(rows, table.rows_up_to(t));
+        }
+    }
+}

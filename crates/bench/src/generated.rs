@@ -1,0 +1,185 @@
+//! Benchmarks on generated projects of the own workload FMUs (`fmus/workload`): chains and
+//! rings of `Scale`, result writing, parallel Gauss-Jacobi on `Busy`.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use crate::process::{self, Measured, median};
+
+/// Steps of every generated run: 0 … 100 s with h = 0.01 s.
+const STEPS: f64 = 10_000.0;
+const T_END: &str = "100 s";
+const H: &str = "0.01 s";
+
+/// How the slaves are connected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Topology {
+    /// `S0 → S1 → … → S(N-1)`.
+    Chain,
+    /// A chain closed by `S(N-1) → S0` (an algebraic loop through all slaves).
+    Ring,
+}
+
+/// A generated project: `n` instances of `fmu` (a file of `fmus/packed`), connected as
+/// `topology`, stepped by `algorithm`, a row every `h_output`.
+struct Spec<'a> {
+    n: usize,
+    fmu: &'a str,
+    topology: Topology,
+    algorithm: &'a str,
+    h_output: &'a str,
+    /// Extra `parameter` value for every slave: `(variable, value)`.
+    parameter: Option<(&'a str, f64)>,
+}
+
+impl Spec<'_> {
+    /// Writes the project into `dir` and returns its path.
+    fn write(&self, dir: &Path) -> PathBuf {
+        let fmu = process::workspace_root()
+            .join("fmus/packed")
+            .join(format!("{}.fmu", self.fmu));
+        let mut text = format!(
+            "tStart 0 s\ntEnd {T_END}\nhStart {H}\nhOutputMin {}\nMasterMode {}\nErrorControlMode NONE\nmaxIterations 1\n",
+            self.h_output, self.algorithm
+        );
+        for i in 0..self.n {
+            let _ = writeln!(text, "simulator {i} 0 S{i} #000000 \"{}\"", fmu.display());
+        }
+        for i in 1..self.n {
+            let _ = writeln!(text, "graph S{}.y S{i}.u", i - 1);
+        }
+        if self.topology == Topology::Ring {
+            let _ = writeln!(text, "graph S{}.y S0.u", self.n - 1);
+        }
+        for i in 0..self.n {
+            // y = 0.999·u + 0.001 keeps every value near 1.
+            let _ = writeln!(text, "parameter S{i}.k 0.999\nparameter S{i}.offset 0.001");
+            if let Some((name, value)) = self.parameter {
+                let _ = writeln!(text, "parameter S{i}.{name} {value}");
+            }
+        }
+        let path = dir.join("bench.msim");
+        std::fs::write(&path, text).expect("write project");
+        path
+    }
+
+    /// Runs the project `runs` times with `args`; returns every measurement.
+    fn measure(&self, mastersim: &Path, runs: usize, args: &[&str]) -> Vec<Measured> {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let project = self.write(dir.path());
+        (0..runs)
+            .map(|_| process::run(mastersim, &project, &dir.path().join("wd"), args))
+            .collect()
+    }
+}
+
+/// Median `WallClockTime` (s) of `runs`.
+fn wall_clock(runs: &[Measured]) -> f64 {
+    median(
+        runs.iter()
+            .map(|m| m.summary_number("WallClockTime"))
+            .collect(),
+    )
+}
+
+/// Chains and rings of N cheap FMUs: µs per slave per step.
+pub fn stepping(mastersim: &Path, runs: usize, max_n: usize) {
+    println!(
+        "\n## Stepping cost: chains and rings of Scale FMUs, 10,000 steps, a row per simulated second\n"
+    );
+    println!("| topology | algorithm | N | runs | µs per slave per step (median) |");
+    println!("|---|---|---|---|---|");
+    for (topology, algorithm) in [
+        (Topology::Chain, "GAUSS_JACOBI"),
+        (Topology::Chain, "GAUSS_SEIDEL"),
+        (Topology::Ring, "GAUSS_JACOBI"),
+        (Topology::Ring, "GAUSS_SEIDEL"),
+    ] {
+        for n in [10, 100, 1_000, 10_000].into_iter().filter(|&n| n <= max_n) {
+            let runs = if n >= 10_000 { runs.min(3) } else { runs };
+            let spec = Spec {
+                n,
+                fmu: "Scale",
+                topology,
+                algorithm,
+                h_output: "1 s",
+                parameter: None,
+            };
+            let measured = spec.measure(mastersim, runs, &[]);
+            let per_slave_step = wall_clock(&measured) / (n as f64 * STEPS) * 1e6;
+            println!("| {topology:?} | {algorithm} | {n} | {runs} | {per_slave_step:.4} |");
+        }
+    }
+}
+
+/// A row on every step against a row per second: ns per written value, CSV and MAT.
+pub fn writing(mastersim: &Path, runs: usize) {
+    println!(
+        "\n## Result writing: Gauss-Seidel chain of Scale FMUs, 10,000 steps, a row on every step\n"
+    );
+    println!(
+        "| format | N | values per row | extra ns per written value (median) | all ns per written value |"
+    );
+    println!("|---|---|---|---|---|");
+    for (format, name) in [("csv", "CSV"), ("mat", "MAT")] {
+        for n in [10, 100, 1_000] {
+            let spec = |h_output| Spec {
+                n,
+                fmu: "Scale",
+                topology: Topology::Chain,
+                algorithm: "GAUSS_SEIDEL",
+                h_output,
+                parameter: None,
+            };
+            let args = ["--result-format", format];
+            let sparse = wall_clock(&spec("1 s").measure(mastersim, runs, &args));
+            let dense = wall_clock(&spec(H).measure(mastersim, runs, &args));
+            // Rows at 0, 0.01, …, 100 s against 0, 1, …, 100 s.
+            let (rows_dense, rows_sparse) = (STEPS + 1.0, 101.0);
+            let values = n as f64;
+            let extra = (dense - sparse) / ((rows_dense - rows_sparse) * values) * 1e9;
+            let all = dense / (rows_dense * values) * 1e9;
+            println!("| {name} | {n} | {n} | {extra:.1} | {all:.1} |");
+        }
+    }
+}
+
+/// Parallel Gauss-Jacobi: 8 Busy FMUs, 1 thread against all cores, bit-identical results.
+pub fn parallel(mastersim: &Path, runs: usize, work_micros: f64) {
+    let cores = process::cores();
+    println!(
+        "\n## Parallel Gauss-Jacobi: 8 Busy FMUs ({work_micros} µs of work per doStep), 10,000 steps\n"
+    );
+    println!("| threads | runs | wall clock s (median) | speed-up |");
+    println!("|---|---|---|---|");
+    let spec = Spec {
+        n: 8,
+        fmu: "Busy",
+        topology: Topology::Chain,
+        algorithm: "GAUSS_JACOBI",
+        h_output: "1 s",
+        parameter: Some(("workMicros", work_micros)),
+    };
+    let dir = tempfile::tempdir().expect("temp dir");
+    let project = spec.write(dir.path());
+    let mut serial = None;
+    let mut results = Vec::new();
+    for threads in [1, cores] {
+        let wd = dir.path().join(format!("wd{threads}"));
+        let threads_arg = threads.to_string();
+        let args = ["--threads", threads_arg.as_str()];
+        let measured: Vec<Measured> = (0..runs)
+            .map(|_| process::run(mastersim, &project, &wd, &args))
+            .collect();
+        let wall = wall_clock(&measured);
+        let serial_wall = *serial.get_or_insert(wall);
+        println!(
+            "| {threads} | {runs} | {wall:.4} | {:.2} |",
+            serial_wall / wall
+        );
+        results.push(std::fs::read(wd.join("results/values.csv")).expect("values.csv"));
+    }
+    let identical = results.windows(2).all(|w| w[0] == w[1]);
+    println!("\nvalues.csv of 1 and {cores} threads bit-identical: {identical}");
+    assert!(identical, "parallel results differ from serial ones");
+}

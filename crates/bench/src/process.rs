@@ -1,0 +1,123 @@
+//! Running the `mastersim` binary and measuring it: wall time, peak memory, `summary.txt`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The workspace root (two levels above this crate).
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Number of cores available to this process.
+pub fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// Builds the release `mastersim` binary from the current source and returns its path.
+///
+/// # Panics
+/// When cargo fails.
+pub fn build_mastersim() -> PathBuf {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let status = Command::new(cargo)
+        .args([
+            "build",
+            "--release",
+            "-p",
+            "mastersim-cli",
+            "--bin",
+            "mastersim",
+        ])
+        .current_dir(workspace_root())
+        .status()
+        .expect("cargo can be started");
+    assert!(status.success(), "cargo build of mastersim failed");
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map_or_else(|| workspace_root().join("target"), PathBuf::from);
+    target.join("release").join("mastersim")
+}
+
+/// One finished run.
+#[derive(Debug)]
+pub struct Measured {
+    /// Wall time from spawn to exit.
+    pub wall: Duration,
+    /// Peak resident set size of the process, KiB.
+    pub max_rss_kib: i64,
+    /// The `key=value` lines of `log/summary.txt`.
+    pub summary: BTreeMap<String, String>,
+}
+
+impl Measured {
+    /// A number of `summary.txt`.
+    ///
+    /// # Panics
+    /// When the key is missing or not a number.
+    pub fn summary_number(&self, key: &str) -> f64 {
+        self.summary
+            .get(key)
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("no number '{key}' in summary.txt: {:?}", self.summary))
+    }
+}
+
+/// Runs `mastersim <args> --working-dir <wd> <project>`, waits with `wait4` for the peak
+/// memory, and reads `summary.txt`.
+///
+/// # Panics
+/// When the process cannot start or does not exit with 0.
+pub fn run(mastersim: &Path, project: &Path, wd: &Path, args: &[&str]) -> Measured {
+    let started = Instant::now();
+    let child = Command::new(mastersim)
+        .args(args)
+        .arg("--verbosity-level")
+        .arg("0")
+        .arg("--working-dir")
+        .arg(wd)
+        .arg(project)
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("mastersim starts");
+    let pid = child.id() as libc::pid_t;
+    let mut status: libc::c_int = 0;
+    // SAFETY: a zeroed `rusage` is a valid value for wait4 to fill.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `pid` is our unwaited child; `status` and `usage` are valid out-pointers that
+    // outlive the call. `child` is not waited for again (dropping it does not wait).
+    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    let wall = started.elapsed();
+    assert_eq!(
+        waited,
+        pid,
+        "wait4 failed: {}",
+        std::io::Error::last_os_error()
+    );
+    assert!(
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        "mastersim failed on '{}' (status {status})",
+        project.display()
+    );
+    let text = std::fs::read_to_string(wd.join("log/summary.txt")).unwrap_or_default();
+    let summary = text
+        .lines()
+        .filter_map(|l| l.split_once('='))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    Measured {
+        wall,
+        max_rss_kib: usage.ru_maxrss,
+        summary,
+    }
+}
+
+/// The median of `values` (the upper one of the middle two for an even count).
+///
+/// # Panics
+/// When `values` is empty.
+pub fn median(mut values: Vec<f64>) -> f64 {
+    assert!(!values.is_empty(), "median of nothing");
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
