@@ -8,4 +8,5 @@ mod examples;
 mod faults;
 mod hostile;
 mod packed_fmus;
+mod parallel;
 mod result_files;

@@ -76,6 +76,10 @@ struct Args {
     /// than this many seconds of wall time; exit code 124 [default: no limit].
     #[arg(long, value_name = "SECONDS")]
     step_timeout: Option<f64>,
+    /// Threads that step the slaves of Gauss-Jacobi in parallel [default: the number of cores].
+    /// Results do not depend on it.
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
 }
 
 /// A result format on the command line.

@@ -154,6 +154,13 @@ pub fn run(args: &Args, interrupt: Option<&Interrupt>) -> Result<u8, Failure> {
     if let Some(interrupt) = interrupt {
         sim.set_stop_flag(interrupt.flag());
     }
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    if threads == 0 {
+        return Err(anyhow::anyhow!("--threads 0: expected at least 1 thread")).code(INPUT_ERROR);
+    }
+    sim.set_threads(threads).code(SIMULATION_FAILED)?;
 
     let record = SharedRecord::default();
     let names: Vec<String> = sim.plan().slaves.iter().map(|s| s.name.clone()).collect();

@@ -36,6 +36,13 @@ impl Default for ExtractOptions {
 /// contain are left alone. Whether the archive holds a `modelDescription.xml` is checked later,
 /// by [`crate::Fmu::load`].
 ///
+/// A completed extraction leaves a stamp, `target/.mastersim-extracted`, listing the archive's
+/// size and modification time and each extracted file's size and modification time. When the
+/// stamp matches the archive and every listed file, the earlier extraction is reused and
+/// nothing is read or written: unpacking the libraries of large FMUs is most of the run time
+/// of short simulations. Any difference (a new archive, a changed or deleted file, an
+/// interrupted extraction, which leaves no stamp) extracts again.
+///
 /// # Errors
 /// - [`Error::Io`]: `fmu` cannot be opened, or a file or directory cannot be written;
 /// - [`Error::EmptyArchive`]: `fmu` has 0 bytes;
@@ -54,10 +61,31 @@ pub fn extract(fmu: &Path, target: &Path, options: &ExtractOptions) -> Result<()
         source,
     };
     let file = File::open(fmu).map_err(io_error)?;
-    if file.metadata().map_err(io_error)?.len() == 0 {
+    let metadata = file.metadata().map_err(io_error)?;
+    if metadata.len() == 0 {
         return Err(Error::EmptyArchive {
             fmu: fmu.to_owned(),
         });
+    }
+    let archive_line = format!("archive {} {}", metadata.len(), mtime_nanos(&metadata));
+    let stamp_path = target.join(STAMP);
+    if stamp_matches(&stamp_path, &archive_line, target) {
+        log::debug!(
+            "reusing the extraction of '{}' in '{}'",
+            fmu.display(),
+            target.display()
+        );
+        return Ok(());
+    }
+    // A stale stamp must not survive a failed or interrupted extraction.
+    match fs::remove_file(&stamp_path) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => {
+            return Err(Error::Io {
+                path: stamp_path,
+                source: e,
+            });
+        }
+        _ => {}
     }
     let mut archive =
         zip::ZipArchive::new(io::BufReader::new(file)).map_err(|source| Error::Zip {
@@ -67,6 +95,7 @@ pub fn extract(fmu: &Path, target: &Path, options: &ExtractOptions) -> Result<()
     create_dir(target)?;
 
     let mut written = 0u64;
+    let mut stamp = format!("{STAMP_HEADER}\n{archive_line}\n");
     for i in 0..archive.len() {
         // The central directory gives the name even when the entry's own header is broken.
         let listed_name = match archive.name_for_index(i) {
@@ -119,8 +148,58 @@ pub fn extract(fmu: &Path, target: &Path, options: &ExtractOptions) -> Result<()
             },
         })?;
         written += count;
+        let file_metadata = fs::metadata(&destination).map_err(|source| Error::Io {
+            path: destination.clone(),
+            source,
+        })?;
+        stamp += &format!(
+            "file {} {} {}\n",
+            file_metadata.len(),
+            mtime_nanos(&file_metadata),
+            relative.display()
+        );
     }
-    Ok(())
+    fs::write(&stamp_path, stamp).map_err(|source| Error::Io {
+        path: stamp_path,
+        source,
+    })
+}
+
+/// Name of the extraction stamp inside the target directory.
+const STAMP: &str = ".mastersim-extracted";
+/// First line of a stamp (its format version).
+const STAMP_HEADER: &str = "mastersim extraction 1";
+
+/// Modification time in ns since the epoch (0 when the platform has none).
+fn mtime_nanos(metadata: &fs::Metadata) -> u128 {
+    metadata
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos())
+}
+
+/// Whether the stamp at `path` describes this archive (`archive_line`) and every file it
+/// lists in `target` still has its recorded size and modification time.
+fn stamp_matches(path: &Path, archive_line: &str, target: &Path) -> bool {
+    let Ok(text) = fs::read_to_string(path) else {
+        return false;
+    };
+    let mut lines = text.lines();
+    if lines.next() != Some(STAMP_HEADER) || lines.next() != Some(archive_line) {
+        return false;
+    }
+    lines.all(|line| {
+        let mut fields = line.splitn(4, ' ');
+        let (Some("file"), Some(size), Some(mtime), Some(name)) =
+            (fields.next(), fields.next(), fields.next(), fields.next())
+        else {
+            return false;
+        };
+        fs::symlink_metadata(target.join(name)).is_ok_and(|m| {
+            m.is_file() && size == m.len().to_string() && mtime == mtime_nanos(&m).to_string()
+        })
+    })
 }
 
 /// True for `/x`, `\\x` and `C:x`-style names (zip's `enclosed_name` would quietly make
@@ -193,6 +272,49 @@ mod tests {
         let path = dir.join("test.fmu");
         fs::write(&path, bytes).unwrap();
         path
+    }
+
+    #[test]
+    fn an_unchanged_extraction_is_reused_and_a_changed_one_redone() {
+        let tmp = tempfile::tempdir().unwrap();
+        let fmu = write_fmu(
+            tmp.path(),
+            &build_zip(&[("a.txt", b"one"), ("d/b.txt", b"two")]),
+        );
+        let target = tmp.path().join("out");
+        extract(&fmu, &target, &ExtractOptions::default()).unwrap();
+        assert!(target.join(STAMP).is_file());
+        // Reused: a file changed behind the stamp's back with the same size and time would
+        // stay; here the file is deleted, which the stamp notices.
+        fs::remove_file(target.join("d/b.txt")).unwrap();
+        extract(&fmu, &target, &ExtractOptions::default()).unwrap();
+        assert_eq!(fs::read(target.join("d/b.txt")).unwrap(), b"two");
+        // Unchanged: nothing is written (the file's time stays).
+        let before = fs::metadata(target.join("a.txt"))
+            .unwrap()
+            .modified()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        extract(&fmu, &target, &ExtractOptions::default()).unwrap();
+        assert_eq!(
+            fs::metadata(target.join("a.txt"))
+                .unwrap()
+                .modified()
+                .unwrap(),
+            before
+        );
+        // Edited extracted file: extracted again.
+        fs::write(target.join("a.txt"), b"edited by hand").unwrap();
+        extract(&fmu, &target, &ExtractOptions::default()).unwrap();
+        assert_eq!(fs::read(target.join("a.txt")).unwrap(), b"one");
+        // A new archive: extracted again.
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let fmu = write_fmu(
+            tmp.path(),
+            &build_zip(&[("a.txt", b"uno"), ("d/b.txt", b"two")]),
+        );
+        extract(&fmu, &target, &ExtractOptions::default()).unwrap();
+        assert_eq!(fs::read(target.join("a.txt")).unwrap(), b"uno");
     }
 
     #[test]

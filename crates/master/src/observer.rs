@@ -116,9 +116,10 @@ pub struct StepInfo {
 
 /// Receives results while a simulation runs.
 ///
-/// All calls come from the thread that drives the simulation, in this order: [`Observer::start`]
-/// once, then [`Observer::output`] and [`Observer::step_completed`] repeatedly.
-pub trait Observer {
+/// All calls come from the thread that drives the simulation (with parallel Gauss-Jacobi a
+/// worker thread, hence `Send`), one at a time, in this order: [`Observer::start`] once, then
+/// [`Observer::output`] and [`Observer::step_completed`] repeatedly.
+pub trait Observer: Send {
     /// Called once before the first row with the column layout.
     ///
     /// # Errors

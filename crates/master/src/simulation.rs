@@ -55,6 +55,9 @@ pub struct Statistics {
     pub slaves: Vec<SlaveStatistics>,
 }
 
+/// Steps between re-evaluations of whether Gauss-Jacobi steps slaves in parallel.
+const PARALLEL_CHOICE_STEPS: u64 = 64;
+
 /// The sampled timers behind the times of [`Statistics`].
 #[derive(Debug, Clone, Copy, Default)]
 struct Timers {
@@ -104,6 +107,8 @@ pub struct Simulation {
     started: Option<Instant>,
     /// Sampled timers of master-algorithm calls, error tests and row output.
     timers: Timers,
+    /// Worker threads of parallel Gauss-Jacobi ([`Simulation::set_threads`]).
+    pool: Option<rayon::ThreadPool>,
     error_test: ErrorTest,
     stop: Option<Arc<AtomicBool>>,
 }
@@ -164,6 +169,7 @@ impl Simulation {
             stats: Statistics::default(),
             started: None,
             timers: Timers::default(),
+            pool: None,
             stop: None,
             sys,
             plan,
@@ -293,9 +299,57 @@ impl Simulation {
         if self.started.is_none() {
             self.start_output(observer)?;
         }
+        match self.pool.take() {
+            Some(pool) => {
+                let outcome = pool.install(|| self.run_steps(observer));
+                self.pool = Some(pool);
+                outcome
+            }
+            None => self.run_steps(observer),
+        }
+    }
+
+    /// Sets the number of threads that step the slaves of Gauss-Jacobi (default 1). With more
+    /// than one, and a Gauss-Jacobi project of at least two slaves, [`Simulation::run`] runs
+    /// on a worker pool of `threads` threads (the calling thread waits), and each step's
+    /// slaves run in parallel once their `doStep` calls are costly enough (see
+    /// `docs/performance.md`). The results do not depend on the number of threads.
+    ///
+    /// # Errors
+    /// [`Error::InvalidSetting`] when the worker threads cannot be started.
+    pub fn set_threads(&mut self, threads: usize) -> Result<()> {
+        self.pool = None;
+        if threads <= 1
+            || self.sys.nodes.len() < 2
+            || self.plan.settings.algorithm != crate::settings::MasterAlgorithm::GaussJacobi
+        {
+            return Ok(());
+        }
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|i| format!("mastersim-worker-{i}"))
+            .build()
+            .map_err(|e| Error::InvalidSetting {
+                at: crate::error::Location {
+                    file: self.plan.project_path.clone(),
+                    line: None,
+                },
+                keyword: "threads",
+                reason: format!("cannot start {threads} worker threads: {e}"),
+            })?;
+        log::info!("Gauss-Jacobi steps slaves on up to {threads} threads.");
+        self.pool = Some(pool);
+        Ok(())
+    }
+
+    /// The stepping loop of [`Simulation::run`].
+    fn run_steps(&mut self, observer: &mut dyn Observer) -> Result<RunOutcome> {
         let t_end = self.plan.settings.t_end;
         let mut outcome = RunOutcome::Completed;
         while self.t < t_end {
+            if self.stats.steps.is_multiple_of(PARALLEL_CHOICE_STEPS) {
+                self.sys.update_parallel_choice();
+            }
             if self
                 .stop
                 .as_ref()

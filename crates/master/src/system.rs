@@ -78,6 +78,8 @@ pub(crate) struct SlaveNode {
     index: usize,
     /// Wall-clock supervision of this slave's calls, when installed.
     pub monitor: Option<Arc<CallMonitor>>,
+    /// The outcome of this slave's part of a parallel step, until the serial phase takes it.
+    pub pending: Option<Result<StepOutcome>>,
 }
 
 impl std::fmt::Debug for SlaveNode {
@@ -312,6 +314,9 @@ impl SlaveNode {
     }
 }
 
+/// Least summed `doStep` time per step (s) for which Gauss-Jacobi steps slaves in parallel.
+pub(crate) const PARALLEL_MIN_STEP_COST: f64 = 10e-6;
+
 /// Counters kept by the algorithms.
 ///
 /// Spec: MasterSim reference §12.8.
@@ -342,6 +347,9 @@ pub(crate) struct System {
     pub counters: Counters,
     /// Newton's data, when the master algorithm is Newton.
     pub newton: Option<Box<crate::algorithm::newton::Newton>>,
+    /// Step the slaves of Gauss-Jacobi in parallel (the worker pool is installed and the
+    /// slaves' `doStep` calls are costly enough; see [`System::update_parallel_choice`]).
+    pub parallel: bool,
 }
 
 impl System {
@@ -383,6 +391,7 @@ impl System {
                     real_names: p.outputs.real.iter().map(|o| o.name.clone()).collect(),
                     index,
                     monitor: None,
+                    pending: None,
                 }
             })
             .collect();
@@ -420,7 +429,40 @@ impl System {
             y_iter: TypedValues::zeroed(&lengths),
             counters: Counters::default(),
             newton: None,
+            parallel: false,
         }
+    }
+
+    /// Decides whether Gauss-Jacobi steps its slaves in parallel: only inside a worker pool of
+    /// more than one thread, and only when the slaves' `doStep` calls together take at least
+    /// [`PARALLEL_MIN_STEP_COST`] per step (mean of the sampled call times), so that cheap
+    /// slaves are not slowed down by the cost of handing work to other threads. Results are
+    /// the same either way.
+    pub fn update_parallel_choice(&mut self) {
+        let pool = rayon::current_thread_index().is_some() && rayon::current_num_threads() > 1;
+        let cost: f64 = self
+            .nodes
+            .iter()
+            .map(|n| {
+                let timer = &n.stats.do_step;
+                if timer.count == 0 {
+                    0.0
+                } else {
+                    timer.seconds() / timer.count as f64
+                }
+            })
+            .sum();
+        let parallel = pool && self.nodes.len() > 1 && cost >= PARALLEL_MIN_STEP_COST;
+        if parallel != self.parallel {
+            log::info!(
+                "Gauss-Jacobi: {} stepping ({} slaves, {:.1} µs of doStep per step, {} threads)",
+                if parallel { "parallel" } else { "serial" },
+                self.nodes.len(),
+                cost * 1e6,
+                rayon::current_num_threads()
+            );
+        }
+        self.parallel = parallel;
     }
 
     /// Saves the state of every slave into `slot`.

@@ -121,26 +121,31 @@ pub(crate) unsafe fn with_instance<M: Model>(
     function: &'static str,
     f: impl FnOnce(&mut Instance<M>) -> CallResult,
 ) -> c_int {
-    let outcome = catch_unwind(AssertUnwindSafe(|| {
-        if c.is_null() || !registry::contains(c.addr(), version) {
-            return status::ERROR;
+    // The registry check only loads atomics and cannot panic, so it stays outside the unwind
+    // guard; one guard around the call is enough on this hot path.
+    if c.is_null() || !registry::contains(c.addr(), version) {
+        return status::ERROR;
+    }
+    // SAFETY: the registry holds exactly the addresses of live `Box<Instance<M>>` values
+    // created by `instantiate` for this version and not yet freed, and the caller guarantees
+    // that no other call uses this instance meanwhile, so this is the only reference.
+    let instance = unsafe { &mut *c.cast::<Instance<M>>() };
+    match catch_unwind(AssertUnwindSafe(|| f(&mut *instance))) {
+        Ok(Ok(status)) => status.code(),
+        Ok(Err(error)) => fail_safely(instance, function, &error),
+        Err(payload) => {
+            let error = CallError::Panic {
+                message: panic_message(payload.as_ref()),
+            };
+            fail_safely(instance, function, &error)
         }
-        // SAFETY: the registry holds exactly the addresses of live `Box<Instance<M>>` values
-        // created by `instantiate` for this version and not yet freed, and the caller guarantees
-        // that no other call uses this instance meanwhile, so this is the only reference.
-        let instance = unsafe { &mut *c.cast::<Instance<M>>() };
-        match catch_unwind(AssertUnwindSafe(|| f(&mut *instance))) {
-            Ok(Ok(status)) => status.code(),
-            Ok(Err(error)) => instance.fail(function, &error),
-            Err(payload) => {
-                let error = CallError::Panic {
-                    message: panic_message(payload.as_ref()),
-                };
-                instance.fail(function, &error)
-            }
-        }
-    }));
-    outcome.unwrap_or(status::ERROR)
+    }
+}
+
+/// [`Instance::fail`], with a panic while logging mapped to Error (never unwinding into C).
+#[cold]
+fn fail_safely<M: Model>(instance: &mut Instance<M>, function: &str, error: &CallError) -> c_int {
+    catch_unwind(AssertUnwindSafe(|| instance.fail(function, error))).unwrap_or(status::ERROR)
 }
 
 /// Frees the instance behind `c` if it is a live instance of this type and version, then calls
