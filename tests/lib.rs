@@ -421,7 +421,8 @@ pub struct Memcheck {
 }
 
 /// Runs `mastersim <extra> --working-dir <working_dir> <project>` under valgrind memcheck
-/// (`--leak-check=full`) and returns the counts of its summary, after asserting exit code 0.
+/// (`--leak-check=full`, with the suppressions of `tests/valgrind.supp`, each explained there)
+/// and returns the counts of its summary, after asserting exit code 0.
 ///
 /// # Panics
 /// When valgrind cannot be started (naming it), the run fails, or the summary is missing.
@@ -432,6 +433,12 @@ pub fn memcheck(project: &Path, working_dir: &Path, extra: &[&str]) -> Memcheck 
             "--show-leak-kinds=definite,indirect,possible",
             "--num-callers=40",
         ])
+        .arg(format!(
+            "--suppressions={}",
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("valgrind.supp")
+                .display()
+        ))
         .arg(mastersim_bin())
         .args(extra)
         .arg("--working-dir")

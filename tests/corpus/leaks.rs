@@ -1,7 +1,8 @@
 //! Resource hygiene: valgrind memcheck on three corpus projects (FMU states saved, restored and
 //! freed by Richardson error control; all four variable types; a file-reader slave) and on a
 //! run that fails inside an own FMU. All result formats are written. Zero bytes may be lost
-//! (definitely, indirectly or possibly) and memcheck may report no memory error.
+//! (definitely, indirectly or possibly) and memcheck may report no memory error. The few
+//! suppressions in `tests/valgrind.supp` are explained there.
 //!
 //! A failure here is investigated with the symbol-carrying build, as docs/robustness.md shows:
 //! `cargo build --profile profiling -p mastersim-cli` and valgrind on
@@ -29,7 +30,8 @@ fn check_corpus(project: &str) {
     let counts = memcheck(
         &path,
         &tmp.path().join("wd"),
-        &["--result-format", "csv,mat,json"],
+        // Two threads: Gauss-Jacobi projects start (and must join) the parallel workers.
+        &["--result-format", "csv,mat,json", "--threads", "2"],
     );
     println!("{project}: {counts:?}");
     assert_eq!(counts, CLEAN, "{project}");

@@ -112,13 +112,15 @@ pub fn stepping(mastersim: &Path, runs: usize, max_n: usize) {
     }
 }
 
-/// A row on every step against a row per second: ns per written value, CSV and MAT.
+/// A row on every step against a row per second: ns per written value, CSV and MAT. The two
+/// runs of a pair follow each other, and the median is taken over the pairs' differences, so
+/// that drifts of the machine's speed between pairs cancel.
 pub fn writing(mastersim: &Path, runs: usize) {
     println!(
         "\n## Result writing: Gauss-Seidel chain of Scale FMUs, 10,000 steps, a row on every step\n"
     );
     println!(
-        "| format | N | values per row | extra ns per written value (median) | all ns per written value |"
+        "| format | N | pairs | extra ns per written value (median) | all ns per written value |"
     );
     println!("|---|---|---|---|---|");
     for (format, name) in [("csv", "CSV"), ("mat", "MAT")] {
@@ -131,15 +133,45 @@ pub fn writing(mastersim: &Path, runs: usize) {
                 h_output,
                 parameter: None,
             };
+            let (sparse, dense) = (spec("1 s"), spec(H));
+            let dir = tempfile::tempdir().expect("temp dir");
+            let (sparse_project, dense_project) = {
+                let (a, b) = (dir.path().join("sparse"), dir.path().join("dense"));
+                std::fs::create_dir_all(&a).expect("dir");
+                std::fs::create_dir_all(&b).expect("dir");
+                (sparse.write(&a), dense.write(&b))
+            };
             let args = ["--result-format", format];
-            let sparse = wall_clock(&spec("1 s").measure(mastersim, runs, &args));
-            let dense = wall_clock(&spec(H).measure(mastersim, runs, &args));
             // Rows at 0, 0.01, …, 100 s against 0, 1, …, 100 s.
-            let (rows_dense, rows_sparse) = (STEPS + 1.0, 101.0);
-            let values = n as f64;
-            let extra = (dense - sparse) / ((rows_dense - rows_sparse) * values) * 1e9;
-            let all = dense / (rows_dense * values) * 1e9;
-            println!("| {name} | {n} | {n} | {extra:.1} | {all:.1} |");
+            let extra_values = (STEPS + 1.0 - 101.0) * n as f64;
+            let all_values = (STEPS + 1.0) * n as f64;
+            let mut extra = Vec::with_capacity(runs);
+            let mut all = Vec::with_capacity(runs);
+            for _ in 0..runs {
+                let s = process::run(
+                    mastersim,
+                    &sparse_project,
+                    &dir.path().join("wd-sparse"),
+                    &args,
+                );
+                let d = process::run(
+                    mastersim,
+                    &dense_project,
+                    &dir.path().join("wd-dense"),
+                    &args,
+                );
+                let (s, d) = (
+                    s.summary_number("WallClockTime"),
+                    d.summary_number("WallClockTime"),
+                );
+                extra.push((d - s) / extra_values * 1e9);
+                all.push(d / all_values * 1e9);
+            }
+            println!(
+                "| {name} | {n} | {runs} | {:.1} | {:.1} |",
+                median(extra),
+                median(all)
+            );
         }
     }
 }

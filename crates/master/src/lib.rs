@@ -21,6 +21,7 @@ pub mod time;
 pub mod timer;
 pub mod values;
 pub mod watchdog;
+mod workers;
 
 pub use error::{Error, Result};
 pub use import::{ImportOptions, ImportedFmus, import_fmus, instantiate, resolve_slave};

@@ -108,7 +108,7 @@ pub struct Simulation {
     /// Sampled timers of master-algorithm calls, error tests and row output.
     timers: Timers,
     /// Worker threads of parallel Gauss-Jacobi ([`Simulation::set_threads`]).
-    pool: Option<rayon::ThreadPool>,
+    pool: Option<crate::workers::Workers>,
     error_test: ErrorTest,
     stop: Option<Arc<AtomicBool>>,
 }
@@ -325,18 +325,14 @@ impl Simulation {
         {
             return Ok(());
         }
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .thread_name(|i| format!("mastersim-worker-{i}"))
-            .build()
-            .map_err(|e| Error::InvalidSetting {
-                at: crate::error::Location {
-                    file: self.plan.project_path.clone(),
-                    line: None,
-                },
-                keyword: "threads",
-                reason: format!("cannot start {threads} worker threads: {e}"),
-            })?;
+        let pool = crate::workers::Workers::start(threads).map_err(|e| Error::InvalidSetting {
+            at: crate::error::Location {
+                file: self.plan.project_path.clone(),
+                line: None,
+            },
+            keyword: "threads",
+            reason: format!("cannot start {threads} worker threads: {e}"),
+        })?;
         log::info!("Gauss-Jacobi steps slaves on up to {threads} threads.");
         self.pool = Some(pool);
         Ok(())

@@ -7,9 +7,11 @@
 //! Spec: MasterSim reference §5 (layout), §12 (CSV formats); seeds 000/001 (MAT v4), seed 002
 //! §3.5 (Signal Table), seed 003 "Output Handling" (the filter).
 
+mod background;
 mod csv;
 mod json;
 mod mat;
+mod progress;
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -22,6 +24,7 @@ use master::{Observer, ObserverError, OutputLayout, Simulation, StepInfo};
 use output::filter::RowFilter;
 use output::progress::ProgressWriter;
 use output::stepstats::{StepStatsRow, StepStatsWriter};
+use progress::ProgressFile;
 
 /// What the user asked for: formats and the output filter.
 #[derive(Debug, Clone)]
@@ -37,6 +40,11 @@ pub struct ResultOptions {
 /// The numeric columns of a layout in file order: Booleans, Integers, then Reals.
 fn numeric_row(values: &TypedValues, row: &mut Vec<f64>) {
     row.clear();
+    extend_numeric_row(values, row);
+}
+
+/// Appends the numeric columns of `values` to `row`, in the order of [`numeric_row`].
+fn extend_numeric_row(values: &TypedValues, row: &mut Vec<f64>) {
     row.extend(values.boolean.iter().map(|&b| f64::from(u8::from(b))));
     row.extend(values.integer.iter().map(|&i| f64::from(i)));
     row.extend_from_slice(&values.real);
@@ -124,7 +132,7 @@ pub struct ResultFiles {
     time_unit: master::project::TimeUnit,
     rows: RowSinks,
     mat: Option<mat::MatSink>,
-    progress_file: ProgressWriter,
+    progress_file: ProgressFile,
     step_stats: Option<StepStatsWriter>,
     progress: Progress,
     started: Instant,
@@ -149,8 +157,10 @@ impl ResultFiles {
             )
         })?;
         let settings = sim.settings().clone();
-        let progress_file =
-            ProgressWriter::create(wd.join("log").join("progress.txt"), settings.t_start)?;
+        let progress_file = ProgressFile::Created {
+            writer: ProgressWriter::create(wd.join("log").join("progress.txt"), settings.t_start)?,
+            t_end: settings.t_end,
+        };
         let step_stats = if options.step_statistics {
             Some(StepStatsWriter::create(
                 wd.join("log").join("stepstats.tsv"),
@@ -249,7 +259,7 @@ impl ResultFiles {
                 ratio(kept, offered)
             );
         }
-        self.progress_file.flush()?;
+        self.progress_file.finish()?;
         if let Some(s) = &mut self.step_stats {
             s.flush()?;
         }
@@ -306,6 +316,7 @@ impl Observer for ResultFiles {
             )?);
         }
         self.started = Instant::now();
+        self.progress_file.start()?;
         Ok(())
     }
 
@@ -314,11 +325,7 @@ impl Observer for ResultFiles {
         if let Some(mat) = &mut self.mat {
             mat.write(t, values)?;
         }
-        self.progress_file.write_row(
-            t,
-            self.started.elapsed().as_secs_f64(),
-            self.settings.t_end,
-        )?;
+        self.progress_file.row(t)?;
         Ok(())
     }
 

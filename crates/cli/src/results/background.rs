@@ -1,0 +1,238 @@
+//! Text result files formatted and written on a thread of their own.
+//!
+//! Printing numbers costs about as much per value as stepping a cheap slave, so the stepping
+//! thread only copies what a row needs into a batch; a writer thread formats the batches and
+//! writes them, on another core. Batches go back and forth through one mutex-guarded hand-over
+//! state and are reused, so nothing is allocated per row once the first batches have grown. When the writer
+//! falls behind, the stepping thread waits for a free batch (at most [`BATCHES`] are in
+//! flight). [`Background::flush`] hands the current batch over and waits until the writer has
+//! passed everything to the operating system, so the files are complete up to the last flush.
+//! The first error ends the writer thread and is reported by the next call on the stepping
+//! side.
+
+//!
+//! The hand-over uses a mutex and a condition variable rather than channels: a blocking
+//! channel operation registers the waiting thread's handle, which on the main thread is never
+//! freed, and memory checkers report it (tests/corpus/leaks.rs).
+use std::collections::VecDeque;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+
+use anyhow::Context;
+
+/// Batches in circulation between the stepping thread and the writer.
+const BATCHES: usize = 4;
+
+/// What runs on the writer thread: the files and how to write a batch into them.
+pub trait Drain: Send + 'static {
+    /// The rows of one hand-over.
+    type Batch: Default + Send + 'static;
+
+    /// Formats and writes `batch`, then empties it for reuse (keeping its capacity).
+    fn write(&mut self, batch: &mut Self::Batch) -> anyhow::Result<()>;
+
+    /// Passes everything written to the operating system.
+    fn flush(&mut self) -> anyhow::Result<()>;
+}
+
+/// The hand-over state both threads share.
+struct State<B> {
+    /// Full batches, oldest first, waiting for the writer.
+    queue: VecDeque<B>,
+    /// Emptied batches waiting for the stepping side.
+    free: Vec<B>,
+    /// Flushes requested so far by the stepping side.
+    flushes_requested: u64,
+    /// Flushes the writer has completed; a flush covers every batch queued before it.
+    flushes_done: u64,
+    /// The stepping side is done: write what is queued, flush and end.
+    closing: bool,
+    /// The writer thread has ended (after an error, or after closing).
+    ended: bool,
+}
+
+/// [`State`] with the condition variable that signals every change of it.
+struct Shared<B> {
+    state: Mutex<State<B>>,
+    changed: Condvar,
+}
+
+impl<B> Shared<B> {
+    fn lock(&self) -> MutexGuard<'_, State<B>> {
+        // A panic while holding the lock leaves consistent data (only pushes and pops).
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Waits until `ready` holds, returning the guard.
+    fn wait_until<'a>(
+        &self,
+        mut guard: MutexGuard<'a, State<B>>,
+        ready: impl Fn(&State<B>) -> bool,
+    ) -> MutexGuard<'a, State<B>> {
+        while !ready(&guard) {
+            guard = self
+                .changed
+                .wait(guard)
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+        }
+        guard
+    }
+}
+
+/// The stepping thread's side: the batch being filled and the hand-over to the writer.
+pub struct Background<D: Drain> {
+    shared: Arc<Shared<D::Batch>>,
+    writer: Option<JoinHandle<anyhow::Result<()>>>,
+    /// The batch being filled.
+    pub current: D::Batch,
+}
+
+impl<D: Drain> Background<D> {
+    /// Starts the writer thread `name` with `drain`.
+    ///
+    /// # Errors
+    /// When the thread cannot be started.
+    pub fn start(name: &str, drain: D) -> anyhow::Result<Self> {
+        let shared = Arc::new(Shared {
+            state: Mutex::new(State {
+                queue: VecDeque::with_capacity(BATCHES),
+                free: (1..BATCHES).map(|_| D::Batch::default()).collect(),
+                flushes_requested: 0,
+                flushes_done: 0,
+                closing: false,
+                ended: false,
+            }),
+            changed: Condvar::new(),
+        });
+        let theirs = Arc::clone(&shared);
+        let writer = std::thread::Builder::new()
+            .name(name.into())
+            .spawn(move || {
+                let result = run(drain, &theirs);
+                theirs.lock().ended = true;
+                theirs.changed.notify_all();
+                result
+            })
+            .with_context(|| format!("cannot start the writer thread {name}"))?;
+        Ok(Background {
+            shared,
+            writer: Some(writer),
+            current: D::Batch::default(),
+        })
+    }
+
+    /// Gives the current batch to the writer and takes a free one (waiting if all are busy).
+    ///
+    /// # Errors
+    /// The writer's error, when it has stopped.
+    pub fn hand_over(&mut self) -> anyhow::Result<()> {
+        let shared = Arc::clone(&self.shared);
+        let mut state = shared.wait_until(shared.lock(), |s| !s.free.is_empty() || s.ended);
+        let Some(next) = state.free.pop() else {
+            drop(state);
+            return Err(self.writer_error());
+        };
+        let full = std::mem::replace(&mut self.current, next);
+        state.queue.push_back(full);
+        drop(state);
+        shared.changed.notify_all();
+        Ok(())
+    }
+
+    /// Hands the current batch over and waits until everything is written and flushed.
+    ///
+    /// # Errors
+    /// The writer's error.
+    pub fn flush(&mut self) -> anyhow::Result<()> {
+        self.hand_over()?;
+        let shared = Arc::clone(&self.shared);
+        let mut state = shared.lock();
+        state.flushes_requested += 1;
+        let target = state.flushes_requested;
+        shared.changed.notify_all();
+        let state = shared.wait_until(state, |s| s.flushes_done >= target || s.ended);
+        if state.flushes_done >= target {
+            return Ok(());
+        }
+        drop(state);
+        Err(self.writer_error())
+    }
+
+    /// Writes the rest, flushes and ends the writer thread.
+    ///
+    /// # Errors
+    /// The writer's error.
+    pub fn finish(mut self) -> anyhow::Result<()> {
+        self.flush()?;
+        self.close()
+    }
+
+    /// Asks the writer to end once the queue is written, and waits for it.
+    fn close(&mut self) -> anyhow::Result<()> {
+        self.shared.lock().closing = true;
+        self.shared.changed.notify_all();
+        match self.writer.take().map(JoinHandle::join) {
+            Some(Ok(result)) => result,
+            Some(Err(_)) => Err(anyhow::anyhow!("a result writer thread panicked")),
+            None => Ok(()),
+        }
+    }
+
+    /// The error that ended the writer thread.
+    fn writer_error(&mut self) -> anyhow::Error {
+        match self.writer.take().map(JoinHandle::join) {
+            Some(Ok(Err(e))) => e,
+            Some(Err(_)) => anyhow::anyhow!("a result writer thread panicked"),
+            _ => anyhow::anyhow!("a result writer thread ended early"),
+        }
+    }
+}
+
+impl<D: Drain> Drop for Background<D> {
+    /// Ends the writer thread without handing over the current batch (an abandoned run): what
+    /// was flushed before stays in the files.
+    fn drop(&mut self) {
+        let _ = self.close();
+    }
+}
+
+/// What the writer does next.
+enum Job<B> {
+    Write(B),
+    Flush(u64),
+    End,
+}
+
+/// The writer thread: writes batches in order, serves flushes, ends when the stepping side
+/// closes.
+fn run<D: Drain>(mut drain: D, shared: &Shared<D::Batch>) -> anyhow::Result<()> {
+    loop {
+        let job = {
+            let mut state = shared.wait_until(shared.lock(), |s| {
+                !s.queue.is_empty() || s.flushes_requested > s.flushes_done || s.closing
+            });
+            // Batches first: a flush covers every batch queued before it was requested.
+            if let Some(batch) = state.queue.pop_front() {
+                Job::Write(batch)
+            } else if state.flushes_requested > state.flushes_done {
+                Job::Flush(state.flushes_requested)
+            } else {
+                Job::End
+            }
+        };
+        match job {
+            Job::Write(mut batch) => {
+                drain.write(&mut batch)?;
+                shared.lock().free.push(batch);
+            }
+            Job::Flush(target) => {
+                drain.flush().context("flushing a result file failed")?;
+                shared.lock().flushes_done = target;
+            }
+            Job::End => return drain.flush(),
+        }
+        shared.changed.notify_all();
+    }
+}
