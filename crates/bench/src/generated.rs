@@ -120,7 +120,7 @@ pub fn writing(mastersim: &Path, runs: usize) {
         "\n## Result writing: Gauss-Seidel chain of Scale FMUs, 10,000 steps, a row on every step\n"
     );
     println!(
-        "| format | N | pairs | extra ns per written value (median) | all ns per written value |"
+        "| format | N | pairs | extra ns per written value (median) | whole run ns per written value |"
     );
     println!("|---|---|---|---|---|");
     for (format, name) in [("csv", "CSV"), ("mat", "MAT")] {
@@ -160,10 +160,8 @@ pub fn writing(mastersim: &Path, runs: usize) {
                     &dir.path().join("wd-dense"),
                     &args,
                 );
-                let (s, d) = (
-                    s.summary_number("WallClockTime"),
-                    d.summary_number("WallClockTime"),
-                );
+                // Whole-process times: they include finishing the files after the last step.
+                let (s, d) = (s.wall.as_secs_f64(), d.wall.as_secs_f64());
                 extra.push((d - s) / extra_values * 1e9);
                 all.push(d / all_values * 1e9);
             }

@@ -6,7 +6,8 @@
 //!   and Gauss-Seidel, 10,000 fixed steps, one result row per simulated second. Figure: µs
 //!   per slave per step, from `WallClockTime` of `summary.txt` (first row to last);
 //! - `write`: the same chain with a row on every step, CSV and MAT. Figure: ns per written
-//!   value (extra wall time over the one-row-per-second run, divided by the extra values);
+//!   value (extra whole-process wall time over the one-row-per-second run, divided by the
+//!   extra values; the runs alternate and the median of the pairs' differences is taken);
 //! - `parallel`: 8 `Busy` FMUs (fixed CPU work per `doStep`), Gauss-Jacobi, 1 thread against
 //!   all cores; the results of both runs must be bit-identical;
 //! - `corpus`: whole-process wall time and peak memory of every project of

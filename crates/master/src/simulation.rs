@@ -58,6 +58,14 @@ pub struct Statistics {
 /// Steps between re-evaluations of whether Gauss-Jacobi steps slaves in parallel.
 const PARALLEL_CHOICE_STEPS: u64 = 64;
 
+/// How a stretch of the stepping loop ended.
+enum Steps {
+    /// The run ended.
+    Ended(RunOutcome),
+    /// Parallel stepping was chosen and the worker pool must be started first.
+    NeedWorkers,
+}
+
 /// The sampled timers behind the times of [`Statistics`].
 #[derive(Debug, Clone, Copy, Default)]
 struct Timers {
@@ -107,7 +115,9 @@ pub struct Simulation {
     started: Option<Instant>,
     /// Sampled timers of master-algorithm calls, error tests and row output.
     timers: Timers,
-    /// Worker threads of parallel Gauss-Jacobi ([`Simulation::set_threads`]).
+    /// Threads allowed for parallel Gauss-Jacobi ([`Simulation::set_threads`]), at least 1.
+    threads: usize,
+    /// The worker threads, started when parallel stepping is first chosen.
     pool: Option<crate::workers::Workers>,
     error_test: ErrorTest,
     stop: Option<Arc<AtomicBool>>,
@@ -169,6 +179,7 @@ impl Simulation {
             stats: Statistics::default(),
             started: None,
             timers: Timers::default(),
+            threads: 1,
             pool: None,
             stop: None,
             sys,
@@ -299,32 +310,41 @@ impl Simulation {
         if self.started.is_none() {
             self.start_output(observer)?;
         }
-        match self.pool.take() {
-            Some(pool) => {
-                let outcome = pool.install(|| self.run_steps(observer));
-                self.pool = Some(pool);
-                outcome
+        loop {
+            let steps = match self.pool.take() {
+                Some(pool) => {
+                    let steps = pool.install(|| self.run_steps(observer, true));
+                    self.pool = Some(pool);
+                    steps
+                }
+                None => self.run_steps(observer, false),
+            }?;
+            match steps {
+                Steps::Ended(outcome) => return Ok(outcome),
+                Steps::NeedWorkers => self.start_workers()?,
             }
-            None => self.run_steps(observer),
         }
     }
 
-    /// Sets the number of threads that step the slaves of Gauss-Jacobi (default 1). With more
-    /// than one, and a Gauss-Jacobi project of at least two slaves, [`Simulation::run`] runs
-    /// on a worker pool of `threads` threads (the calling thread waits), and each step's
-    /// slaves run in parallel once their `doStep` calls are costly enough (see
-    /// `docs/performance.md`). The results do not depend on the number of threads.
-    ///
-    /// # Errors
-    /// [`Error::InvalidSetting`] when the worker threads cannot be started.
-    pub fn set_threads(&mut self, threads: usize) -> Result<()> {
-        self.pool = None;
-        if threads <= 1
-            || self.sys.nodes.len() < 2
-            || self.plan.settings.algorithm != crate::settings::MasterAlgorithm::GaussJacobi
-        {
-            return Ok(());
-        }
+    /// Sets the number of threads that may step the slaves of Gauss-Jacobi (default 1). With
+    /// more than one, and a Gauss-Jacobi project of at least two slaves, [`Simulation::run`]
+    /// starts a pool of `threads` worker threads once the slaves' `doStep` calls prove costly
+    /// enough (see `docs/performance.md`); the rest of the run goes on in that pool (the
+    /// calling thread waits) and each step's slaves run in parallel. A cheap project never
+    /// starts a thread. The results do not depend on the number of threads.
+    pub fn set_threads(&mut self, threads: usize) {
+        let gauss_jacobi =
+            self.plan.settings.algorithm == crate::settings::MasterAlgorithm::GaussJacobi;
+        self.threads = if gauss_jacobi && self.sys.nodes.len() > 1 {
+            threads.max(1)
+        } else {
+            1
+        };
+    }
+
+    /// Starts the worker pool of parallel Gauss-Jacobi.
+    fn start_workers(&mut self) -> Result<()> {
+        let threads = self.threads;
         let pool = crate::workers::Workers::start(threads).map_err(|e| Error::InvalidSetting {
             at: crate::error::Location {
                 file: self.plan.project_path.clone(),
@@ -338,13 +358,18 @@ impl Simulation {
         Ok(())
     }
 
-    /// The stepping loop of [`Simulation::run`].
-    fn run_steps(&mut self, observer: &mut dyn Observer) -> Result<RunOutcome> {
+    /// The stepping loop of [`Simulation::run`]; `in_pool` when it runs inside the worker
+    /// pool. Returns [`Steps::NeedWorkers`] (before the step) when parallel stepping is chosen
+    /// outside the pool.
+    fn run_steps(&mut self, observer: &mut dyn Observer, in_pool: bool) -> Result<Steps> {
         let t_end = self.plan.settings.t_end;
         let mut outcome = RunOutcome::Completed;
         while self.t < t_end {
             if self.stats.steps.is_multiple_of(PARALLEL_CHOICE_STEPS) {
-                self.sys.update_parallel_choice();
+                self.sys.update_parallel_choice(self.threads);
+                if self.sys.parallel && !in_pool {
+                    return Ok(Steps::NeedWorkers);
+                }
             }
             if self
                 .stop
@@ -374,7 +399,7 @@ impl Simulation {
         if self.schedule.take_final(self.t) {
             self.write_row(observer)?;
         }
-        Ok(outcome)
+        Ok(Steps::Ended(outcome))
     }
 
     /// Sets `h_proposed` for the next step, truncating it at the end time. Returns false when

@@ -347,8 +347,9 @@ pub(crate) struct System {
     pub counters: Counters,
     /// Newton's data, when the master algorithm is Newton.
     pub newton: Option<Box<crate::algorithm::newton::Newton>>,
-    /// Step the slaves of Gauss-Jacobi in parallel (the worker pool is installed and the
-    /// slaves' `doStep` calls are costly enough; see [`System::update_parallel_choice`]).
+    /// Step the slaves of Gauss-Jacobi in parallel (more than one thread allowed and the
+    /// slaves' `doStep` calls costly enough; see [`System::update_parallel_choice`]). Only
+    /// acted on inside the worker pool.
     pub parallel: bool,
 }
 
@@ -433,13 +434,12 @@ impl System {
         }
     }
 
-    /// Decides whether Gauss-Jacobi steps its slaves in parallel: only inside a worker pool of
-    /// more than one thread, and only when the slaves' `doStep` calls together take at least
-    /// [`PARALLEL_MIN_STEP_COST`] per step (mean of the sampled call times), so that cheap
-    /// slaves are not slowed down by the cost of handing work to other threads. Results are
-    /// the same either way.
-    pub fn update_parallel_choice(&mut self) {
-        let pool = rayon::current_thread_index().is_some() && rayon::current_num_threads() > 1;
+    /// Decides whether Gauss-Jacobi steps its slaves in parallel on `threads` worker threads:
+    /// only with more than one thread and slave, and only when the slaves' `doStep` calls
+    /// together take at least [`PARALLEL_MIN_STEP_COST`] per step (mean of the sampled call
+    /// times), so that cheap slaves are not slowed down by the cost of handing work to other
+    /// threads. Results are the same either way.
+    pub fn update_parallel_choice(&mut self, threads: usize) {
         let cost: f64 = self
             .nodes
             .iter()
@@ -452,14 +452,13 @@ impl System {
                 }
             })
             .sum();
-        let parallel = pool && self.nodes.len() > 1 && cost >= PARALLEL_MIN_STEP_COST;
+        let parallel = threads > 1 && self.nodes.len() > 1 && cost >= PARALLEL_MIN_STEP_COST;
         if parallel != self.parallel {
             log::info!(
-                "Gauss-Jacobi: {} stepping ({} slaves, {:.1} µs of doStep per step, {} threads)",
+                "Gauss-Jacobi: {} stepping ({} slaves, {:.1} µs of doStep per step, {threads} threads)",
                 if parallel { "parallel" } else { "serial" },
                 self.nodes.len(),
                 cost * 1e6,
-                rayon::current_num_threads()
             );
         }
         self.parallel = parallel;

@@ -1,17 +1,18 @@
 //! Sampled timers of the statistics (`summary.txt`).
 //!
 //! Reading the clock costs about 50 ns on the virtual machines mastersim is measured on, which
-//! is more than the whole master costs per slave and step. So a [`Timer`] reads the clock for
-//! one call in [`SAMPLE`] only (the first call, then every `SAMPLE`-th) and extrapolates: the
-//! reported time is the sampled time times the number of calls over the number of sampled
-//! calls. Counts are exact; times are estimates whose error shrinks with the number of calls.
-//! A run with few calls is timed exactly, since the first call is always sampled.
+//! is more than the whole master costs per slave and step. So a [`Timer`] times the first
+//! [`SAMPLE`] calls exactly and after them one call in [`SAMPLE`] only, whose time it
+//! extrapolates over the calls after the first `SAMPLE`. Counts are exact; a run with few calls
+//! is timed exactly, and a longer run's time is an estimate whose error shrinks with the number
+//! of calls. The first calls are often far slower than the rest (cold caches, the FMU's first
+//! allocations); timing them exactly keeps them from being multiplied by `SAMPLE`.
 //!
 //! Spec: MasterSim reference §12.5 (timers of `summary.txt`); docs/performance.md.
 
 use std::time::Instant;
 
-/// One call in this many is timed.
+/// The first `SAMPLE` calls are timed, then one call in `SAMPLE`.
 pub const SAMPLE: u64 = 64;
 
 /// Number of calls and estimated accumulated wall time (s) of one kind of call.
@@ -19,9 +20,11 @@ pub const SAMPLE: u64 = 64;
 pub struct Timer {
     /// Number of calls.
     pub count: u64,
-    /// Number of timed calls.
+    /// Wall time of the first [`SAMPLE`] calls (all timed), s.
+    exact_seconds: f64,
+    /// Number of timed calls after the first [`SAMPLE`].
     sampled: u64,
-    /// Wall time of the timed calls, s.
+    /// Wall time of those timed calls, s.
     sampled_seconds: f64,
 }
 
@@ -30,33 +33,41 @@ impl Timer {
     pub fn from_totals(count: u64, seconds: f64) -> Timer {
         Timer {
             count,
-            sampled: count,
-            sampled_seconds: seconds,
+            exact_seconds: seconds,
+            sampled: 0,
+            sampled_seconds: 0.0,
         }
     }
 
     /// Starts a call: the current time when this call is to be timed.
     #[inline]
     pub fn start(&self) -> Option<Instant> {
-        self.count.is_multiple_of(SAMPLE).then(Instant::now)
+        (self.count < SAMPLE || self.count.is_multiple_of(SAMPLE)).then(Instant::now)
     }
 
     /// Ends a call started with [`Timer::start`].
     #[inline]
     pub fn stop(&mut self, started: Option<Instant>) {
+        let index = self.count;
         self.count += 1;
         if let Some(started) = started {
-            self.sampled += 1;
-            self.sampled_seconds += started.elapsed().as_secs_f64();
+            let seconds = started.elapsed().as_secs_f64();
+            if index < SAMPLE {
+                self.exact_seconds += seconds;
+            } else {
+                self.sampled += 1;
+                self.sampled_seconds += seconds;
+            }
         }
     }
 
     /// Estimated wall time of all calls, s.
     pub fn seconds(&self) -> f64 {
         if self.sampled == 0 {
-            0.0
+            self.exact_seconds
         } else {
-            self.sampled_seconds * self.count as f64 / self.sampled as f64
+            let later = self.count.saturating_sub(SAMPLE);
+            self.exact_seconds + self.sampled_seconds * later as f64 / self.sampled as f64
         }
     }
 }
@@ -77,12 +88,27 @@ mod tests {
         }
         assert_eq!(
             (timer.count, timed),
-            (130, 3),
-            "calls 0, 64 and 128 are timed"
+            (130, 66),
+            "calls 0 to 63, then 64 and 128 are timed"
         );
         let seconds = timer.seconds();
         assert!(seconds >= 130.0 * 200e-6 && seconds < 1.0, "{seconds}");
         assert_eq!(Timer::from_totals(3, 1.5).seconds(), 1.5);
         assert_eq!(Timer::default().seconds(), 0.0);
+    }
+
+    #[test]
+    fn a_slow_first_call_is_not_extrapolated() {
+        let mut timer = Timer::default();
+        let started = timer.start();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        timer.stop(started);
+        for _ in 0..1000 {
+            let started = timer.start();
+            timer.stop(started);
+        }
+        let seconds = timer.seconds();
+        // Extrapolating the first call over the 1001 calls would report more than 1 s.
+        assert!((0.02..0.5).contains(&seconds), "{seconds}");
     }
 }

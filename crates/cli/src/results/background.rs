@@ -3,17 +3,20 @@
 //! Printing numbers costs about as much per value as stepping a cheap slave, so the stepping
 //! thread only copies what a row needs into a batch; a writer thread formats the batches and
 //! writes them, on another core. Batches go back and forth through one mutex-guarded hand-over
-//! state and are reused, so nothing is allocated per row once the first batches have grown. When the writer
-//! falls behind, the stepping thread waits for a free batch (at most [`BATCHES`] are in
-//! flight). [`Background::flush`] hands the current batch over and waits until the writer has
-//! passed everything to the operating system, so the files are complete up to the last flush.
-//! The first error ends the writer thread and is reported by the next call on the stepping
-//! side.
-
+//! state and are reused, so nothing is allocated per row once the first batches have grown.
+//! When the writer falls behind, the stepping thread waits for a free batch (at most
+//! [`BATCHES`] are in flight). [`Background::flush`] hands the current batch over and waits
+//! until the writer has passed everything to the operating system, so the files are complete
+//! up to the last flush. The first error ends the writer thread and is reported by the next
+//! call on the stepping side.
+//!
+//! The thread starts with the first full batch. A short run never fills one: it writes its few
+//! rows on the calling thread when it flushes, without the cost of starting a thread.
 //!
 //! The hand-over uses a mutex and a condition variable rather than channels: a blocking
 //! channel operation registers the waiting thread's handle, which on the main thread is never
 //! freed, and memory checkers report it (tests/corpus/leaks.rs).
+
 use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
@@ -82,19 +85,34 @@ impl<B> Shared<B> {
 }
 
 /// The stepping thread's side: the batch being filled and the hand-over to the writer.
+///
+/// The writer thread starts with the first full batch. Until then the drain stays here and
+/// [`Background::flush`] writes on the calling thread, so a short run starts no thread at all.
 pub struct Background<D: Drain> {
-    shared: Arc<Shared<D::Batch>>,
+    name: &'static str,
+    /// The drain, until the writer thread takes it over.
+    inline: Option<D>,
+    /// The hand-over state, once the writer thread runs.
+    shared: Option<Arc<Shared<D::Batch>>>,
     writer: Option<JoinHandle<anyhow::Result<()>>>,
     /// The batch being filled.
     pub current: D::Batch,
 }
 
 impl<D: Drain> Background<D> {
-    /// Starts the writer thread `name` with `drain`.
-    ///
-    /// # Errors
-    /// When the thread cannot be started.
-    pub fn start(name: &str, drain: D) -> anyhow::Result<Self> {
+    /// Keeps `drain` for the writer thread `name`, which starts with the first full batch.
+    pub fn new(name: &'static str, drain: D) -> Self {
+        Background {
+            name,
+            inline: Some(drain),
+            shared: None,
+            writer: None,
+            current: D::Batch::default(),
+        }
+    }
+
+    /// Starts the writer thread with `drain`.
+    fn spawn(&mut self, drain: D) -> anyhow::Result<Arc<Shared<D::Batch>>> {
         let shared = Arc::new(Shared {
             state: Mutex::new(State {
                 queue: VecDeque::with_capacity(BATCHES),
@@ -108,27 +126,29 @@ impl<D: Drain> Background<D> {
         });
         let theirs = Arc::clone(&shared);
         let writer = std::thread::Builder::new()
-            .name(name.into())
+            .name(self.name.into())
             .spawn(move || {
                 let result = run(drain, &theirs);
                 theirs.lock().ended = true;
                 theirs.changed.notify_all();
                 result
             })
-            .with_context(|| format!("cannot start the writer thread {name}"))?;
-        Ok(Background {
-            shared,
-            writer: Some(writer),
-            current: D::Batch::default(),
-        })
+            .with_context(|| format!("cannot start the writer thread {}", self.name))?;
+        self.shared = Some(Arc::clone(&shared));
+        self.writer = Some(writer);
+        Ok(shared)
     }
 
     /// Gives the current batch to the writer and takes a free one (waiting if all are busy).
     ///
     /// # Errors
-    /// The writer's error, when it has stopped.
+    /// The writer's error, when it has stopped, or the refusal to start it.
     pub fn hand_over(&mut self) -> anyhow::Result<()> {
-        let shared = Arc::clone(&self.shared);
+        let shared = match (self.inline.take(), &self.shared) {
+            (Some(drain), _) => self.spawn(drain)?,
+            (None, Some(shared)) => Arc::clone(shared),
+            (None, None) => anyhow::bail!("the writer thread {} could not start", self.name),
+        };
         let mut state = shared.wait_until(shared.lock(), |s| !s.free.is_empty() || s.ended);
         let Some(next) = state.free.pop() else {
             drop(state);
@@ -141,13 +161,20 @@ impl<D: Drain> Background<D> {
         Ok(())
     }
 
-    /// Hands the current batch over and waits until everything is written and flushed.
+    /// Writes everything so far (on this thread before the writer starts, else by handing the
+    /// current batch over and waiting) and passes it to the operating system.
     ///
     /// # Errors
-    /// The writer's error.
+    /// The drain's or the writer's error.
     pub fn flush(&mut self) -> anyhow::Result<()> {
+        if let Some(drain) = &mut self.inline {
+            drain.write(&mut self.current)?;
+            return drain.flush();
+        }
         self.hand_over()?;
-        let shared = Arc::clone(&self.shared);
+        let Some(shared) = self.shared.clone() else {
+            return Err(self.writer_error());
+        };
         let mut state = shared.lock();
         state.flushes_requested += 1;
         let target = state.flushes_requested;
@@ -163,7 +190,7 @@ impl<D: Drain> Background<D> {
     /// Writes the rest, flushes and ends the writer thread.
     ///
     /// # Errors
-    /// The writer's error.
+    /// The drain's or the writer's error.
     pub fn finish(mut self) -> anyhow::Result<()> {
         self.flush()?;
         self.close()
@@ -171,8 +198,10 @@ impl<D: Drain> Background<D> {
 
     /// Asks the writer to end once the queue is written, and waits for it.
     fn close(&mut self) -> anyhow::Result<()> {
-        self.shared.lock().closing = true;
-        self.shared.changed.notify_all();
+        if let Some(shared) = &self.shared {
+            shared.lock().closing = true;
+            shared.changed.notify_all();
+        }
         match self.writer.take().map(JoinHandle::join) {
             Some(Ok(result)) => result,
             Some(Err(_)) => Err(anyhow::anyhow!("a result writer thread panicked")),

@@ -1,5 +1,5 @@
 //! `results/values.csv` and `results/strings.csv` in MasterSim's format, formatted and written
-//! on a writer thread ([`super::background`]).
+//! by a [`super::background`] writer (a thread once a batch of rows is full).
 //!
 //! Spec: MasterSim reference §12.1–12.2. Deviation: `strings.csv` gives its time column in
 //! `outputTimeUnit`, like `values.csv` (MasterSim always writes seconds there).
@@ -68,7 +68,8 @@ pub struct CsvSink {
 
 impl CsvSink {
     /// Creates `values.csv` (and `strings.csv` when there are String columns) in
-    /// `results_dir`, writes and flushes their headers, and starts the writer thread.
+    /// `results_dir` and writes and flushes their headers. Rows go to a writer thread once
+    /// they fill a batch ([`super::background`]).
     pub fn create(
         results_dir: &Path,
         time_unit: TimeUnit,
@@ -112,7 +113,7 @@ impl CsvSink {
         // The headers reach the disk at once: a run that crashes early leaves valid files.
         files.flush()?;
         Ok(CsvSink {
-            files: Background::start("mastersim-csv", files)?,
+            files: Background::new("mastersim-csv", files),
         })
     }
 
@@ -140,7 +141,7 @@ impl CsvSink {
         self.files.flush()
     }
 
-    /// Writes the last rows, flushes both files and ends the writer thread.
+    /// Writes the last rows, flushes both files and ends the writer thread (if it started).
     pub fn finish(self) -> anyhow::Result<()> {
         self.files.finish()
     }

@@ -157,10 +157,10 @@ impl ResultFiles {
             )
         })?;
         let settings = sim.settings().clone();
-        let progress_file = ProgressFile::Created {
-            writer: ProgressWriter::create(wd.join("log").join("progress.txt"), settings.t_start)?,
-            t_end: settings.t_end,
-        };
+        let progress_file = ProgressFile::new(
+            ProgressWriter::create(wd.join("log").join("progress.txt"), settings.t_start)?,
+            settings.t_end,
+        );
         let step_stats = if options.step_statistics {
             Some(StepStatsWriter::create(
                 wd.join("log").join("stepstats.tsv"),
@@ -316,7 +316,7 @@ impl Observer for ResultFiles {
             )?);
         }
         self.started = Instant::now();
-        self.progress_file.start()?;
+        self.progress_file.start();
         Ok(())
     }
 
