@@ -66,7 +66,12 @@ enum Phase {
 /// One instance (FMI 2.0 "instance", FMI 1.0 "slave") of an [`Fmu`].
 ///
 /// `Send` but not `Sync`: an instance is never called from two threads at once, which the
-/// `&mut self` receivers guarantee.
+/// `&mut self` receivers guarantee. Sharing one between threads does not compile:
+///
+/// ```compile_fail
+/// fn shared_between_threads<T: Sync>() {}
+/// shared_between_threads::<fmi::Instance>();
+/// ```
 ///
 /// Dropping an instance frees its FMU states, terminates it if it was initialized and neither
 /// terminated nor failed, frees it (`fmi2FreeInstance` / `fmiFreeSlaveInstance`, skipped after

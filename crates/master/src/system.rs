@@ -317,6 +317,13 @@ impl SlaveNode {
 /// Least summed `doStep` time per step (s) for which Gauss-Jacobi steps slaves in parallel.
 pub(crate) const PARALLEL_MIN_STEP_COST: f64 = 10e-6;
 
+/// Least mean `doStep` time per slave (s) for which Gauss-Jacobi steps slaves in parallel.
+/// A slave stepped on another core leaves its data (the instance's memory, its outputs) in
+/// that core's cache, and the serial transfer phase pulls it back: some hundred ns per slave
+/// on the machines measured (`docs/performance.md`). Many cheap slaves therefore run faster
+/// on one thread.
+pub(crate) const PARALLEL_MIN_SLAVE_COST: f64 = 1e-6;
+
 /// Counters kept by the algorithms.
 ///
 /// Spec: MasterSim reference §12.8.
@@ -437,8 +444,9 @@ impl System {
     /// Decides whether Gauss-Jacobi steps its slaves in parallel on `threads` worker threads:
     /// only with more than one thread and slave, and only when the slaves' `doStep` calls
     /// together take at least [`PARALLEL_MIN_STEP_COST`] per step (mean of the sampled call
-    /// times), so that cheap slaves are not slowed down by the cost of handing work to other
-    /// threads. Results are the same either way.
+    /// times), and the mean per slave at least [`PARALLEL_MIN_SLAVE_COST`], so that cheap
+    /// slaves are not slowed down by the cost of handing work to other threads. Results are
+    /// the same either way.
     pub fn update_parallel_choice(&mut self, threads: usize) {
         let cost: f64 = self
             .nodes
@@ -452,12 +460,15 @@ impl System {
                 }
             })
             .sum();
-        let parallel = threads > 1 && self.nodes.len() > 1 && cost >= PARALLEL_MIN_STEP_COST;
+        let n = self.nodes.len();
+        let parallel = threads > 1
+            && n > 1
+            && cost >= PARALLEL_MIN_STEP_COST
+            && cost / n as f64 >= PARALLEL_MIN_SLAVE_COST;
         if parallel != self.parallel {
             log::info!(
-                "Gauss-Jacobi: {} stepping ({} slaves, {:.1} µs of doStep per step, {threads} threads)",
+                "Gauss-Jacobi: {} stepping ({n} slaves, {:.1} µs of doStep per step, {threads} threads)",
                 if parallel { "parallel" } else { "serial" },
-                self.nodes.len(),
                 cost * 1e6,
             );
         }

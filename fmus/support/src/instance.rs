@@ -322,7 +322,7 @@ impl<M: Model> Instance<M> {
 
     fn lookup(&self, ty: VarType, vr: u32) -> CallResult<&'static Variable> {
         find_variable(self.model.variables(), ty, vr)
-            .ok_or(CallError::Model(ModelError::unknown(ty, vr)))
+            .ok_or_else(|| CallError::Model(ModelError::unknown(ty, vr)))
     }
 
     /// Calls `sink(i, value)` for each value reference, reading through `get`.
