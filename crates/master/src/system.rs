@@ -80,6 +80,9 @@ pub(crate) struct SlaveNode {
     pub monitor: Option<Arc<CallMonitor>>,
     /// The outcome of this slave's part of a parallel step, until the serial phase takes it.
     pub pending: Option<Result<StepOutcome>>,
+    /// The slave has no Integer, Boolean or String inputs, outputs or connections, so the
+    /// per-step transfers skip those types without touching their (scattered) lists.
+    only_real: bool,
 }
 
 impl std::fmt::Debug for SlaveNode {
@@ -175,6 +178,9 @@ impl SlaveNode {
         if !self.output_vrs.real.is_empty() {
             s.get_real(&self.output_vrs.real, &mut self.cache.real)?;
         }
+        if self.only_real {
+            return Ok(());
+        }
         if !self.output_vrs.integer.is_empty() {
             s.get_integer(&self.output_vrs.integer, &mut self.cache.integer)?;
         }
@@ -192,7 +198,7 @@ impl SlaveNode {
         for &(g, l) in &self.sync.real {
             target.real[g] = self.cache.real[l];
         }
-        if real_only {
+        if real_only || self.only_real {
             return;
         }
         for &(g, l) in &self.sync.integer {
@@ -223,7 +229,7 @@ impl SlaveNode {
             }
             self.slave.set_real(&inputs.real.vrs, &buf.real)?;
         }
-        if real_only {
+        if real_only || self.only_real {
             return Ok(());
         }
         if !inputs.integer.vrs.is_empty() {
@@ -400,6 +406,7 @@ impl System {
                     index,
                     monitor: None,
                     pending: None,
+                    only_real: false,
                 }
             })
             .collect();
@@ -423,6 +430,19 @@ impl System {
                 string: node.inputs.string.vrs.len(),
             };
             node.input_buffer = TypedValues::zeroed(&lengths);
+            node.only_real = [
+                &node.inputs.integer.vrs,
+                &node.inputs.boolean.vrs,
+                &node.inputs.string.vrs,
+                &node.output_vrs.integer,
+                &node.output_vrs.boolean,
+                &node.output_vrs.string,
+            ]
+            .iter()
+            .all(|v| v.is_empty())
+                && [&node.sync.integer, &node.sync.boolean, &node.sync.string]
+                    .iter()
+                    .all(|v| v.is_empty());
         }
         let lengths = plan.connection_counts();
         System {
