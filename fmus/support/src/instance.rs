@@ -118,8 +118,10 @@ struct SavedState<M> {
 /// by `1 + |t|` (s).
 const TIME_TOLERANCE: f64 = 1e-8;
 
-/// One instance (FMI 2.0 component / FMI 1.0 slave).
+/// One instance (FMI 2.0 component / FMI 1.0 slave). Aligned to 16 bytes: the registry keeps
+/// the FMI version in the low four bits of the address.
 #[derive(Debug)]
+#[repr(align(16))]
 pub(crate) struct Instance<M> {
     version: Version,
     name: CString,

@@ -8,13 +8,14 @@
 //!
 //! The check runs on every FMI call, from any thread, so it takes no lock: the set is a fixed
 //! open-addressing hash table of atomics (linear probing, [`CAPACITY`] slots, at most
-//! [`MAX_LIVE`] live instances). Lookups only load atomics; insertions and removals are
-//! serialized by a mutex and publish an address with a release store after its version.
+//! [`MAX_LIVE`] live instances). A slot holds the address with the version code in its low
+//! four bits (instances are allocated 16-byte aligned), so a lookup reads one word. Lookups
+//! only load atomics; insertions and removals are serialized by a mutex.
 //! A removed entry becomes a tombstone, so that probing continues past it; when the last
 //! instance is gone all slots are cleared.
 
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::instance::Version;
 
@@ -29,42 +30,44 @@ const TOMBSTONE: usize = 1;
 
 #[allow(clippy::declare_interior_mutable_const)]
 const EMPTY_SLOT: AtomicUsize = AtomicUsize::new(EMPTY);
-#[allow(clippy::declare_interior_mutable_const)]
-const NO_VERSION: AtomicU8 = AtomicU8::new(0);
 
 static ADDRESSES: [AtomicUsize; CAPACITY] = [EMPTY_SLOT; CAPACITY];
-static VERSIONS: [AtomicU8; CAPACITY] = [NO_VERSION; CAPACITY];
 /// Serializes insertions and removals; holds the number of live instances.
 static WRITERS: Mutex<usize> = Mutex::new(0);
 
-fn version_code(version: Version) -> u8 {
-    match version {
-        Version::Fmi1 => 1,
-        Version::Fmi2 => 2,
-    }
+/// Low bits of an instance address that hold the version code.
+const VERSION_BITS: usize = 0xF;
+
+/// The slot word of an instance at `address` (16-byte aligned) of `version`: never
+/// [`EMPTY`] or [`TOMBSTONE`], since the address is not 0.
+fn word(address: usize, version: Version) -> usize {
+    address
+        | match version {
+            Version::Fmi1 => 2,
+            Version::Fmi2 => 3,
+        }
 }
 
 /// The probe sequence of `address`: every slot once, starting at its hash.
 fn probe(address: usize) -> impl Iterator<Item = usize> {
     // Fibonacci hashing of the address without its alignment bits.
-    let start =
-        ((address >> 4).wrapping_mul(0x9e37_79b9_7f4a_7c15_usize) >> (usize::BITS - 16)) as usize;
+    let start = (address >> 4).wrapping_mul(0x9e37_79b9_7f4a_7c15_usize) >> (usize::BITS - 16);
     (0..CAPACITY).map(move |k| (start + k) & (CAPACITY - 1))
 }
 
-/// Records a new instance; false when [`MAX_LIVE`] instances are already live.
+/// Records a new instance; false when [`MAX_LIVE`] instances are already live (or, which the
+/// 16-byte alignment of instances rules out, the address has low bits set).
 pub(crate) fn insert(address: usize, version: Version) -> bool {
     let mut live = WRITERS
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
-    if *live >= MAX_LIVE {
+    if *live >= MAX_LIVE || address & VERSION_BITS != 0 || address == 0 {
         return false;
     }
     for slot in probe(address) {
         let current = ADDRESSES[slot].load(Ordering::Relaxed);
         if current == EMPTY || current == TOMBSTONE {
-            VERSIONS[slot].store(version_code(version), Ordering::Relaxed);
-            ADDRESSES[slot].store(address, Ordering::Release);
+            ADDRESSES[slot].store(word(address, version), Ordering::Release);
             *live += 1;
             return true;
         }
@@ -73,11 +76,15 @@ pub(crate) fn insert(address: usize, version: Version) -> bool {
 }
 
 /// The slot holding `address`, if it is live.
-fn find(address: usize) -> Option<usize> {
+fn find(address: usize, version: Version) -> Option<usize> {
+    if address & VERSION_BITS != 0 {
+        return None;
+    }
+    let wanted = word(address, version);
     for slot in probe(address) {
         match ADDRESSES[slot].load(Ordering::Acquire) {
             EMPTY => return None,
-            a if a == address => return Some(slot),
+            w if w == wanted => return Some(slot),
             _ => {}
         }
     }
@@ -86,8 +93,7 @@ fn find(address: usize) -> Option<usize> {
 
 /// Whether `address` is a live instance created for `version`.
 pub(crate) fn contains(address: usize, version: Version) -> bool {
-    find(address)
-        .is_some_and(|slot| VERSIONS[slot].load(Ordering::Relaxed) == version_code(version))
+    find(address, version).is_some()
 }
 
 /// Forgets an instance; returns whether it was live.
@@ -95,12 +101,9 @@ pub(crate) fn remove(address: usize, version: Version) -> bool {
     let mut live = WRITERS
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
-    let Some(slot) = find(address) else {
+    let Some(slot) = find(address, version) else {
         return false;
     };
-    if VERSIONS[slot].load(Ordering::Relaxed) != version_code(version) {
-        return false;
-    }
     ADDRESSES[slot].store(TOMBSTONE, Ordering::Release);
     *live -= 1;
     if *live == 0 {
