@@ -21,7 +21,8 @@ use crate::system::System;
 
 /// One Gauss-Jacobi step from `p.t` by `p.h`.
 pub(crate) fn step(sys: &mut System, p: &StepParams) -> Result<Outcome> {
-    if sys.parallel {
+    // Only on a worker of the simulation's pool: outside it rayon would start its global pool.
+    if sys.parallel && rayon::current_thread_index().is_some() {
         return parallel_step(sys, p);
     }
     let System {
