@@ -35,7 +35,7 @@ struct Spec<'a> {
 impl Spec<'_> {
     /// Writes the project into `dir` and returns its path.
     fn write(&self, dir: &Path) -> PathBuf {
-        let fmu = process::workspace_root()
+        let fmu = mastersim_tests::workspace_root()
             .join("fmus/packed")
             .join(format!("{}.fmu", self.fmu));
         let mut text = format!(

@@ -42,7 +42,8 @@ struct Cli {
     /// Busy work per `doStep` of the parallel benchmark, µs.
     #[arg(long, default_value_t = 20.0)]
     work_micros: f64,
-    /// The MasterSim regression corpus [default: ../shared/corpus/mastersim].
+    /// The MasterSim regression corpus [default: $MASTERSIM_CORPUS/mastersim or
+    /// ../shared/corpus/mastersim].
     #[arg(long)]
     corpus: Option<PathBuf>,
 }
@@ -67,7 +68,7 @@ fn main() {
     } else {
         cli.suites.clone()
     };
-    let mastersim = process::build_mastersim();
+    let mastersim = mastersim_tests::mastersim_bin();
     println!(
         "mastersim-bench: {} cores, binary {}",
         process::cores(),
@@ -75,16 +76,17 @@ fn main() {
     );
     for suite in suites {
         match suite {
-            Suite::Loop => generated::stepping(&mastersim, cli.runs.unwrap_or(5), cli.max_n),
-            Suite::Write => generated::writing(&mastersim, cli.runs.unwrap_or(5)),
+            Suite::Loop => generated::stepping(mastersim, cli.runs.unwrap_or(5), cli.max_n),
+            Suite::Write => generated::writing(mastersim, cli.runs.unwrap_or(5)),
             Suite::Parallel => {
-                generated::parallel(&mastersim, cli.runs.unwrap_or(5), cli.work_micros)
+                generated::parallel(mastersim, cli.runs.unwrap_or(5), cli.work_micros)
             }
             Suite::Corpus => {
-                let dir = cli.corpus.clone().unwrap_or_else(|| {
-                    process::workspace_root().join("../shared/corpus/mastersim")
-                });
-                corpus::whole_runs(&mastersim, &dir, cli.runs.unwrap_or(21));
+                let dir = cli
+                    .corpus
+                    .clone()
+                    .unwrap_or_else(|| mastersim_tests::corpus_dir().join("mastersim"));
+                corpus::whole_runs(mastersim, &dir, cli.runs.unwrap_or(21));
             }
         }
     }

@@ -1,42 +1,13 @@
 //! Running the `mastersim` binary and measuring it: wall time, peak memory, `summary.txt`.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-/// The workspace root (two levels above this crate).
-pub fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
 
 /// Number of cores available to this process.
 pub fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
-}
-
-/// Builds the release `mastersim` binary from the current source and returns its path.
-///
-/// # Panics
-/// When cargo fails.
-pub fn build_mastersim() -> PathBuf {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let status = Command::new(cargo)
-        .args([
-            "build",
-            "--release",
-            "-p",
-            "mastersim-cli",
-            "--bin",
-            "mastersim",
-        ])
-        .current_dir(workspace_root())
-        .status()
-        .expect("cargo can be started");
-    assert!(status.success(), "cargo build of mastersim failed");
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map_or_else(|| workspace_root().join("target"), PathBuf::from);
-    target.join("release").join("mastersim")
 }
 
 /// One finished run.
@@ -70,6 +41,10 @@ impl Measured {
 /// When the process cannot start or does not exit with 0.
 pub fn run(mastersim: &Path, project: &Path, wd: &Path, args: &[&str]) -> Measured {
     let started = Instant::now();
+    #[expect(
+        clippy::zombie_processes,
+        reason = "reaped by wait4 below, which also reports the peak memory"
+    )]
     let child = Command::new(mastersim)
         .args(args)
         .arg("--verbosity-level")
