@@ -52,6 +52,8 @@ struct State<B> {
     closing: bool,
     /// The writer thread has ended (after an error, or after closing).
     ended: bool,
+    /// Threads waiting on the condition variable (a change needs a wake-up only then).
+    waiting: usize,
 }
 
 /// [`State`] with the condition variable that signals every change of it.
@@ -75,12 +77,25 @@ impl<B> Shared<B> {
         ready: impl Fn(&State<B>) -> bool,
     ) -> MutexGuard<'a, State<B>> {
         while !ready(&guard) {
+            guard.waiting += 1;
             guard = self
                 .changed
                 .wait(guard)
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
+            guard.waiting -= 1;
         }
         guard
+    }
+
+    /// Releases `guard` after a change of the state and wakes the other thread if it waits.
+    /// Skipping the wake-up when nobody waits saves a system call per hand-over: a thread
+    /// that starts waiting later checks the state first, under the lock.
+    fn publish(&self, guard: MutexGuard<'_, State<B>>) {
+        let waiting = guard.waiting > 0;
+        drop(guard);
+        if waiting {
+            self.changed.notify_all();
+        }
     }
 }
 
@@ -121,6 +136,7 @@ impl<D: Drain> Background<D> {
                 flushes_done: 0,
                 closing: false,
                 ended: false,
+                waiting: 0,
             }),
             changed: Condvar::new(),
         });
@@ -129,8 +145,9 @@ impl<D: Drain> Background<D> {
             .name(self.name.into())
             .spawn(move || {
                 let result = run(drain, &theirs);
-                theirs.lock().ended = true;
-                theirs.changed.notify_all();
+                let mut state = theirs.lock();
+                state.ended = true;
+                theirs.publish(state);
                 result
             })
             .with_context(|| format!("cannot start the writer thread {}", self.name))?;
@@ -156,8 +173,7 @@ impl<D: Drain> Background<D> {
         };
         let full = std::mem::replace(&mut self.current, next);
         state.queue.push_back(full);
-        drop(state);
-        shared.changed.notify_all();
+        shared.publish(state);
         Ok(())
     }
 
@@ -178,7 +194,9 @@ impl<D: Drain> Background<D> {
         let mut state = shared.lock();
         state.flushes_requested += 1;
         let target = state.flushes_requested;
-        shared.changed.notify_all();
+        if state.waiting > 0 {
+            shared.changed.notify_all();
+        }
         let state = shared.wait_until(state, |s| s.flushes_done >= target || s.ended);
         if state.flushes_done >= target {
             return Ok(());
@@ -199,8 +217,9 @@ impl<D: Drain> Background<D> {
     /// Asks the writer to end once the queue is written, and waits for it.
     fn close(&mut self) -> anyhow::Result<()> {
         if let Some(shared) = &self.shared {
-            shared.lock().closing = true;
-            shared.changed.notify_all();
+            let mut state = shared.lock();
+            state.closing = true;
+            shared.publish(state);
         }
         match self.writer.take().map(JoinHandle::join) {
             Some(Ok(result)) => result,
@@ -254,14 +273,17 @@ fn run<D: Drain>(mut drain: D, shared: &Shared<D::Batch>) -> anyhow::Result<()> 
         match job {
             Job::Write(mut batch) => {
                 drain.write(&mut batch)?;
-                shared.lock().free.push(batch);
+                let mut state = shared.lock();
+                state.free.push(batch);
+                shared.publish(state);
             }
             Job::Flush(target) => {
                 drain.flush().context("flushing a result file failed")?;
-                shared.lock().flushes_done = target;
+                let mut state = shared.lock();
+                state.flushes_done = target;
+                shared.publish(state);
             }
             Job::End => return drain.flush(),
         }
-        shared.changed.notify_all();
     }
 }

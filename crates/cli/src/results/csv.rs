@@ -1,5 +1,5 @@
-//! `results/values.csv` and `results/strings.csv` in MasterSim's format, formatted and written
-//! by a [`super::background`] writer (a thread once a batch of rows is full).
+//! `results/values.csv` and `results/strings.csv` in MasterSim's format: the rows on their
+//! way to the writer thread ([`super::text`]) and the files they end up in.
 //!
 //! Spec: MasterSim reference §12.1–12.2. Deviation: `strings.csv` gives its time column in
 //! `outputTimeUnit`, like `values.csv` (MasterSim always writes seconds there).
@@ -11,11 +11,6 @@ use master::project::TimeUnit;
 use master::values::TypedValues;
 use output::csv::{Column, StringsCsvWriter, ValuesCsvWriter};
 
-use super::background::{Background, Drain};
-
-/// Values per batch before it is handed over (rows are never split).
-const BATCH_VALUES: usize = 16 * 1024;
-
 /// Rows on their way to the writer: times, numeric values row-major, String values row-major.
 #[derive(Default)]
 pub struct Rows {
@@ -26,50 +21,40 @@ pub struct Rows {
     string_count: usize,
 }
 
+impl Rows {
+    /// Appends the row of `values` at `t` (in the output time unit); allocates only while the
+    /// batch grows to its largest size.
+    pub fn push(&mut self, t: f64, values: &TypedValues) {
+        self.times.push(t);
+        super::extend_numeric_row(values, &mut self.values);
+        for s in &values.string {
+            if self.string_count < self.strings.len() {
+                self.strings[self.string_count].clone_from(s);
+            } else {
+                self.strings.push(s.clone());
+            }
+            self.string_count += 1;
+        }
+    }
+
+    /// Values held (numeric and String).
+    pub fn values(&self) -> usize {
+        self.values.len() + self.string_count
+    }
+}
+
 /// The writer thread's side: both files.
-struct CsvFiles {
+pub struct CsvFiles {
     values: ValuesCsvWriter,
     strings: Option<StringsCsvWriter>,
     numeric: usize,
     string_columns: usize,
 }
 
-impl Drain for CsvFiles {
-    type Batch = Rows;
-
-    fn write(&mut self, batch: &mut Rows) -> anyhow::Result<()> {
-        let (n, m) = (self.numeric, self.string_columns);
-        for (r, &t) in batch.times.iter().enumerate() {
-            self.values
-                .write_row(t, &batch.values[r * n..(r + 1) * n])?;
-            if let Some(s) = &mut self.strings {
-                s.write_row(t, &batch.strings[r * m..(r + 1) * m])?;
-            }
-        }
-        batch.times.clear();
-        batch.values.clear();
-        batch.string_count = 0;
-        Ok(())
-    }
-
-    fn flush(&mut self) -> anyhow::Result<()> {
-        self.values.flush()?;
-        if let Some(s) = &mut self.strings {
-            s.flush()?;
-        }
-        Ok(())
-    }
-}
-
-/// The CSV result files, written by a background thread.
-pub struct CsvSink {
-    files: Background<CsvFiles>,
-}
-
-impl CsvSink {
+impl CsvFiles {
     /// Creates `values.csv` (and `strings.csv` when there are String columns) in
-    /// `results_dir` and writes and flushes their headers. Rows go to a writer thread once
-    /// they fill a batch ([`super::background`]).
+    /// `results_dir` and writes and flushes their headers, so that a run that crashes early
+    /// leaves valid files.
     pub fn create(
         results_dir: &Path,
         time_unit: TimeUnit,
@@ -110,39 +95,31 @@ impl CsvSink {
             numeric: columns.len(),
             string_columns: c.string.len(),
         };
-        // The headers reach the disk at once: a run that crashes early leaves valid files.
         files.flush()?;
-        Ok(CsvSink {
-            files: Background::new("mastersim-csv", files),
-        })
+        Ok(files)
     }
 
-    /// Adds one row; `t` in the output time unit.
-    pub fn write(&mut self, t: f64, values: &TypedValues) -> anyhow::Result<()> {
-        let batch = &mut self.files.current;
-        batch.times.push(t);
-        super::extend_numeric_row(values, &mut batch.values);
-        for s in &values.string {
-            if batch.string_count < batch.strings.len() {
-                batch.strings[batch.string_count].clone_from(s);
-            } else {
-                batch.strings.push(s.clone());
+    /// Formats and writes `rows`, then empties them for reuse (keeping their capacity).
+    pub fn write(&mut self, rows: &mut Rows) -> anyhow::Result<()> {
+        let (n, m) = (self.numeric, self.string_columns);
+        for (r, &t) in rows.times.iter().enumerate() {
+            self.values.write_row(t, &rows.values[r * n..(r + 1) * n])?;
+            if let Some(s) = &mut self.strings {
+                s.write_row(t, &rows.strings[r * m..(r + 1) * m])?;
             }
-            batch.string_count += 1;
         }
-        if batch.values.len() + batch.string_count >= BATCH_VALUES {
-            self.files.hand_over()?;
-        }
+        rows.times.clear();
+        rows.values.clear();
+        rows.string_count = 0;
         Ok(())
     }
 
-    /// Hands the buffered rows to the operating system and waits until they are written.
+    /// Passes both files' buffers to the operating system.
     pub fn flush(&mut self) -> anyhow::Result<()> {
-        self.files.flush()
-    }
-
-    /// Writes the last rows, flushes both files and ends the writer thread (if it started).
-    pub fn finish(self) -> anyhow::Result<()> {
-        self.files.finish()
+        self.values.flush()?;
+        if let Some(s) = &mut self.strings {
+            s.flush()?;
+        }
+        Ok(())
     }
 }

@@ -12,6 +12,7 @@ mod csv;
 mod json;
 mod mat;
 mod progress;
+mod text;
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -25,6 +26,7 @@ use output::filter::RowFilter;
 use output::progress::ProgressWriter;
 use output::stepstats::{StepStatsRow, StepStatsWriter};
 use progress::ProgressFile;
+use text::TextSink;
 
 /// What the user asked for: formats and the output filter.
 #[derive(Debug, Clone)]
@@ -56,9 +58,11 @@ enum Progress {
     Lines { last: Instant },
 }
 
-/// The CSV and JSON writers share one time column, so they share the row filter.
+/// The CSV and JSON writers share one time column, so they share the row filter. CSV rows go
+/// to the text writer ([`TextSink`]), which the caller passes in.
+#[derive(Default)]
 struct RowSinks {
-    csv: Option<csv::CsvSink>,
+    csv: bool,
     json: Option<json::JsonSink>,
     filter: Option<RowFilter>,
     /// Numeric values of the row being offered.
@@ -70,12 +74,12 @@ struct RowSinks {
 
 impl RowSinks {
     fn is_empty(&self) -> bool {
-        self.csv.is_none() && self.json.is_none()
+        !self.csv && self.json.is_none()
     }
 
-    fn write(&mut self, t: f64, values: &TypedValues) -> anyhow::Result<()> {
+    fn write(&mut self, text: &mut TextSink, t: f64, values: &TypedValues) -> anyhow::Result<()> {
         let Some(filter) = &mut self.filter else {
-            return write_both(&mut self.csv, &mut self.json, t, values);
+            return write_both(self.csv, &mut self.json, text, t, values);
         };
         numeric_row(values, &mut self.numeric);
         let slot = (self.offered % 2) as usize;
@@ -85,22 +89,21 @@ impl RowSinks {
         self.offered += 1;
         if let Some(kept) = filter.push(t, &self.numeric, changed) {
             let row = &self.typed[(kept.index % 2) as usize];
-            write_both(&mut self.csv, &mut self.json, kept.t, row)?;
+            write_both(self.csv, &mut self.json, text, kept.t, row)?;
         }
         Ok(())
     }
 
-    fn finish(mut self) -> anyhow::Result<Option<(u64, u64)>> {
+    /// Writes the row the filter still holds and closes the JSON file; returns the filter's
+    /// counts (kept, offered).
+    fn finish(mut self, text: &mut TextSink) -> anyhow::Result<Option<(u64, u64)>> {
         let mut counts = None;
-        if let Some(filter) = &mut self.filter {
+        if let Some(mut filter) = self.filter.take() {
             if let Some(kept) = filter.finish() {
                 let row = &self.typed[(kept.index % 2) as usize];
-                write_both(&mut self.csv, &mut self.json, kept.t, row)?;
+                write_both(self.csv, &mut self.json, text, kept.t, row)?;
             }
             counts = Some((filter.kept(), filter.offered()));
-        }
-        if let Some(csv) = self.csv {
-            csv.finish()?;
         }
         if let Some(json) = self.json {
             json.finish()?;
@@ -109,14 +112,16 @@ impl RowSinks {
     }
 }
 
+/// Writes one row to the CSV files (when `csv`) and to the JSON file.
 fn write_both(
-    csv: &mut Option<csv::CsvSink>,
+    csv: bool,
     json: &mut Option<json::JsonSink>,
+    text: &mut TextSink,
     t: f64,
     values: &TypedValues,
 ) -> anyhow::Result<()> {
-    if let Some(csv) = csv {
-        csv.write(t, values)?;
+    if csv {
+        text.csv_row(t, values)?;
     }
     if let Some(json) = json {
         json.write(t, values)?;
@@ -132,7 +137,10 @@ pub struct ResultFiles {
     time_unit: master::project::TimeUnit,
     rows: RowSinks,
     mat: Option<mat::MatSink>,
-    progress_file: ProgressFile,
+    /// `log/progress.txt` until the text writer takes it over in [`Observer::start`].
+    progress_file: Option<ProgressFile>,
+    /// The text writer (CSV files and `progress.txt`), from [`Observer::start`] on.
+    text: Option<TextSink>,
     step_stats: Option<StepStatsWriter>,
     progress: Progress,
     started: Instant,
@@ -157,10 +165,10 @@ impl ResultFiles {
             )
         })?;
         let settings = sim.settings().clone();
-        let progress_file = ProgressFile::new(
+        let progress_file = Some(ProgressFile::new(
             ProgressWriter::create(wd.join("log").join("progress.txt"), settings.t_start)?,
             settings.t_end,
-        );
+        ));
         let step_stats = if options.step_statistics {
             Some(StepStatsWriter::create(
                 wd.join("log").join("stepstats.tsv"),
@@ -202,16 +210,10 @@ impl ResultFiles {
             project_name,
             time_unit: settings.output_time_unit,
             options,
-            rows: RowSinks {
-                csv: None,
-                json: None,
-                filter: None,
-                numeric: vec![],
-                typed: Default::default(),
-                offered: 0,
-            },
+            rows: RowSinks::default(),
             mat: None,
             progress_file,
+            text: None,
             step_stats,
             progress,
             started: Instant::now(),
@@ -222,10 +224,12 @@ impl ResultFiles {
     /// Hands buffered rows to the operating system (the supervisor calls this every second;
     /// MAT rows are written through at once, the Signal Table only at the end).
     pub fn flush(&mut self) -> anyhow::Result<()> {
-        if let Some(csv) = &mut self.rows.csv {
-            csv.flush()?;
+        if let Some(text) = &mut self.text {
+            text.flush()?;
         }
-        self.progress_file.flush()?;
+        if let Some(progress) = &mut self.progress_file {
+            progress.flush()?;
+        }
         Ok(())
     }
 
@@ -234,22 +238,15 @@ impl ResultFiles {
         if let Progress::Bar(bar) = &self.progress {
             bar.finish_and_clear();
         }
-        let rows = std::mem::replace(
-            &mut self.rows,
-            RowSinks {
-                csv: None,
-                json: None,
-                filter: None,
-                numeric: vec![],
-                typed: Default::default(),
-                offered: 0,
-            },
-        );
-        if let Some((kept, offered)) = rows.finish()? {
-            log::info!(
-                "Output filter: kept {kept} of {offered} rows (compression ratio {:.4})",
-                ratio(kept, offered)
-            );
+        let rows = std::mem::take(&mut self.rows);
+        if let Some(mut text) = self.text.take() {
+            if let Some((kept, offered)) = rows.finish(&mut text)? {
+                log::info!(
+                    "Output filter: kept {kept} of {offered} rows (compression ratio {:.4})",
+                    ratio(kept, offered)
+                );
+            }
+            text.finish()?;
         }
         if let Some(mat) = self.mat.take()
             && let Some((kept, offered)) = mat.finish()?
@@ -259,7 +256,9 @@ impl ResultFiles {
                 ratio(kept, offered)
             );
         }
-        self.progress_file.finish()?;
+        if let Some(mut progress) = self.progress_file.take() {
+            progress.flush()?;
+        }
         if let Some(s) = &mut self.step_stats {
             s.flush()?;
         }
@@ -289,13 +288,16 @@ impl Observer for ResultFiles {
         }
         let formats = &self.options.formats;
         let s = &self.settings;
-        if formats.contains(&ResultFormat::Csv) {
-            self.rows.csv = Some(csv::CsvSink::create(
+        let csv = if formats.contains(&ResultFormat::Csv) {
+            self.rows.csv = true;
+            Some(csv::CsvFiles::create(
                 &self.results_dir,
                 self.time_unit,
                 layout,
-            )?);
-        }
+            )?)
+        } else {
+            None
+        };
         if formats.contains(&ResultFormat::Json) {
             let path = self.results_dir.join(format!("{}.json", self.project_name));
             self.rows.json = Some(json::JsonSink::create(&path, layout, s)?);
@@ -315,17 +317,23 @@ impl Observer for ResultFiles {
                 self.options.threshold,
             )?);
         }
+        if let Some(progress) = self.progress_file.take() {
+            self.text = Some(TextSink::new(csv, progress));
+        }
         self.started = Instant::now();
-        self.progress_file.start();
         Ok(())
     }
 
     fn output(&mut self, t: f64, values: &TypedValues) -> Result<(), ObserverError> {
-        self.rows.write(self.time_unit.from_seconds(t), values)?;
+        let Some(text) = &mut self.text else {
+            return Err(anyhow::anyhow!("a result row came before the start of the run").into());
+        };
+        self.rows
+            .write(text, self.time_unit.from_seconds(t), values)?;
         if let Some(mat) = &mut self.mat {
             mat.write(t, values)?;
         }
-        self.progress_file.row(t)?;
+        text.progress_line(t)?;
         Ok(())
     }
 

@@ -1,8 +1,12 @@
-//! `log/progress.txt`: one line per result row, formatted and written by a
-//! [`super::background`] writer (a thread once enough lines have come).
+//! `log/progress.txt`: one line per result row, with the real time since the start of the
+//! stepping loop. Lines are formatted and written by the text writer thread
+//! ([`super::text`]); the stepping thread only stamps them with the real time.
 //!
-//! The real time of a line is read when its row is produced (one clock read per row, about
-//! 25 ns here).
+//! Reading the clock costs 25–50 ns here, as much as the master's own work per slave and step,
+//! so [`LineClock`] reads it for every line only when lines come at least
+//! [`CLOCK_GRANULARITY`] apart; faster lines share a reading taken about that long ago at
+//! most (a deviation from MasterSim, which reads the clock for every line:
+//! docs/deviations.md).
 //!
 //! Spec: MasterSim reference §12.6.
 
@@ -10,22 +14,67 @@ use std::time::Instant;
 
 use output::progress::ProgressWriter;
 
-use super::background::{Background, Drain};
+/// Real time (s) the lines sharing one clock reading may span, about.
+pub const CLOCK_GRANULARITY: f64 = 10e-6;
 
-/// Lines per batch before it is handed over.
-const BATCH_LINES: usize = 4096;
+/// Most lines that share one clock reading. It bounds how far the column lags after an
+/// abrupt slow-down: at most this many lines keep the last reading.
+const MAX_LINES_PER_READING: u32 = 16;
 
-/// The writer's side: the file.
-pub struct Lines {
+/// The real-time column: seconds since [`LineClock::start`], read for every line when lines
+/// are at least [`CLOCK_GRANULARITY`] apart, else for every k-th line with k chosen from the
+/// gap between the last two readings (at most [`MAX_LINES_PER_READING`]).
+pub struct LineClock {
+    started: Instant,
+    /// The last reading (s since `started`).
+    last: f64,
+    /// Lines per reading, at least 1.
+    stride: u32,
+    /// Lines left that reuse `last`.
+    reuse: u32,
+}
+
+impl LineClock {
+    /// A clock counting from now.
+    pub fn new() -> Self {
+        LineClock {
+            started: Instant::now(),
+            last: 0.0,
+            stride: 1,
+            reuse: 0,
+        }
+    }
+
+    /// The real time (s since the start) of the next line.
+    pub fn line(&mut self) -> f64 {
+        if self.reuse > 0 {
+            self.reuse -= 1;
+            return self.last;
+        }
+        let now = self.started.elapsed().as_secs_f64();
+        let gap = (now - self.last) / f64::from(self.stride);
+        // `as` saturates; a gap of 0 (a coarse clock) gives the largest stride.
+        self.stride = ((CLOCK_GRANULARITY / gap) as u32).clamp(1, MAX_LINES_PER_READING);
+        self.reuse = self.stride - 1;
+        self.last = now;
+        now
+    }
+}
+
+/// The file and the end time the percentage column refers to.
+pub struct ProgressFile {
     writer: ProgressWriter,
     t_end: f64,
 }
 
-impl Drain for Lines {
-    /// `(simulation time s, real time since the start s)` per line.
-    type Batch = Vec<(f64, f64)>;
+impl ProgressFile {
+    /// The file `writer` (header written) of a run ending at `t_end` (s).
+    pub fn new(writer: ProgressWriter, t_end: f64) -> Self {
+        ProgressFile { writer, t_end }
+    }
 
-    fn write(&mut self, lines: &mut Vec<(f64, f64)>) -> anyhow::Result<()> {
+    /// Formats and writes `lines` (`(simulation time s, real time s)` each), then empties them.
+    pub fn write(&mut self, lines: &mut Vec<(f64, f64)>) -> anyhow::Result<()> {
         for &(t, real) in lines.iter() {
             self.writer.write_row(t, real, self.t_end)?;
         }
@@ -33,56 +82,41 @@ impl Drain for Lines {
         Ok(())
     }
 
-    fn flush(&mut self) -> anyhow::Result<()> {
+    /// Passes the lines written so far to the operating system.
+    pub fn flush(&mut self) -> anyhow::Result<()> {
         Ok(self.writer.flush()?)
     }
 }
 
-/// `log/progress.txt`: created with the result files, written from the first row on.
-pub struct ProgressFile {
-    /// `None` once finished.
-    lines: Option<Background<Lines>>,
-    /// When the real-time column starts ([`ProgressFile::start`]).
-    started: Instant,
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-impl ProgressFile {
-    /// The file `writer` (header written) of a run ending at `t_end` (s).
-    pub fn new(writer: ProgressWriter, t_end: f64) -> Self {
-        ProgressFile {
-            lines: Some(Background::new(
-                "mastersim-progress",
-                Lines { writer, t_end },
-            )),
-            started: Instant::now(),
-        }
-    }
-
-    /// The real-time column counts from now.
-    pub fn start(&mut self) {
-        self.started = Instant::now();
-    }
-
-    /// Adds the line of the result row at `t` (s).
-    pub fn row(&mut self, t: f64) -> anyhow::Result<()> {
-        if let Some(lines) = &mut self.lines {
-            lines
-                .current
-                .push((t, self.started.elapsed().as_secs_f64()));
-            if lines.current.len() >= BATCH_LINES {
-                lines.hand_over()?;
-            }
-        }
-        Ok(())
-    }
-
-    /// Passes the lines so far to the operating system.
-    pub fn flush(&mut self) -> anyhow::Result<()> {
-        self.lines.as_mut().map_or(Ok(()), Background::flush)
-    }
-
-    /// Writes the last lines and closes the file.
-    pub fn finish(&mut self) -> anyhow::Result<()> {
-        self.lines.take().map_or(Ok(()), Background::finish)
+    #[test]
+    fn fast_lines_share_readings_and_slow_lines_each_get_one() {
+        let mut clock = LineClock::new();
+        // Lines in a tight loop: far less than the granularity apart.
+        let fast: Vec<f64> = (0..10_000).map(|_| clock.line()).collect();
+        let readings = fast.windows(2).filter(|w| w[1] != w[0]).count() + 1;
+        assert!(
+            readings < 10_000 / 4,
+            "{readings} readings for 10,000 fast lines"
+        );
+        assert!(fast.windows(2).all(|w| w[1] >= w[0]), "real time went back");
+        // Lines 50 µs apart: after at most MAX_LINES_PER_READING lines that keep the last
+        // reading, every line gets a reading of its own.
+        let slow: Vec<f64> = (0..40)
+            .map(|_| {
+                let until = Instant::now() + std::time::Duration::from_micros(50);
+                while Instant::now() < until {}
+                clock.line()
+            })
+            .collect();
+        let distinct = slow.windows(2).filter(|w| w[1] > w[0]).count();
+        let expected = 39 - MAX_LINES_PER_READING as usize;
+        assert!(
+            distinct >= expected,
+            "only {distinct} of 39 slow lines got a new reading"
+        );
     }
 }

@@ -1,0 +1,104 @@
+//! The text result files of a run — `results/values.csv`, `results/strings.csv` and
+//! `log/progress.txt` — formatted and written by one [`super::background`] writer thread.
+//!
+//! One thread for all of them: with two cores, a writer thread per file would take turns with
+//! the stepping thread on the second core, and each would leave a backlog to write at the end.
+//!
+//! Spec: MasterSim reference §12.1, §12.2 and §12.6.
+
+use master::values::TypedValues;
+
+use super::background::{Background, Drain};
+use super::csv::{CsvFiles, Rows};
+use super::progress::{LineClock, ProgressFile};
+
+/// Values (and progress lines, counted as [`LINE_VALUES`] values each) per batch before it is
+/// handed over; rows are never split. Small enough that the writer's share of the last batch,
+/// written after the last step, stays near 0.1 ms, large enough that the hand-over costs
+/// little per row.
+const BATCH_VALUES: usize = 4096;
+
+/// Numbers in a progress line.
+const LINE_VALUES: usize = 3;
+
+/// Rows and progress lines on their way to the writer.
+#[derive(Default)]
+pub struct TextBatch {
+    rows: Rows,
+    /// `(simulation time s, real time s)` per progress line.
+    lines: Vec<(f64, f64)>,
+}
+
+/// The writer thread's side: the files.
+struct TextFiles {
+    csv: Option<CsvFiles>,
+    progress: ProgressFile,
+}
+
+impl Drain for TextFiles {
+    type Batch = TextBatch;
+
+    fn write(&mut self, batch: &mut TextBatch) -> anyhow::Result<()> {
+        if let Some(csv) = &mut self.csv {
+            csv.write(&mut batch.rows)?;
+        }
+        self.progress.write(&mut batch.lines)
+    }
+
+    fn flush(&mut self) -> anyhow::Result<()> {
+        if let Some(csv) = &mut self.csv {
+            csv.flush()?;
+        }
+        self.progress.flush()
+    }
+}
+
+/// The stepping thread's side of the text files.
+pub struct TextSink {
+    files: Background<TextFiles>,
+    clock: LineClock,
+}
+
+impl TextSink {
+    /// Takes over `progress` and, when CSV results were asked for, `csv` (headers written).
+    /// The real-time column of `progress.txt` counts from now.
+    pub fn new(csv: Option<CsvFiles>, progress: ProgressFile) -> Self {
+        TextSink {
+            files: Background::new("mastersim-text", TextFiles { csv, progress }),
+            clock: LineClock::new(),
+        }
+    }
+
+    /// Adds a row of `values.csv` (and `strings.csv`); `t` in the output time unit.
+    pub fn csv_row(&mut self, t: f64, values: &TypedValues) -> anyhow::Result<()> {
+        self.files.current.rows.push(t, values);
+        self.hand_over_if_full()
+    }
+
+    /// Adds the `progress.txt` line of the result row at `t` (s).
+    pub fn progress_line(&mut self, t: f64) -> anyhow::Result<()> {
+        let real = self.clock.line();
+        self.files.current.lines.push((t, real));
+        self.hand_over_if_full()
+    }
+
+    fn hand_over_if_full(&mut self) -> anyhow::Result<()> {
+        let batch = &self.files.current;
+        if batch.rows.values() + LINE_VALUES * batch.lines.len() >= BATCH_VALUES {
+            self.files.hand_over()?;
+        }
+        Ok(())
+    }
+
+    /// Hands the buffered rows and lines to the operating system and waits until they are
+    /// written.
+    pub fn flush(&mut self) -> anyhow::Result<()> {
+        self.files.flush()
+    }
+
+    /// Writes the last rows and lines, flushes the files and ends the writer thread (if it
+    /// started).
+    pub fn finish(self) -> anyhow::Result<()> {
+        self.files.finish()
+    }
+}
