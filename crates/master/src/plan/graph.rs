@@ -2,7 +2,7 @@
 //!
 //! Spec: MasterSim reference §7.1 (resolution), §4.3 (file-reader column typing).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use fmi::{Causality, ValueRef, VarType, Variability};
 
@@ -21,6 +21,8 @@ pub(super) struct GraphBuilder<'a> {
     column_types: Vec<Vec<Option<VarType>>>,
     /// First line connecting each (slave, type, value reference) input.
     connected_inputs: BTreeMap<(usize, VarType, u32), usize>,
+    /// Index of each slave by name.
+    index: HashMap<String, usize>,
 }
 
 impl<'a> GraphBuilder<'a> {
@@ -32,8 +34,14 @@ impl<'a> GraphBuilder<'a> {
                 _ => vec![],
             })
             .collect();
+        let index = slaves
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s.name.clone(), i))
+            .collect();
         GraphBuilder {
             project,
+            index,
             slaves,
             connections: PerType::default(),
             column_types,
@@ -49,9 +57,9 @@ impl<'a> GraphBuilder<'a> {
     }
 
     fn find_slave(&self, r: &VariableRef, line: usize) -> Result<usize> {
-        self.slaves
-            .iter()
-            .position(|s| s.name == r.slave)
+        self.index
+            .get(&r.slave)
+            .copied()
             .ok_or_else(|| Error::UnknownSlave {
                 at: self.at(line),
                 slave: r.slave.clone(),

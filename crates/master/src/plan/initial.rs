@@ -2,7 +2,7 @@
 //!
 //! Spec: MasterSim reference §8 steps 6.2–6.3, §5 (`ResultsRootDir`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
 use fmi::{Causality, Initial, ScalarVariable, VarType, Variability};
@@ -65,9 +65,15 @@ pub(super) fn initial_values(
     slaves: &mut [SlavePlan],
 ) -> Result<Vec<PathBuf>> {
     let mut directories = Vec::new();
+    // The parameter lines of each slave, in file order (one pass, not one per slave).
+    let mut by_slave: HashMap<&str, Vec<&crate::project::ParameterDef>> = HashMap::new();
+    for p in &project.parameters {
+        by_slave.entry(p.slave.as_str()).or_default().push(p);
+    }
     for slave in slaves.iter_mut() {
+        let parameters = by_slave.remove(slave.name.as_str()).unwrap_or_default();
         let Some(variables) = slave.kind.variables() else {
-            for p in project.parameters.iter().filter(|p| p.slave == slave.name) {
+            for p in parameters {
                 log::warn!(
                     "{}:{}: parameter '{}.{}' ignored: file reader slaves have no parameters",
                     project.path.display(),
@@ -103,7 +109,7 @@ pub(super) fn initial_values(
         }
         // Parameters are applied sorted by variable name; a later line overrides an earlier one.
         let mut params: BTreeMap<&str, &crate::project::ParameterDef> = BTreeMap::new();
-        for p in project.parameters.iter().filter(|p| p.slave == slave.name) {
+        for p in parameters {
             params.insert(&p.variable, p);
         }
         let results_root = variables.iter().find(|v| {

@@ -2,6 +2,7 @@
 //!
 //! Spec: MasterSim reference §3.1–§3.7, with the fixes listed on [`Project::parse`].
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use super::lexer::{absolute, normalize, parse_color, strip_comment, tokenize};
@@ -62,6 +63,8 @@ pub(super) fn parse(text: &str, path: &Path) -> Result<Project, ProjectError> {
         .parent()
         .map(Path::to_path_buf)
         .unwrap_or_default();
+    // Line of each slave's `simulator` line, by name.
+    let mut slave_lines: HashMap<String, usize> = HashMap::new();
     for (index, raw) in text.split('\n').enumerate() {
         let ctx = Ctx {
             file: path,
@@ -78,14 +81,15 @@ pub(super) fn parse(text: &str, path: &Path) -> Result<Project, ProjectError> {
         match word {
             "simulator" => {
                 let sim = parse_simulator(&ctx, rest, &dir)?;
-                if let Some(first) = project.simulators.iter().find(|s| s.name == sim.name) {
+                if let Some(&first_line) = slave_lines.get(&sim.name) {
                     return Err(ProjectError::DuplicateSlave {
                         file: ctx.file(),
                         line: ctx.line,
                         name: sim.name,
-                        first_line: first.line,
+                        first_line,
                     });
                 }
+                slave_lines.insert(sim.name.clone(), sim.line);
                 project.simulators.push(sim);
             }
             "graph" => {
@@ -94,7 +98,7 @@ pub(super) fn parse(text: &str, path: &Path) -> Result<Project, ProjectError> {
             }
             "parameter" => {
                 let param = parse_parameter(&ctx, rest)?;
-                if !project.simulators.iter().any(|s| s.name == param.slave) {
+                if !slave_lines.contains_key(&param.slave) {
                     return Err(ProjectError::UnknownParameterSlave {
                         file: ctx.file(),
                         line: ctx.line,
