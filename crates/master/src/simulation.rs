@@ -649,16 +649,16 @@ impl Simulation {
         let nodes = &self.sys.nodes;
         let (row, sources) = (&mut self.row, &self.row_sources);
         for (value, &(s, l)) in row.real.iter_mut().zip(&sources.real) {
-            *value = nodes[s].cache.real[l];
+            *value = nodes[s].real.cache[l];
         }
         for (value, &(s, l)) in row.integer.iter_mut().zip(&sources.integer) {
-            *value = nodes[s].cache.integer[l];
+            *value = nodes[s].integer.cache[l];
         }
         for (value, &(s, l)) in row.boolean.iter_mut().zip(&sources.boolean) {
-            *value = nodes[s].cache.boolean[l];
+            *value = nodes[s].boolean.cache[l];
         }
         for (value, &(s, l)) in row.string.iter_mut().zip(&sources.string) {
-            value.clone_from(&nodes[s].cache.string[l]);
+            value.clone_from(&nodes[s].string.cache[l]);
         }
         let result = observer
             .output(self.t, &self.row)

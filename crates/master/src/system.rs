@@ -10,12 +10,13 @@
 use std::sync::Arc;
 
 use fmi::ValueRef;
+use smallvec::SmallVec;
 
 use crate::plan::SimulationPlan;
 use crate::project::TimeArithmetic;
 use crate::slave::{Slave, StateId, StepOutcome};
 use crate::timer::Timer;
-use crate::values::{PerType, TypedValues};
+use crate::values::TypedValues;
 use crate::watchdog::{CallMonitor, SlaveCall};
 use crate::{Error, Result};
 
@@ -43,46 +44,109 @@ pub(crate) enum StateSlot {
     Err,
 }
 
-/// The inputs of one slave of one type: value references to set and where each value comes from.
+/// A slave-local list, stored inside its node up to two entries (most slaves have few
+/// connections), so that a slave's transfer data sits together in memory.
+type Local<T> = SmallVec<[T; 2]>;
+
+/// Everything one slave moves in values of one FMI type: its outputs (value references, the
+/// values read after the last completed step, where they go in the coupling vectors) and its
+/// inputs (value references, where each comes from, the values handed to the set call).
 #[derive(Debug, Clone, Default)]
-struct InputList {
-    vrs: Vec<ValueRef>,
+pub(crate) struct Links<T> {
+    output_vrs: Local<ValueRef>,
+    /// Outputs read after the last completed step (what result rows show), by local index.
+    pub cache: Local<T>,
+    /// `(global, local)`: copy `cache[local]` into the coupling vector at `global`.
+    sync: Local<(usize, usize)>,
+    input_vrs: Local<ValueRef>,
     /// Global index of the connection feeding each input.
-    sources: Vec<usize>,
-    /// `(offset, scale_factor)` per input (Real only; identity otherwise).
-    transforms: Vec<(f64, f64)>,
+    sources: Local<usize>,
+    /// `(offset, scale_factor)` per input (Real only; empty for the other types).
+    transforms: Local<(f64, f64)>,
+    /// The input values of the next set call, one per input.
+    buffer: Local<T>,
+}
+
+impl<T: Clone + Default> Links<T> {
+    /// The outputs `vrs`, with a zeroed cache.
+    fn outputs(vrs: impl Iterator<Item = ValueRef>) -> Self {
+        let output_vrs: Local<ValueRef> = vrs.collect();
+        Links {
+            cache: smallvec::smallvec![T::default(); output_vrs.len()],
+            output_vrs,
+            ..Links::default()
+        }
+    }
+
+    /// Adds connection `global` of this type, whose output is `cache[local]`.
+    fn add_output(&mut self, global: usize, local: usize) {
+        self.sync.push((global, local));
+    }
+
+    /// Adds connection `global` of this type feeding the input `vr`.
+    fn add_input(&mut self, global: usize, vr: ValueRef) {
+        self.input_vrs.push(vr);
+        self.sources.push(global);
+        self.buffer.push(T::default());
+    }
+
+    /// No outputs, inputs or connections.
+    fn is_empty(&self) -> bool {
+        self.output_vrs.is_empty() && self.input_vrs.is_empty() && self.sync.is_empty()
+    }
+
+    /// Copies the cached outputs into the coupling vector `target` (one entry per connection).
+    fn sync_into(&self, target: &mut [T]) {
+        for &(g, l) in &self.sync {
+            target[g].clone_from(&self.cache[l]);
+        }
+    }
+
+    /// Fills the input buffer from the coupling vector `source`; returns false when this type
+    /// has no inputs.
+    fn gather(&mut self, source: &[T]) -> bool {
+        for (b, &g) in self.buffer.iter_mut().zip(&self.sources) {
+            b.clone_from(&source[g]);
+        }
+        !self.input_vrs.is_empty()
+    }
 }
 
 /// One slave with everything the algorithms need to move its values.
+///
+/// The fields one step touches come first (`repr(C)` keeps the order), so that a step of a
+/// slave with few connections reads a few adjacent cache lines of its node.
+#[repr(C)]
 pub(crate) struct SlaveNode {
     pub slave: Box<dyn Slave>,
-    pub stats: SlaveStatistics,
-    output_vrs: PerType<Vec<ValueRef>>,
-    /// Outputs read after the last completed step (what result rows show).
-    pub cache: TypedValues,
-    /// `(global, local)`: copy `cache[local]` into the coupling vector at `global`.
-    sync: PerType<Vec<(usize, usize)>>,
-    inputs: PerType<InputList>,
-    input_buffer: TypedValues,
-    states: [Option<StateId>; 2],
+    /// Real outputs and inputs.
+    pub real: Links<f64>,
     /// The slave's own clock, s: its current communication point.
     pub clock: f64,
-    /// Clock at the time each slot was saved, s.
-    state_clocks: [f64; 2],
+    /// Wall-clock supervision of this slave's calls, when installed.
+    pub monitor: Option<Arc<CallMonitor>>,
     /// MasterSim time arithmetic: the slave's clock (not the master's) is the communication
     /// point, and a rollback sets the clock to the master's current time.
     own_clock: bool,
+    /// The slave has no Integer, Boolean or String inputs, outputs or connections, so the
+    /// per-step transfers skip those types without touching their lists.
+    only_real: bool,
+    pub stats: SlaveStatistics,
+    /// Integer outputs and inputs.
+    pub integer: Links<i32>,
+    /// Boolean outputs and inputs.
+    pub boolean: Links<bool>,
+    /// String outputs and inputs.
+    pub string: Links<String>,
+    states: [Option<StateId>; 2],
+    /// Clock at the time each slot was saved, s.
+    state_clocks: [f64; 2],
     /// Names of the Real outputs (by local index), for reporting non-finite values.
     real_names: Vec<String>,
     /// Index of this slave in the plan.
     index: usize,
-    /// Wall-clock supervision of this slave's calls, when installed.
-    pub monitor: Option<Arc<CallMonitor>>,
     /// The outcome of this slave's part of a parallel step, until the serial phase takes it.
     pub pending: Option<Result<StepOutcome>>,
-    /// The slave has no Integer, Boolean or String inputs, outputs or connections, so the
-    /// per-step transfers skip those types without touching their (scattered) lists.
-    only_real: bool,
 }
 
 impl std::fmt::Debug for SlaveNode {
@@ -158,8 +222,8 @@ impl SlaveNode {
     /// # Errors
     /// [`Error::NonFiniteOutput`] naming the slave, the variable and `t` (s).
     pub fn check_coupled_outputs(&self, t: f64) -> Result<()> {
-        for &(_, l) in &self.sync.real {
-            let value = self.cache.real[l];
+        for &(_, l) in &self.real.sync {
+            let value = self.real.cache[l];
             if !value.is_finite() {
                 return Err(Error::NonFiniteOutput {
                     slave: self.name().to_string(),
@@ -175,80 +239,61 @@ impl SlaveNode {
     /// Reads all selected outputs into the cache (one call per type).
     pub fn cache_outputs(&mut self) -> Result<()> {
         let s = &mut self.slave;
-        if !self.output_vrs.real.is_empty() {
-            s.get_real(&self.output_vrs.real, &mut self.cache.real)?;
+        if !self.real.output_vrs.is_empty() {
+            s.get_real(&self.real.output_vrs, &mut self.real.cache)?;
         }
         if self.only_real {
             return Ok(());
         }
-        if !self.output_vrs.integer.is_empty() {
-            s.get_integer(&self.output_vrs.integer, &mut self.cache.integer)?;
+        if !self.integer.output_vrs.is_empty() {
+            s.get_integer(&self.integer.output_vrs, &mut self.integer.cache)?;
         }
-        if !self.output_vrs.boolean.is_empty() {
-            s.get_boolean(&self.output_vrs.boolean, &mut self.cache.boolean)?;
+        if !self.boolean.output_vrs.is_empty() {
+            s.get_boolean(&self.boolean.output_vrs, &mut self.boolean.cache)?;
         }
-        if !self.output_vrs.string.is_empty() {
-            s.get_string(&self.output_vrs.string, &mut self.cache.string)?;
+        if !self.string.output_vrs.is_empty() {
+            s.get_string(&self.string.output_vrs, &mut self.string.cache)?;
         }
         Ok(())
     }
 
     /// Copies this slave's cached outputs into the coupling vectors `target`.
     pub fn sync(&self, target: &mut TypedValues, real_only: bool) {
-        for &(g, l) in &self.sync.real {
-            target.real[g] = self.cache.real[l];
-        }
+        self.real.sync_into(&mut target.real);
         if real_only || self.only_real {
             return;
         }
-        for &(g, l) in &self.sync.integer {
-            target.integer[g] = self.cache.integer[l];
-        }
-        for &(g, l) in &self.sync.boolean {
-            target.boolean[g] = self.cache.boolean[l];
-        }
-        for &(g, l) in &self.sync.string {
-            target.string[g].clone_from(&self.cache.string[l]);
-        }
+        self.integer.sync_into(&mut target.integer);
+        self.boolean.sync_into(&mut target.boolean);
+        self.string.sync_into(&mut target.string);
     }
 
     /// Sets this slave's inputs from the coupling vectors `source`; Reals become
     /// `offset + scale_factor * value`.
     pub fn update(&mut self, source: &TypedValues, real_only: bool) -> Result<()> {
-        let inputs = &self.inputs;
-        let buf = &mut self.input_buffer;
-        if !inputs.real.vrs.is_empty() {
-            for (k, (&g, &(offset, scale))) in inputs
-                .real
-                .sources
-                .iter()
-                .zip(&inputs.real.transforms)
-                .enumerate()
+        let real = &mut self.real;
+        if !real.input_vrs.is_empty() {
+            for ((b, &g), &(offset, scale)) in
+                real.buffer.iter_mut().zip(&real.sources).zip(&real.transforms)
             {
-                buf.real[k] = offset + scale * source.real[g];
+                *b = offset + scale * source.real[g];
             }
-            self.slave.set_real(&inputs.real.vrs, &buf.real)?;
+            self.slave.set_real(&real.input_vrs, &real.buffer)?;
         }
         if real_only || self.only_real {
             return Ok(());
         }
-        if !inputs.integer.vrs.is_empty() {
-            for (k, &g) in inputs.integer.sources.iter().enumerate() {
-                buf.integer[k] = source.integer[g];
-            }
-            self.slave.set_integer(&inputs.integer.vrs, &buf.integer)?;
+        if self.integer.gather(&source.integer) {
+            self.slave
+                .set_integer(&self.integer.input_vrs, &self.integer.buffer)?;
         }
-        if !inputs.boolean.vrs.is_empty() {
-            for (k, &g) in inputs.boolean.sources.iter().enumerate() {
-                buf.boolean[k] = source.boolean[g];
-            }
-            self.slave.set_boolean(&inputs.boolean.vrs, &buf.boolean)?;
+        if self.boolean.gather(&source.boolean) {
+            self.slave
+                .set_boolean(&self.boolean.input_vrs, &self.boolean.buffer)?;
         }
-        if !inputs.string.vrs.is_empty() {
-            for (k, &g) in inputs.string.sources.iter().enumerate() {
-                buf.string[k].clone_from(&source.string[g]);
-            }
-            self.slave.set_string(&inputs.string.vrs, &buf.string)?;
+        if self.string.gather(&source.string) {
+            self.slave
+                .set_string(&self.string.input_vrs, &self.string.buffer)?;
         }
         Ok(())
     }
@@ -320,6 +365,18 @@ impl SlaveNode {
     }
 }
 
+/// Adds the connections of one non-Real type to the links `links` of their slaves.
+fn connect<T: Clone + Default>(
+    nodes: &mut [SlaveNode],
+    connections: &[crate::plan::Connection],
+    links: impl Fn(&mut SlaveNode) -> &mut Links<T>,
+) {
+    for (global, c) in connections.iter().enumerate() {
+        links(&mut nodes[c.output_slave.0]).add_output(global, c.output_local);
+        links(&mut nodes[c.input_slave.0]).add_input(global, c.input_vr);
+    }
+}
+
 /// Least summed `doStep` time per step (s) for which Gauss-Jacobi steps slaves in parallel.
 pub(crate) const PARALLEL_MIN_STEP_COST: f64 = 10e-6;
 
@@ -374,75 +431,42 @@ impl System {
             .iter()
             .zip(slaves)
             .enumerate()
-            .map(|(index, (p, slave))| {
-                let output_vrs: PerType<Vec<ValueRef>> = PerType {
-                    real: p.outputs.real.iter().map(|o| o.vr).collect(),
-                    integer: p.outputs.integer.iter().map(|o| o.vr).collect(),
-                    boolean: p.outputs.boolean.iter().map(|o| o.vr).collect(),
-                    string: p.outputs.string.iter().map(|o| o.vr).collect(),
-                };
-                let lengths = PerType {
-                    real: output_vrs.real.len(),
-                    integer: output_vrs.integer.len(),
-                    boolean: output_vrs.boolean.len(),
-                    string: output_vrs.string.len(),
-                };
-                SlaveNode {
-                    slave,
-                    stats: SlaveStatistics {
-                        name: p.name.clone(),
-                        ..Default::default()
-                    },
-                    output_vrs,
-                    cache: TypedValues::zeroed(&lengths),
-                    sync: PerType::default(),
-                    inputs: PerType::default(),
-                    input_buffer: TypedValues::default(),
-                    states: [None, None],
-                    clock: plan.settings.t_start,
-                    state_clocks: [plan.settings.t_start; 2],
-                    own_clock: plan.settings.time_arithmetic == TimeArithmetic::MasterSim,
-                    real_names: p.outputs.real.iter().map(|o| o.name.clone()).collect(),
-                    index,
-                    monitor: None,
-                    pending: None,
-                    only_real: false,
-                }
+            .map(|(index, (p, slave))| SlaveNode {
+                slave,
+                real: Links::outputs(p.outputs.real.iter().map(|o| o.vr)),
+                clock: plan.settings.t_start,
+                monitor: None,
+                own_clock: plan.settings.time_arithmetic == TimeArithmetic::MasterSim,
+                only_real: false,
+                stats: SlaveStatistics {
+                    name: p.name.clone(),
+                    ..Default::default()
+                },
+                integer: Links::outputs(p.outputs.integer.iter().map(|o| o.vr)),
+                boolean: Links::outputs(p.outputs.boolean.iter().map(|o| o.vr)),
+                string: Links::outputs(p.outputs.string.iter().map(|o| o.vr)),
+                states: [None, None],
+                state_clocks: [plan.settings.t_start; 2],
+                real_names: p.outputs.real.iter().map(|o| o.name.clone()).collect(),
+                index,
+                pending: None,
             })
             .collect();
-        for ty in crate::values::OUTPUT_TYPE_ORDER {
-            for (global, c) in plan.connections.get(ty).iter().enumerate() {
-                nodes[c.output_slave.0]
-                    .sync
-                    .get_mut(ty)
-                    .push((global, c.output_local));
-                let inputs = nodes[c.input_slave.0].inputs.get_mut(ty);
-                inputs.vrs.push(c.input_vr);
-                inputs.sources.push(global);
-                inputs.transforms.push((c.offset, c.scale_factor));
-            }
+        let c = &plan.connections;
+        for (global, c) in c.real.iter().enumerate() {
+            nodes[c.output_slave.0]
+                .real
+                .add_output(global, c.output_local);
+            let inputs = &mut nodes[c.input_slave.0].real;
+            inputs.add_input(global, c.input_vr);
+            inputs.transforms.push((c.offset, c.scale_factor));
         }
+        connect(&mut nodes, &c.integer, |n| &mut n.integer);
+        connect(&mut nodes, &c.boolean, |n| &mut n.boolean);
+        connect(&mut nodes, &c.string, |n| &mut n.string);
         for node in &mut nodes {
-            let lengths = PerType {
-                real: node.inputs.real.vrs.len(),
-                integer: node.inputs.integer.vrs.len(),
-                boolean: node.inputs.boolean.vrs.len(),
-                string: node.inputs.string.vrs.len(),
-            };
-            node.input_buffer = TypedValues::zeroed(&lengths);
-            node.only_real = [
-                &node.inputs.integer.vrs,
-                &node.inputs.boolean.vrs,
-                &node.inputs.string.vrs,
-                &node.output_vrs.integer,
-                &node.output_vrs.boolean,
-                &node.output_vrs.string,
-            ]
-            .iter()
-            .all(|v| v.is_empty())
-                && [&node.sync.integer, &node.sync.boolean, &node.sync.string]
-                    .iter()
-                    .all(|v| v.is_empty());
+            node.only_real =
+                node.integer.is_empty() && node.boolean.is_empty() && node.string.is_empty();
         }
         let lengths = plan.connection_counts();
         System {
