@@ -273,8 +273,11 @@ impl SlaveNode {
     pub fn update(&mut self, source: &TypedValues, real_only: bool) -> Result<()> {
         let real = &mut self.real;
         if !real.input_vrs.is_empty() {
-            for ((b, &g), &(offset, scale)) in
-                real.buffer.iter_mut().zip(&real.sources).zip(&real.transforms)
+            for ((b, &g), &(offset, scale)) in real
+                .buffer
+                .iter_mut()
+                .zip(&real.sources)
+                .zip(&real.transforms)
             {
                 *b = offset + scale * source.real[g];
             }
