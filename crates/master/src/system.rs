@@ -53,11 +53,13 @@ type Local<T> = SmallVec<[T; 2]>;
 /// inputs (value references, where each comes from, the values handed to the set call).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Links<T> {
+    /// Value references of the outputs, in local order.
     output_vrs: Local<ValueRef>,
     /// Outputs read after the last completed step (what result rows show), by local index.
     pub cache: Local<T>,
     /// `(global, local)`: copy `cache[local]` into the coupling vector at `global`.
     sync: Local<(usize, usize)>,
+    /// Value references of the connected inputs.
     input_vrs: Local<ValueRef>,
     /// Global index of the connection feeding each input.
     sources: Local<usize>,
