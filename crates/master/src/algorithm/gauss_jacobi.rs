@@ -17,7 +17,8 @@ use rayon::prelude::*;
 use super::{Outcome, StepParams};
 use crate::Result;
 use crate::slave::StepOutcome;
-use crate::system::System;
+use crate::system::{Counters, SlaveNode, System};
+use crate::values::TypedValues;
 
 /// One Gauss-Jacobi step from `p.t` by `p.h`.
 pub(crate) fn step(sys: &mut System, p: &StepParams) -> Result<Outcome> {
@@ -38,13 +39,9 @@ pub(crate) fn step(sys: &mut System, p: &StepParams) -> Result<Outcome> {
         for &s in cycle {
             let node = &mut nodes[s];
             node.update(y_t, false)?;
-            match node.do_step(p.t, p.h)? {
-                StepOutcome::Completed => node.sync(y_next, false),
-                StepOutcome::Rejected(reason) => {
-                    counters.fmu_errors += 1;
-                    return Ok(Outcome::Rejected { slave: s, reason });
-                }
-                StepOutcome::Terminated => return Ok(Outcome::Terminated { slave: s }),
+            let outcome = node.do_step(p.t, p.h)?;
+            if let Some(ended) = settle(node, s, outcome, y_next, counters) {
+                return Ok(ended);
             }
         }
     }
@@ -82,15 +79,37 @@ fn parallel_step(sys: &mut System, p: &StepParams) -> Result<Outcome> {
                 continue;
             }
             match pending {
-                Ok(StepOutcome::Completed) => node.sync(y_next, false),
-                Ok(StepOutcome::Rejected(reason)) => {
-                    counters.fmu_errors += 1;
-                    result = Ok(Outcome::Rejected { slave: s, reason });
+                Ok(outcome) => {
+                    if let Some(ended) = settle(node, s, outcome, y_next, counters) {
+                        result = Ok(ended);
+                    }
                 }
-                Ok(StepOutcome::Terminated) => result = Ok(Outcome::Terminated { slave: s }),
                 Err(e) => result = Err(e),
             }
         }
     }
     result
+}
+
+/// Takes the outcome of slave `s`'s step: when it completed, its outputs go into `y_next` and
+/// the step goes on (`None`); otherwise the step ends with the returned outcome (a rejection
+/// is counted as an FMU error).
+fn settle(
+    node: &SlaveNode,
+    s: usize,
+    outcome: StepOutcome,
+    y_next: &mut TypedValues,
+    counters: &mut Counters,
+) -> Option<Outcome> {
+    match outcome {
+        StepOutcome::Completed => {
+            node.sync(y_next, false);
+            None
+        }
+        StepOutcome::Rejected(reason) => {
+            counters.fmu_errors += 1;
+            Some(Outcome::Rejected { slave: s, reason })
+        }
+        StepOutcome::Terminated => Some(Outcome::Terminated { slave: s }),
+    }
 }
