@@ -232,10 +232,12 @@ fn invalid_step_timeout_is_an_input_error() {
 }
 
 /// A crash inside the FMU kills the process with the signal after naming the slave and FMI
-/// function. 150 ms of work per step make the run last about 1.4 s before the crash, so the
-/// supervisor has flushed `values.csv` at least once: rows up to about t = 0.6 s are on disk.
+/// function. 400 ms of nominal work per step make the run last 2 to 4 s before the crash
+/// (`workMicros` is calibrated on a slower machine; 150 ms per step ended some runs before the
+/// first flush), so the supervisor has flushed `values.csv` at least once: rows up to about
+/// t = 0.3 s are on disk.
 fn crash(fault: &str, signal: i32, name: &str) {
-    let run = FaultRun::start(fault, Some(150_000), &[], "");
+    let run = FaultRun::start(fault, Some(400_000), &[], "");
     run.assert_signal(signal);
     run.assert_stderr(&[
         &format!("mastersim: {name}"),

@@ -2,6 +2,7 @@
 //! own test FMUs built from the current source. Nothing here needs files outside the repository.
 
 mod algebraic_loop;
+mod architecture;
 mod bad_input;
 mod cli;
 mod examples;

@@ -1,0 +1,406 @@
+//! The shape of the code base, checked from its source: no import cycle between the modules
+//! of any crate (issue 10), and each concept in one type.
+//!
+//! Every crate under `crates/` is parsed with `syn`. Its module tree is followed from the crate
+//! root through `mod` declarations (test modules, `#[cfg(test)]`, are left out: they are not part
+//! of the architecture). Every path a module names — in `use` declarations and in code, starting
+//! with `crate::`, `super::` or `self::` — is resolved to the module that defines it, following
+//! `pub use` re-exports. Among the children of each module, child A depends on child B when
+//! anything inside A names anything inside B; this graph must be acyclic. A module and its own
+//! children are not compared: a child naming its parent's items is structure, not a cycle.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use syn::visit::Visit;
+
+/// A module of a crate, by its path from the crate root (`[]` for the root).
+type ModPath = Vec<String>;
+
+/// What one module file declares and names.
+#[derive(Default)]
+struct Module {
+    /// Child modules (not test modules).
+    children: BTreeSet<String>,
+    /// `pub use` and `use` re-exports: local name → full path as written.
+    uses: BTreeMap<String, Vec<String>>,
+    /// Every path this module names (after `use` expansion), as written.
+    paths: Vec<Vec<String>>,
+    /// Names of items defined here (structs, enums, functions, …).
+    items: BTreeSet<String>,
+}
+
+/// A crate's modules.
+struct Crate {
+    name: String,
+    modules: BTreeMap<ModPath, Module>,
+}
+
+fn has_cfg_test(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        a.path().is_ident("cfg")
+            && a.meta
+                .require_list()
+                .is_ok_and(|l| l.tokens.to_string().replace(' ', "") == "test")
+    })
+}
+
+/// Collects the paths a module's code names.
+struct PathCollector<'a> {
+    paths: &'a mut Vec<Vec<String>>,
+}
+
+impl<'ast> Visit<'ast> for PathCollector<'_> {
+    fn visit_path(&mut self, path: &'ast syn::Path) {
+        let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        if segments.len() > 1 {
+            self.paths.push(segments);
+        }
+        syn::visit::visit_path(self, path);
+    }
+
+    // Inline modules are visited as modules of their own (or skipped when they are tests).
+    fn visit_item_mod(&mut self, _: &'ast syn::ItemMod) {}
+
+    // `use` trees are expanded separately.
+    fn visit_item_use(&mut self, _: &'ast syn::ItemUse) {}
+
+    // Macro bodies (e.g. `format!`) are token streams; their paths are not visible here.
+    fn visit_macro(&mut self, _: &'ast syn::Macro) {}
+}
+
+/// Expands a `use` tree into `(local name, full path)` pairs; globs give the name `*`.
+fn expand_use(tree: &syn::UseTree, prefix: &mut Vec<String>, out: &mut Vec<(String, Vec<String>)>) {
+    match tree {
+        syn::UseTree::Path(p) => {
+            prefix.push(p.ident.to_string());
+            expand_use(&p.tree, prefix, out);
+            prefix.pop();
+        }
+        syn::UseTree::Name(n) => {
+            let name = n.ident.to_string();
+            let mut full = prefix.clone();
+            if name != "self" {
+                full.push(name.clone());
+            }
+            let local = if name == "self" {
+                prefix.last().cloned().unwrap_or_default()
+            } else {
+                name
+            };
+            out.push((local, full));
+        }
+        syn::UseTree::Rename(r) => {
+            let mut full = prefix.clone();
+            full.push(r.ident.to_string());
+            out.push((r.rename.to_string(), full));
+        }
+        syn::UseTree::Glob(_) => out.push(("*".into(), prefix.clone())),
+        syn::UseTree::Group(g) => {
+            for t in &g.items {
+                expand_use(t, prefix, out);
+            }
+        }
+    }
+}
+
+/// Reads the module in `items` (from `file`) at `path`, and its children, into `modules`.
+fn read_items(
+    items: &[syn::Item],
+    file: &Path,
+    dir: &Path,
+    path: &ModPath,
+    modules: &mut BTreeMap<ModPath, Module>,
+) {
+    let mut module = Module::default();
+    for item in items {
+        match item {
+            syn::Item::Mod(m) if has_cfg_test(&m.attrs) => {}
+            syn::Item::Mod(m) => {
+                let name = m.ident.to_string();
+                module.children.insert(name.clone());
+                let mut child = path.clone();
+                child.push(name.clone());
+                match &m.content {
+                    Some((_, inner)) => read_items(inner, file, &dir.join(&name), &child, modules),
+                    None => {
+                        let (child_file, child_dir) = module_file(dir, &name);
+                        read_file(&child_file, &child_dir, &child, modules);
+                    }
+                }
+            }
+            syn::Item::Use(u) => {
+                let mut pairs = Vec::new();
+                expand_use(&u.tree, &mut Vec::new(), &mut pairs);
+                for (local, full) in pairs {
+                    module.paths.push(full.clone());
+                    module.uses.insert(local, full);
+                }
+            }
+            other => {
+                if let Some(name) = item_name(other) {
+                    module.items.insert(name);
+                }
+                PathCollector {
+                    paths: &mut module.paths,
+                }
+                .visit_item(other);
+            }
+        }
+    }
+    let _ = file;
+    modules.insert(path.clone(), module);
+}
+
+fn item_name(item: &syn::Item) -> Option<String> {
+    Some(match item {
+        syn::Item::Struct(i) => i.ident.to_string(),
+        syn::Item::Enum(i) => i.ident.to_string(),
+        syn::Item::Fn(i) => i.sig.ident.to_string(),
+        syn::Item::Trait(i) => i.ident.to_string(),
+        syn::Item::Type(i) => i.ident.to_string(),
+        syn::Item::Const(i) => i.ident.to_string(),
+        syn::Item::Static(i) => i.ident.to_string(),
+        syn::Item::Union(i) => i.ident.to_string(),
+        syn::Item::Macro(i) => i.ident.as_ref()?.to_string(),
+        _ => return None,
+    })
+}
+
+/// The file of module `name` declared in a module whose children live in `dir`, and the
+/// directory of its own children.
+fn module_file(dir: &Path, name: &str) -> (PathBuf, PathBuf) {
+    let flat = dir.join(format!("{name}.rs"));
+    if flat.is_file() {
+        (flat, dir.join(name))
+    } else {
+        (dir.join(name).join("mod.rs"), dir.join(name))
+    }
+}
+
+fn read_file(file: &Path, dir: &Path, path: &ModPath, modules: &mut BTreeMap<ModPath, Module>) {
+    let text = std::fs::read_to_string(file)
+        .unwrap_or_else(|e| panic!("cannot read '{}': {e}", file.display()));
+    let parsed =
+        syn::parse_file(&text).unwrap_or_else(|e| panic!("cannot parse '{}': {e}", file.display()));
+    read_items(&parsed.items, file, dir, path, modules);
+}
+
+impl Crate {
+    /// Reads the crate in `crate_dir` (root `src/lib.rs`, else `src/main.rs`).
+    fn read(crate_dir: &Path) -> Crate {
+        let src = crate_dir.join("src");
+        let root = if src.join("lib.rs").is_file() {
+            src.join("lib.rs")
+        } else {
+            src.join("main.rs")
+        };
+        let mut modules = BTreeMap::new();
+        read_file(&root, &src, &Vec::new(), &mut modules);
+        Crate {
+            name: crate_dir
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            modules,
+        }
+    }
+
+    /// The module a path names, written in module `from`: the deepest module the path walks
+    /// through, after following `use` aliases and re-exports. `None` for paths outside the
+    /// crate.
+    fn resolve(&self, from: &ModPath, path: &[String], depth: usize) -> Option<ModPath> {
+        if depth > 16 || path.is_empty() {
+            return None;
+        }
+        let (mut current, rest): (ModPath, &[String]) = match path[0].as_str() {
+            "crate" => (Vec::new(), &path[1..]),
+            "self" => (from.clone(), &path[1..]),
+            "super" => {
+                let mut p = from.clone();
+                p.pop();
+                let mut rest = &path[1..];
+                while rest.first().is_some_and(|s| s == "super") {
+                    p.pop();
+                    rest = &rest[1..];
+                }
+                (p, rest)
+            }
+            first => {
+                let module = self.modules.get(from)?;
+                if module.children.contains(first) {
+                    (from.clone(), path)
+                } else if let Some(full) = module.uses.get(first) {
+                    // A name imported by `use`: continue from what it names.
+                    let mut expanded = full.clone();
+                    expanded.extend_from_slice(&path[1..]);
+                    return self.resolve(from, &expanded, depth + 1);
+                } else {
+                    return None;
+                }
+            }
+        };
+        for (i, segment) in rest.iter().enumerate() {
+            let module = self.modules.get(&current)?;
+            if module.children.contains(segment) {
+                current.push(segment.clone());
+                continue;
+            }
+            if module.items.contains(segment) {
+                return Some(current);
+            }
+            if let Some(full) = module.uses.get(segment) {
+                // A re-export: the item lives where the `use` points.
+                let mut expanded = full.clone();
+                expanded.extend_from_slice(&rest[i + 1..]);
+                return self
+                    .resolve(&current, &expanded, depth + 1)
+                    .or(Some(current));
+            }
+            return Some(current);
+        }
+        Some(current)
+    }
+
+    /// For every module, the modules it names (resolved).
+    fn references(&self) -> BTreeMap<ModPath, BTreeSet<ModPath>> {
+        self.modules
+            .iter()
+            .map(|(from, module)| {
+                let targets = module
+                    .paths
+                    .iter()
+                    .filter_map(|p| self.resolve(from, p, 0))
+                    .filter(|t| t != from)
+                    .collect();
+                (from.clone(), targets)
+            })
+            .collect()
+    }
+
+    /// Cycles among the children of every module, each as a list of module paths.
+    fn cycles(&self) -> Vec<Vec<String>> {
+        let references = self.references();
+        let mut found = Vec::new();
+        for (parent, module) in &self.modules {
+            let children: Vec<&String> = module.children.iter().collect();
+            if children.len() < 2 {
+                continue;
+            }
+            // Edge a → b when a module inside child a names a module inside child b.
+            let child_of = |m: &ModPath| -> Option<usize> {
+                if m.len() > parent.len() && m[..parent.len()] == parent[..] {
+                    children.iter().position(|c| **c == m[parent.len()])
+                } else {
+                    None
+                }
+            };
+            let n = children.len();
+            let mut edges = vec![BTreeSet::new(); n];
+            for (from, targets) in &references {
+                let Some(a) = child_of(from) else { continue };
+                for t in targets {
+                    if let Some(b) = child_of(t)
+                        && a != b
+                    {
+                        edges[a].insert(b);
+                    }
+                }
+            }
+            for component in strongly_connected(&edges) {
+                if component.len() > 1 {
+                    let name = |i: usize| {
+                        let mut p = parent.clone();
+                        p.push(children[i].clone());
+                        format!("{}::{}", self.name, p.join("::"))
+                    };
+                    found.push(component.into_iter().map(name).collect());
+                }
+            }
+        }
+        found
+    }
+}
+
+/// Tarjan's strongly connected components of the graph `edges` (adjacency sets).
+fn strongly_connected(edges: &[BTreeSet<usize>]) -> Vec<Vec<usize>> {
+    struct State<'a> {
+        edges: &'a [BTreeSet<usize>],
+        index: Vec<Option<usize>>,
+        low: Vec<usize>,
+        on_stack: Vec<bool>,
+        stack: Vec<usize>,
+        next: usize,
+        components: Vec<Vec<usize>>,
+    }
+    fn visit(s: &mut State, v: usize) {
+        s.index[v] = Some(s.next);
+        s.low[v] = s.next;
+        s.next += 1;
+        s.stack.push(v);
+        s.on_stack[v] = true;
+        for &w in s.edges[v].iter() {
+            match s.index[w] {
+                None => {
+                    visit(s, w);
+                    s.low[v] = s.low[v].min(s.low[w]);
+                }
+                Some(iw) if s.on_stack[w] => s.low[v] = s.low[v].min(iw),
+                Some(_) => {}
+            }
+        }
+        if Some(s.low[v]) == s.index[v] {
+            let mut component = Vec::new();
+            while let Some(w) = s.stack.pop() {
+                s.on_stack[w] = false;
+                component.push(w);
+                if w == v {
+                    break;
+                }
+            }
+            component.sort_unstable();
+            s.components.push(component);
+        }
+    }
+    let n = edges.len();
+    let mut s = State {
+        edges,
+        index: vec![None; n],
+        low: vec![0; n],
+        on_stack: vec![false; n],
+        stack: Vec::new(),
+        next: 0,
+        components: Vec::new(),
+    };
+    for v in 0..n {
+        if s.index[v].is_none() {
+            visit(&mut s, v);
+        }
+    }
+    s.components
+}
+
+fn workspace_crates() -> Vec<PathBuf> {
+    let crates = mastersim_tests::workspace_root().join("crates");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&crates)
+        .unwrap_or_else(|e| panic!("cannot list '{}': {e}", crates.display()))
+        .map(|e| e.expect("directory entry").path())
+        .filter(|p| p.join("Cargo.toml").is_file())
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+#[test]
+fn no_import_cycles_between_modules() {
+    let mut cycles = Vec::new();
+    for dir in workspace_crates() {
+        cycles.extend(Crate::read(&dir).cycles());
+    }
+    let text: Vec<String> = cycles.iter().map(|c| c.join(" ↔ ")).collect();
+    assert!(
+        cycles.is_empty(),
+        "import cycles between modules:\n{}",
+        text.join("\n")
+    );
+}
