@@ -1,4 +1,4 @@
-//! Fuzzes the CSV/TSV table reader, `master::file_reader::Table::parse`.
+//! Fuzzes the CSV/TSV table reader, `master::table::Table::parse`.
 //!
 //! Any `Err` is a correct answer to bad input; only a panic, crash, hang or out-of-memory is a
 //! finding. Bytes are decoded the way `Table::from_file` does (lossy UTF-8). A table that parses
@@ -9,7 +9,7 @@
 use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
-use master::file_reader::Table;
+use master::table::Table;
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);

@@ -1,5 +1,9 @@
 //! `mastersim`: runs a MasterSim project (`.msim`) of FMI co-simulation slaves.
 //!
+//! The binary only drives the `mastersim` library: it turns the command line into
+//! [`mastersim::Options`], sets up logging, turns SIGINT and SIGTERM into a stop request, and
+//! maps how the run ended to an exit code. `mastersim plot` draws result files.
+//!
 //! Exit codes (docs/robustness.md): 0 done (also for `--test-init` and a slave's terminate
 //! request), 1 the simulation failed, 2 usage, project or FMU error, 124 an FMU call exceeded
 //! `--step-timeout`, 130 / 143 interrupted by SIGINT / SIGTERM. A crash inside FMU code ends
@@ -8,15 +12,14 @@
 
 mod logging;
 mod plot;
-mod results;
-mod run;
-mod supervise;
+mod signals;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::{ArgAction, Parser, Subcommand, ValueEnum};
-use master::project::ResultFormat;
+use mastersim::{Ending, Options, ResultFormat, Session, StepTimeout, TimeArithmetic};
 
 /// Command line of `mastersim` (MasterSim reference §2; both `--opt=value` and `--opt value`).
 #[derive(Debug, Parser)]
@@ -57,7 +60,7 @@ struct Args {
     /// Do not extract FMUs; reuse `<working-dir>/fmus/<name>`.
     #[arg(long)]
     skip_unzip: bool,
-    /// Console verbosity: 0 errors only, 1 standard, 2 info, 3 detailed, 4 developer (also FMU logging).
+    /// Console verbosity: 0 errors only, 1 standard, 2 info (+ log/stepstats.tsv), 3 detailed, 4 developer (also FMU logging).
     #[arg(long, value_name = "N", default_value_t = 1)]
     verbosity_level: u8,
     /// Stop after initialization and the first result row.
@@ -80,6 +83,11 @@ struct Args {
     /// Results do not depend on it.
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
+    /// Time arithmetic [default: the project's timeArithmetic, exact]: `exact` computes fixed
+    /// communication points as t0 + n·h; `mastersim` reproduces MasterSim 0.9.8 (t += h, slave
+    /// clocks), for results comparable with it.
+    #[arg(long, value_name = "MODE")]
+    time_arithmetic: Option<Arithmetic>,
 }
 
 /// A result format on the command line.
@@ -93,40 +101,40 @@ enum Format {
     Json,
 }
 
-impl From<Format> for ResultFormat {
-    fn from(f: Format) -> Self {
-        match f {
-            Format::Csv => ResultFormat::Csv,
-            Format::Mat => ResultFormat::Mat,
-            Format::Json => ResultFormat::Json,
-        }
-    }
+/// A time arithmetic on the command line.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum Arithmetic {
+    /// MasterSim 0.9.8's: accumulated steps, per-slave clocks.
+    Mastersim,
+    /// Drift-free communication points.
+    Exact,
 }
+
+/// Exit code of a run that failed while simulating.
+const SIMULATION_FAILED: u8 = 1;
+/// Exit code of a usage, project or FMU error.
+const INPUT_ERROR: u8 = 2;
+/// Exit code when an FMU call exceeded `--step-timeout` (as GNU `timeout`).
+const EXIT_TIMEOUT: u8 = 124;
 
 /// A failure with the exit code it maps to.
 struct Failure {
     code: u8,
-    error: anyhow::Error,
+    message: String,
 }
 
-/// Attaches an exit code to errors: 2 for input (project, FMU) errors, 1 for simulation failures.
-trait ExitCodeExt<T> {
-    fn code(self, code: u8) -> Result<T, Failure>;
-}
-
-impl<T, E: Into<anyhow::Error>> ExitCodeExt<T> for Result<T, E> {
-    fn code(self, code: u8) -> Result<T, Failure> {
-        self.map_err(|e| Failure {
+impl Failure {
+    fn new(code: u8, error: &mastersim::Error) -> Failure {
+        Failure {
             code,
-            error: e.into(),
-        })
+            message: error.chain_text(),
+        }
     }
 }
 
 /// The error and its causes on one line, `: `-separated, each cause once: several error
-/// types already include their source in their own message, and repeating it would make the
-/// line hard to read.
-pub fn describe(error: &anyhow::Error) -> String {
+/// types already include their source in their own message.
+fn describe(error: &anyhow::Error) -> String {
     let mut text = error.to_string();
     for cause in error.chain().skip(1) {
         let cause = cause.to_string();
@@ -138,8 +146,126 @@ pub fn describe(error: &anyhow::Error) -> String {
     text
 }
 
-const INPUT_ERROR: u8 = 2;
-const SIMULATION_FAILED: u8 = 1;
+/// Ends the process after a hanging FMU call (the results are saved by then).
+fn timed_out() -> ! {
+    std::process::exit(i32::from(EXIT_TIMEOUT))
+}
+
+/// The library's options for the command line `args`.
+fn options(args: &Args) -> Result<Options, Failure> {
+    let step_timeout = match args.step_timeout {
+        Some(s) if !(s.is_finite() && s > 0.0) => {
+            return Err(Failure {
+                code: INPUT_ERROR,
+                message: format!("--step-timeout {s}: expected a number of seconds > 0"),
+            });
+        }
+        Some(s) => Some(StepTimeout {
+            limit: Duration::from_secs_f64(s),
+            on_expiry: timed_out,
+        }),
+        None => None,
+    };
+    Ok(Options {
+        working_dir: args.working_dir.clone(),
+        skip_unzip: args.skip_unzip,
+        result_formats: (!args.result_format.is_empty()).then(|| {
+            args.result_format
+                .iter()
+                .map(|f| match f {
+                    Format::Csv => ResultFormat::Csv,
+                    Format::Mat => ResultFormat::Mat,
+                    Format::Json => ResultFormat::Json,
+                })
+                .collect()
+        }),
+        output_threshold: args.output_threshold,
+        threads: args.threads,
+        time_arithmetic: args.time_arithmetic.map(|a| match a {
+            Arithmetic::Mastersim => TimeArithmetic::MasterSim,
+            Arithmetic::Exact => TimeArithmetic::Exact,
+        }),
+        max_fmu_size: args.max_fmu_size.saturating_mul(1 << 20),
+        fmu_logging: args.verbosity_level > 3,
+        step_statistics: args.verbosity_level >= 2,
+        console_progress: true,
+        step_timeout,
+    })
+}
+
+/// Runs the project of `args`; returns the exit code of a run that did not fail (0, or
+/// 128 + signal number after an interrupt).
+fn run(args: &Args, interrupt: Option<&signals::Interrupt>) -> Result<u8, Failure> {
+    let text = args
+        .project
+        .as_deref()
+        .unwrap_or(Path::new(""))
+        .to_string_lossy();
+    let project = PathBuf::from(text.strip_prefix("file://").unwrap_or(&text));
+    let options = options(args)?;
+    let wd = options.working_dir_for(&project);
+    let log_dir = wd.join("log");
+    std::fs::create_dir_all(&log_dir).map_err(|e| Failure {
+        code: INPUT_ERROR,
+        message: format!(
+            "cannot create working directory '{}': {e}",
+            log_dir.display()
+        ),
+    })?;
+    logging::init(args.verbosity_level, &log_dir.join("screenlog.txt")).map_err(|e| Failure {
+        code: INPUT_ERROR,
+        message: format!("{e:#}"),
+    })?;
+    log::info!("mastersim, version {}", env!("CARGO_PKG_VERSION"));
+    let mut session =
+        Session::open(&project, &options).map_err(|e| Failure::new(INPUT_ERROR, &e))?;
+    if let Some(interrupt) = interrupt {
+        session.set_stop_flag(interrupt.flag());
+    }
+    if args.test_init {
+        let initialized = session.initialize();
+        if initialized.is_ok() {
+            log::info!("Stopping after successful initialization.");
+            session
+                .close()
+                .map_err(|e| Failure::new(SIMULATION_FAILED, &e))?;
+            println!("Results are in '{}'", wd.join("results").display());
+            return Ok(0);
+        }
+        // A failed initialization is reported like a failed run, with summary.txt.
+    } else {
+        let _ = session.run();
+    }
+    if let (Ending::Interrupted { .. }, Some(interrupt)) = (session.ending(), interrupt) {
+        session.set_stop_cause(&format!("{} received", interrupt.received().0));
+    }
+    let ending = session.ending();
+    match &ending {
+        Ending::Terminated { slave, t } => {
+            log::info!("Simulation ended at t = {t} s on request of slave '{slave}'.");
+        }
+        Ending::Interrupted { cause, t } => log::warn!(
+            "{cause}: simulation stopped at t = {t} s; results up to there are complete."
+        ),
+        Ending::Completed | Ending::Failed(_) | Ending::TimedOut(_) => {}
+    }
+    let finished = session.finish();
+    // Report in order of cause: the run's own failure first, then the files and the slaves.
+    if let Ending::Failed(message) = ending {
+        return Err(Failure {
+            code: SIMULATION_FAILED,
+            message,
+        });
+    }
+    finished.map_err(|e| Failure::new(SIMULATION_FAILED, &e))?;
+    match ending {
+        Ending::Interrupted { .. } => Ok(interrupt.map_or(SIMULATION_FAILED, |i| i.received().1)),
+        _ => {
+            println!("Results are in '{}'", wd.join("results").display());
+            Ok(0)
+        }
+    }
+}
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -155,15 +281,15 @@ fn main() -> ExitCode {
     if let Err(e) = fmi::install_crash_report() {
         eprintln!("Warning: crashes inside FMU code will not be reported: {e}");
     }
-    let interrupt = supervise::Interrupt::install()
+    let interrupt = signals::Interrupt::install()
         .inspect_err(|e| eprintln!("Warning: SIGINT/SIGTERM will end the run at once: {e}"))
         .ok();
-    match run::run(&cli.run, interrupt.as_ref()) {
+    match run(&cli.run, interrupt.as_ref()) {
         Ok(code) => ExitCode::from(code),
-        Err(Failure { code, error }) => {
-            log::error!("{}", describe(&error));
+        Err(Failure { code, message }) => {
+            log::error!("{message}");
             if !logging::is_initialized() {
-                eprintln!("Error: {}", describe(&error));
+                eprintln!("Error: {message}");
             }
             ExitCode::from(code)
         }

@@ -38,7 +38,7 @@ pub enum Error {
     Project(Box<crate::project::ProjectError>),
     /// A file-reader table is invalid.
     #[error(transparent)]
-    Table(Box<crate::file_reader::TableError>),
+    Table(Box<crate::table::TableError>),
     /// An FMI call failed.
     #[error("slave '{slave}': {source}")]
     Fmi {
@@ -265,6 +265,23 @@ pub enum Error {
         /// The value (NaN or ±inf).
         value: f64,
     },
+    /// A variable name given at run time (e.g. to read its value) that the project does not
+    /// define.
+    #[error("no variable '{name}': {reason}")]
+    NoSuchVariable {
+        /// The name as given.
+        name: String,
+        /// What is missing and what was expected.
+        reason: String,
+    },
+    /// A call that is not allowed in the simulation's current phase.
+    #[error("{call} is not allowed {reason}")]
+    InvalidPhase {
+        /// The call (e.g. `initialize`).
+        call: &'static str,
+        /// Why not (e.g. "after initialization").
+        reason: &'static str,
+    },
     /// A slave does not provide a function the master needs.
     #[error("slave '{slave}' does not provide {function}")]
     Unsupported {
@@ -317,8 +334,8 @@ impl From<crate::project::ProjectError> for Error {
     }
 }
 
-impl From<crate::file_reader::TableError> for Error {
-    fn from(e: crate::file_reader::TableError) -> Self {
+impl From<crate::table::TableError> for Error {
+    fn from(e: crate::table::TableError) -> Self {
         Error::Table(Box::new(e))
     }
 }

@@ -16,13 +16,15 @@
 //! `sqrt(Σe²/n) > 1`. It never changes the step. MasterSim measured the slope from `tStart`
 //! instead of `t_p`.
 
+use crate::Result;
+use crate::algorithm::{Algorithm, Outcome, StepParams};
+use crate::number::{cpp_max, cpp_min};
 use crate::settings::Settings;
-use crate::simulation::{cpp_max, cpp_min};
-use crate::system::System;
+use crate::system::{StateSlot, System};
 use crate::values::TypedValues;
 
 /// Error value used when a half step of the Richardson test did not converge.
-pub(crate) const FAILED_HALF_STEP_ERROR: f64 = 25.0;
+const FAILED_HALF_STEP_ERROR: f64 = 25.0;
 
 /// Outcome of a Richardson test.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -36,7 +38,7 @@ pub(crate) enum Verdict {
 /// New full step after an error test with error `err` and half step `h_half` (s).
 ///
 /// Spec: MasterSim reference §11.1 (`adapt`).
-pub(crate) fn adapt(err: f64, h_half: f64, h_min: f64) -> f64 {
+fn adapt(err: f64, h_half: f64, h_min: f64) -> f64 {
     let scale = cpp_max(0.2, cpp_min(2.0, 0.9 / err.sqrt()));
     let h_new = h_half * scale * 2.0;
     if h_new < h_min {
@@ -46,9 +48,9 @@ pub(crate) fn adapt(err: f64, h_half: f64, h_min: f64) -> f64 {
     h_new
 }
 
-/// Scratch vectors and history of the error tests.
+/// The local error estimates of a run: scratch vectors and the history they need.
 #[derive(Debug, Clone)]
-pub(crate) struct ErrorTest {
+pub(crate) struct ErrorEstimator {
     /// Real values of the full step (Richardson).
     y_full: Vec<f64>,
     /// All coupled values at the start of the step (Richardson).
@@ -57,24 +59,121 @@ pub(crate) struct ErrorTest {
     y_prev: Vec<f64>,
     /// Previous communication point (CHECK), s.
     t_prev: Option<f64>,
-    /// Last value norm and slope norm (for step statistics).
-    pub last_norms: (f64, f64),
 }
 
-impl ErrorTest {
+impl ErrorEstimator {
     /// Scratch space for `n_real` coupled Real values.
     pub fn new(n_real: usize) -> Self {
-        ErrorTest {
+        ErrorEstimator {
             y_full: vec![0.0; n_real],
             y_start: TypedValues::default(),
             y_prev: vec![0.0; n_real],
             t_prev: None,
-            last_norms: (1.0, 1.0),
         }
     }
 
+    /// The CHECK-mode error of a converged step from `t` by `h` (s); `None` on the first step,
+    /// which has no previous communication point.
+    ///
+    /// Shapes: `y_t` (values at `t`) and `y_next` (values at `t + h`) have one entry per
+    /// coupled Real variable.
+    pub fn check(&mut self, y_t: &[f64], y_next: &[f64], t: f64, h: f64, s: &Settings) -> Option<f64> {
+        let mut err = None;
+        if let Some(t_prev) = self.t_prev {
+            let span = t + h - t_prev;
+            let n = self.y_prev.len() as f64;
+            let mut sum = 0.0;
+            for ((&yn, &yt), &yp) in y_next.iter().zip(y_t).zip(&self.y_prev) {
+                let sc = yn.abs() * s.rel_tol + s.abs_tol;
+                let e = h * ((yn - yp) / span - (yn - yt) / h) / sc;
+                sum += e * e;
+            }
+            let norm = (sum / n).sqrt();
+            if norm > 1.0 {
+                log::debug!(
+                    "ERROR_TEST (CHECK): error test failed at t={t} with h={h}, WRMS={norm}"
+                );
+            }
+            err = Some(norm);
+        }
+        self.y_prev.copy_from_slice(y_t);
+        self.t_prev = Some(t);
+        err
+    }
+
+    /// The Richardson step-doubling test after a converged step from `t` of size `h_full` (s),
+    /// whose result is in `sys.y_next`: repeats the step as two half steps from the states
+    /// saved at `t` and compares. On rejection the slaves and `y_t` are back at `t` (with
+    /// MasterSim time arithmetic, the slave clocks half a step ahead, as MasterSim does). The
+    /// test's norms go to `sys.counters.error_norms`, a failure to `error_test_fails`.
+    ///
+    /// # Errors
+    /// Failing slave calls of the half steps and rollbacks.
+    ///
+    /// Spec: MasterSim reference §11.1.
+    pub fn richardson(
+        &mut self,
+        algorithm: &mut Algorithm,
+        sys: &mut System,
+        t: f64,
+        h_full: f64,
+        s: &Settings,
+    ) -> Result<Verdict> {
+        self.begin(sys);
+        sys.restore_states(StateSlot::Iter, t)?;
+        sys.swap_state_slots();
+        let h = h_full / 2.0;
+        let mut t_half = t;
+        let mut failed = false;
+        if s.iterate() {
+            sys.save_states(StateSlot::Iter)?;
+        }
+        if algorithm.step(sys, &StepParams::new(s, t_half, h))? != Outcome::Converged {
+            log::debug!("First half-step of error test did not converge.");
+            failed = true;
+        } else {
+            std::mem::swap(&mut sys.y_t, &mut sys.y_next);
+            t_half += h;
+            if s.iterate() {
+                sys.save_states(StateSlot::Iter)?;
+            }
+            if algorithm.step(sys, &StepParams::new(s, t_half, h))? != Outcome::Converged {
+                log::debug!("Second half-step of error test did not converge.");
+                failed = true;
+            }
+        }
+        let err = if failed {
+            FAILED_HALF_STEP_ERROR
+        } else {
+            self.richardson_norm(sys, h_full, h, s)
+        };
+        let h_next = if err > 1.0 {
+            sys.counters.error_test_fails += 1;
+            log::debug!("ERROR_TEST: Error test failed at t={t} with h={h_full}, WRMS={err}");
+            if h_full > s.h_min {
+                // MasterSim restores with the master time already advanced by the first half
+                // step; with MasterSim time arithmetic the slave clocks inherit that (reference
+                // §11.1, reproduced for identical counters; see docs/deviations.md).
+                sys.restore_states(StateSlot::Err, t_half)?;
+                sys.y_t.copy_from(&self.y_start);
+                sys.swap_state_slots();
+                return Ok(Verdict::Rejected {
+                    h_new: adapt(err, h, s.h_min),
+                });
+            }
+            h_full
+        } else {
+            cpp_min(adapt(err, h, s.h_min), s.h_max)
+        };
+        sys.swap_state_slots();
+        Ok(Verdict::Accepted {
+            t_new: t_half + h,
+            h_next,
+        })
+    }
+
     /// Records the full-step result and the start values before the half steps.
-    pub fn begin(&mut self, sys: &System) {
+    fn begin(&mut self, sys: &System) {
         self.y_full.copy_from_slice(&sys.y_next.real);
         if self.y_start.real.len() != sys.y_t.real.len()
             || self.y_start.string.len() != sys.y_t.string.len()
@@ -85,14 +184,10 @@ impl ErrorTest {
         }
     }
 
-    /// Puts the start values back into `y_t` after a rejected test.
-    pub fn restore_start_values(&self, sys: &mut System) {
-        sys.y_t.copy_from(&self.y_start);
-    }
-
     /// The Richardson error after both half steps: `y_next` holds the two-half-step result and
-    /// `y_t` the half-step values. `h_full` and `h_half` in s.
-    pub fn richardson_norm(&mut self, sys: &System, h_full: f64, h_half: f64, s: &Settings) -> f64 {
+    /// `y_t` the half-step values. `h_full` and `h_half` in s. Records both norms in
+    /// `sys.counters.error_norms`.
+    fn richardson_norm(&mut self, sys: &mut System, h_full: f64, h_half: f64, s: &Settings) -> f64 {
         let n = self.y_full.len() as f64;
         let (mut sum1, mut sum2) = (0.0, 0.0);
         for i in 0..self.y_full.len() {
@@ -108,37 +203,8 @@ impl ErrorTest {
         }
         let err = (sum1 / n).sqrt();
         let err_slopes = (sum2 / n).sqrt();
-        self.last_norms = (err, err_slopes);
+        sys.counters.error_norms = (err, err_slopes);
         cpp_max(err, err_slopes)
-    }
-
-    /// The CHECK-mode test after a converged step from `t` by `h` (s); true when it failed.
-    ///
-    /// Shapes: `y_t` (values at `t`) and `y_next` (values at `t + h`) have one entry per
-    /// coupled Real variable.
-    pub fn check(&mut self, y_t: &[f64], y_next: &[f64], t: f64, h: f64, s: &Settings) -> bool {
-        let mut failed = false;
-        if let Some(t_prev) = self.t_prev {
-            let span = t + h - t_prev;
-            let n = self.y_prev.len() as f64;
-            let mut sum = 0.0;
-            for ((&yn, &yt), &yp) in y_next.iter().zip(y_t).zip(&self.y_prev) {
-                let sc = yn.abs() * s.rel_tol + s.abs_tol;
-                let e = h * ((yn - yp) / span - (yn - yt) / h) / sc;
-                sum += e * e;
-            }
-            let err = (sum / n).sqrt();
-            self.last_norms = (err, err);
-            failed = err > 1.0;
-            if failed {
-                log::debug!(
-                    "ERROR_TEST (CHECK): error test failed at t={t} with h={h}, WRMS={err}"
-                );
-            }
-        }
-        self.y_prev.copy_from_slice(y_t);
-        self.t_prev = Some(t);
-        failed
     }
 }
 
@@ -159,26 +225,24 @@ mod tests {
     fn check_estimate_is_local() {
         let s = settings(1e-12, 1.0);
         let h = 0.1;
-        let mut test = ErrorTest::new(1);
+        let mut test = ErrorEstimator::new(1);
         let y = |t: f64| t * t;
-        assert!(
-            !test.check(&[y(0.0)], &[y(h)], 0.0, h, &s),
+        assert_eq!(
+            test.check(&[y(0.0)], &[y(h)], 0.0, h, &s),
+            None,
             "no estimate on the first step"
         );
         for n in 1..50 {
             let t = n as f64 * h;
-            test.check(&[y(t)], &[y(t + h)], t, h, &s);
-            assert!(
-                (test.last_norms.0 - h * h).abs() < 1e-9,
-                "t={t}: {}",
-                test.last_norms.0
-            );
+            let err = test.check(&[y(t)], &[y(t + h)], t, h, &s).expect("an estimate");
+            assert!((err - h * h).abs() < 1e-9, "t={t}: {err}");
         }
         let strict = settings(1e-12, 1e-3);
-        let mut test = ErrorTest::new(1);
+        let mut test = ErrorEstimator::new(1);
         let fails = (0..10).filter(|&n| {
             let t = n as f64 * h;
             test.check(&[y(t)], &[y(t + h)], t, h, &strict)
+                .is_some_and(|err| err > 1.0)
         });
         assert_eq!(
             fails.count(),

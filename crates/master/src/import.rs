@@ -12,7 +12,8 @@ use fmi::archive::ExtractOptions;
 use fmi::{Fmu, InstantiateOptions};
 
 use crate::error::Location;
-use crate::file_reader::{FileReaderSlave, Table};
+use crate::file_reader::FileReaderSlave;
+use crate::table::Table;
 use crate::fmu_slave::FmuSlave;
 use crate::plan::{SimulationPlan, SlaveKind};
 use crate::project::{Project, SimulatorDef};

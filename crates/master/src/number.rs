@@ -233,6 +233,20 @@ fn inf_nan_len(bytes: &[u8]) -> Option<usize> {
     None
 }
 
+/// C++ `std::min(a, b)`: `b < a ? b : a`, so a NaN in `b` yields `a`.
+///
+/// Spec: MasterSim reference §11.1 (the argument order MasterSim's step-size update relies on).
+pub fn cpp_min(a: f64, b: f64) -> f64 {
+    if b < a { b } else { a }
+}
+
+/// C++ `std::max(a, b)`: `a < b ? b : a`, so a NaN in `b` yields `a`.
+///
+/// Spec: MasterSim reference §11.1.
+pub fn cpp_max(a: f64, b: f64) -> f64 {
+    if a < b { b } else { a }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -355,3 +369,4 @@ mod tests {
         }
     }
 }
+

@@ -1,13 +1,16 @@
-//! How results leave the master: the [`Observer`] interface.
+//! How results leave the master: the [`Observer`] interface and the result column layout.
 //!
 //! The master never writes files. It calls an observer with the column layout once, with a
-//! row of values at every scheduled output time, and after every completed communication step.
-//! The command-line program adapts this to the `output` crate's writers; tests collect rows in
-//! memory.
+//! row of values at every scheduled output time, and with the run's counters after every
+//! completed communication step. Result files, progress displays and in-memory recorders are
+//! observers.
 //!
-//! Spec: MasterSim reference §12.1–12.3 (what is written and when).
+//! Spec: MasterSim reference §12.1–12.3 (what is written and when), §6.8 (which variables are
+//! result columns).
 
-use crate::values::{PerType, TypedValues};
+use crate::plan::{OutputVariable, SimulationPlan, SlavePlan};
+use crate::statistics::Counters;
+use crate::values::{OUTPUT_TYPE_ORDER, PerType, TypedValues};
 
 /// The error type observers return.
 pub type ObserverError = Box<dyn std::error::Error + Send + Sync>;
@@ -44,7 +47,7 @@ pub struct ColumnAlias {
 
 impl OutputColumn {
     /// The column of `var` of slave `slave`.
-    pub fn of(slave: &str, var: &crate::plan::OutputVariable) -> OutputColumn {
+    pub fn of(slave: &str, var: &OutputVariable) -> OutputColumn {
         OutputColumn {
             name: format!("{slave}.{}", var.name),
             unit: var.unit.clone(),
@@ -72,6 +75,10 @@ impl OutputColumn {
 /// Signal Table files) carry the values read after initialization.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct OutputLayout {
+    /// Start time of the run, s.
+    pub t_start: f64,
+    /// End time of the run, s.
+    pub t_end: f64,
     /// Time-varying result columns per type.
     pub columns: PerType<Vec<OutputColumn>>,
     /// Parameter columns per type.
@@ -81,44 +88,59 @@ pub struct OutputLayout {
     pub parameter_values: TypedValues,
 }
 
-/// Progress information after a completed communication step.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct StepInfo {
-    /// The new communication point, s.
-    pub t: f64,
-    /// The step size just completed, s.
-    pub h: f64,
-    /// End time of the run, s.
-    pub t_end: f64,
-    /// Number of completed steps.
-    pub steps: u64,
-    /// Master-algorithm calls so far (error-test half steps included).
-    pub algorithm_calls: u64,
-    /// Failed error tests so far.
-    pub error_test_fails: u64,
-    /// Step reductions after non-convergence or rejected steps so far.
-    pub convergence_fails: u64,
-    /// Cycle sweeps so far.
-    pub iterations: u64,
-    /// Iteration-limit returns so far.
-    pub iteration_limit_exceeded: u64,
-    /// Steps rejected by slaves so far.
-    pub fmu_errors: u64,
-    /// Last accepted error norms (Richardson value norm, slope norm); 1 before any test.
-    pub error_norms: (f64, f64),
-    /// Wall time inside master-algorithm steps so far, s.
-    pub algorithm_time: f64,
-    /// Wall time in error tests so far, s.
-    pub error_test_time: f64,
-    /// Wall time spent handing rows to the observer so far, s.
-    pub output_time: f64,
+impl OutputLayout {
+    /// The layout of `plan`: for each type in [`OUTPUT_TYPE_ORDER`], every slave's written
+    /// outputs (and parameters) of that type in slave order, named `<slave>.<variable>`.
+    /// Parameter values start zeroed; the master fills them after initialization.
+    pub fn new(plan: &SimulationPlan) -> OutputLayout {
+        let parameters = columns_of(plan, |s| &s.parameters);
+        let count = |c: &PerType<Vec<OutputColumn>>| PerType {
+            real: c.real.len(),
+            integer: c.integer.len(),
+            boolean: c.boolean.len(),
+            string: c.string.len(),
+        };
+        OutputLayout {
+            t_start: plan.settings.t_start,
+            t_end: plan.settings.t_end,
+            columns: columns_of(plan, |s| &s.outputs),
+            parameter_values: TypedValues::zeroed(&count(&parameters)),
+            parameters,
+        }
+    }
+
+    /// Number of result columns per type (the shape of every row).
+    pub fn counts(&self) -> PerType<usize> {
+        PerType {
+            real: self.columns.real.len(),
+            integer: self.columns.integer.len(),
+            boolean: self.columns.boolean.len(),
+            string: self.columns.string.len(),
+        }
+    }
+}
+
+/// The columns of the written variables in `list` of every slave of `plan`.
+fn columns_of(
+    plan: &SimulationPlan,
+    list: impl Fn(&SlavePlan) -> &PerType<Vec<OutputVariable>>,
+) -> PerType<Vec<OutputColumn>> {
+    let mut columns = PerType::<Vec<OutputColumn>>::default();
+    for ty in OUTPUT_TYPE_ORDER {
+        for slave in &plan.slaves {
+            for var in list(slave).get(ty).iter().filter(|v| v.written) {
+                columns.get_mut(ty).push(OutputColumn::of(&slave.name, var));
+            }
+        }
+    }
+    columns
 }
 
 /// Receives results while a simulation runs.
 ///
 /// All calls come from the thread that drives the simulation (with parallel Gauss-Jacobi a
 /// worker thread, hence `Send`), one at a time, in this order: [`Observer::start`] once, then
-/// [`Observer::output`] and [`Observer::step_completed`] repeatedly.
+/// [`Observer::step_completed`] and [`Observer::output`] repeatedly.
 pub trait Observer: Send {
     /// Called once before the first row with the column layout.
     ///
@@ -133,8 +155,53 @@ pub trait Observer: Send {
     /// Any error ends the run with [`crate::Error::Observer`].
     fn output(&mut self, t: f64, values: &TypedValues) -> Result<(), ObserverError>;
 
-    /// Called after every completed communication step, before any row for it.
-    fn step_completed(&mut self, info: &StepInfo) {
-        let _ = info;
+    /// Called after every completed communication step, before any row for it, with the
+    /// run's counters (`counters.t` is the new communication point).
+    fn step_completed(&mut self, counters: &Counters) {
+        let _ = counters;
+    }
+}
+
+/// Several observers as one: every call goes to each of them, in the order they were added.
+/// The first error ends the call (the remaining observers do not see that row).
+#[derive(Default)]
+pub struct Observers(Vec<Box<dyn Observer>>);
+
+impl std::fmt::Debug for Observers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Observers({})", self.0.len())
+    }
+}
+
+impl Observers {
+    /// Adds `observer` at the end.
+    pub fn push(&mut self, observer: Box<dyn Observer>) {
+        self.0.push(observer);
+    }
+
+    /// Number of observers.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// True when there is none.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl Observer for Observers {
+    fn start(&mut self, layout: &OutputLayout) -> Result<(), ObserverError> {
+        self.0.iter_mut().try_for_each(|o| o.start(layout))
+    }
+
+    fn output(&mut self, t: f64, values: &TypedValues) -> Result<(), ObserverError> {
+        self.0.iter_mut().try_for_each(|o| o.output(t, values))
+    }
+
+    fn step_completed(&mut self, counters: &Counters) {
+        for o in &mut self.0 {
+            o.step_completed(counters);
+        }
     }
 }

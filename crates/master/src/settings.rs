@@ -6,36 +6,10 @@
 
 use crate::error::Location;
 use crate::project::{
-    ErrorControlMode, MasterMode, NewtonDerivatives, NewtonJacobian, Project, TimeArithmetic,
+    ErrorControl, MasterAlgorithm, NewtonDerivatives, NewtonJacobian, Project, TimeArithmetic,
     TimeUnit,
 };
 use crate::{Error, Result};
-
-/// The master algorithm.
-///
-/// Spec: MasterSim reference §10.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MasterAlgorithm {
-    /// Every slave of a cycle sees the values of the previous communication point.
-    GaussJacobi,
-    /// Slaves of a cycle run in order and see the values already updated in this sweep.
-    GaussSeidel,
-    /// Newton iteration over the coupled Real variables of each cycle.
-    Newton,
-}
-
-/// Local error control.
-///
-/// Spec: MasterSim reference §11.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ErrorControl {
-    /// No error estimate.
-    None,
-    /// Estimate and report the local error; never change the step.
-    Check,
-    /// Richardson step doubling with step-size adaptation.
-    Adapt,
-}
 
 /// Validated settings of one run. All times in seconds.
 ///
@@ -89,9 +63,7 @@ impl Settings {
     /// True when slave states must be saved at each step: for iteration, Richardson error
     /// control, or Newton (whose Jacobian always needs rollback).
     pub fn needs_states(&self) -> bool {
-        self.iterate()
-            || self.error_control == ErrorControl::Adapt
-            || self.algorithm == MasterAlgorithm::Newton
+        self.iterate() || self.error_control.adapts_step() || self.algorithm.rolls_back_every_step()
     }
 
     /// Validates the numeric settings of `project`.
@@ -164,22 +136,14 @@ impl Settings {
             prevent_overstepping_of_end_time: project.prevent_overstepping_of_end_time,
             abs_tol: project.abs_tol,
             rel_tol: project.rel_tol,
-            algorithm: match project.master_mode {
-                MasterMode::GaussJacobi => MasterAlgorithm::GaussJacobi,
-                MasterMode::GaussSeidel => MasterAlgorithm::GaussSeidel,
-                MasterMode::Newton => MasterAlgorithm::Newton,
-            },
-            error_control: match project.error_control_mode {
-                ErrorControlMode::None => ErrorControl::None,
-                ErrorControlMode::Check => ErrorControl::Check,
-                ErrorControlMode::AdaptStep => ErrorControl::Adapt,
-            },
+            algorithm: project.master_algorithm,
+            error_control: project.error_control,
             max_iterations: project.max_iterations,
             time_arithmetic: project.time_arithmetic,
             newton_jacobian: project.newton_jacobian,
             newton_derivatives: project.newton_derivatives,
         };
-        if settings.error_control == ErrorControl::Adapt && !settings.adjust_step_size {
+        if settings.error_control.adapts_step() && !settings.adjust_step_size {
             return Err(invalid(
                 "ErrorControlMode",
                 "error control with step adjustment (ADAPT_STEP) requires adjustStepSize yes"
@@ -187,7 +151,7 @@ impl Settings {
             ));
         }
         if settings.adjust_step_size {
-            if !settings.iterate() && settings.error_control != ErrorControl::Adapt {
+            if !settings.iterate() && !settings.error_control.adapts_step() {
                 return Err(invalid("adjustStepSize",
                     "variable steps need iteration (maxIterations > 1) or ErrorControlMode ADAPT_STEP".into(),
                 ));
@@ -211,17 +175,20 @@ impl Settings {
                 ));
             }
         }
-        if settings.algorithm == MasterAlgorithm::GaussJacobi && settings.iterate() {
-            return Err(invalid(
-                "maxIterations",
-                "Gauss-Jacobi never iterates, expected maxIterations 1".into(),
-            ));
-        }
-        if settings.algorithm == MasterAlgorithm::Newton && !settings.iterate() {
-            return Err(invalid(
-                "maxIterations",
-                "Newton needs at least 2 iterations (one to build and solve, one to confirm), expected maxIterations ≥ 2".into(),
-            ));
+        match settings.algorithm {
+            MasterAlgorithm::GaussJacobi if settings.iterate() => {
+                return Err(invalid(
+                    "maxIterations",
+                    "Gauss-Jacobi never iterates, expected maxIterations 1".into(),
+                ));
+            }
+            MasterAlgorithm::Newton if !settings.iterate() => {
+                return Err(invalid(
+                    "maxIterations",
+                    "Newton needs at least 2 iterations (one to build and solve, one to confirm), expected maxIterations ≥ 2".into(),
+                ));
+            }
+            _ => {}
         }
         Ok(settings)
     }

@@ -1,78 +1,34 @@
-//! The stepping driver: owns the master time, chooses each communication step, rolls back and
-//! retries, applies error control, and hands result rows to the observer.
+//! The stepping driver: owns the master time, initializes the slaves, and advances the coupled
+//! system one communication step at a time, handing result rows and counters to an observer.
 //!
-//! Spec: MasterSim reference §8 (initialization), §9 (time-stepping driver), §11 (error control),
-//! §12.3 (output schedule), §12.8 (counters). Departures: drift-free fixed steps
-//! ([`crate::time::FixedGrid`]), outputs re-read after `exitInitializationMode`, the corrected
-//! CHECK mode, and a clear error where MasterSim would roll back without saved states
-//! (`docs/deviations.md`).
+//! [`Simulation::step`] takes exactly one communication step; [`Simulation::run_until`] and
+//! [`Simulation::run`] repeat it. All three go through the same code, so stepping N times gives
+//! the same results and counters as running. What one step involves is split over the modules
+//! it uses: [`crate::step_control`] (step size, rollback, error control), [`crate::algorithm`]
+//! (the master algorithm), [`crate::rows`] (result rows).
+//!
+//! Spec: MasterSim reference §8 (initialization), §9 (time-stepping driver), §12.3 (output
+//! schedule), §12.8 (counters). Departures: drift-free fixed steps ([`crate::time::FixedGrid`]),
+//! outputs re-read after `exitInitializationMode`, the corrected CHECK mode, and a clear error
+//! where MasterSim would roll back without saved states (`docs/deviations.md`).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
 
-use crate::algorithm::{self, Outcome, StepParams};
-use crate::error_control::{self, ErrorTest};
-use crate::observer::{Observer, OutputLayout, StepInfo};
+use crate::algorithm::Algorithm;
+use crate::observer::{Observer, OutputLayout};
 use crate::plan::{SimulationPlan, Value};
-use crate::project::TimeArithmetic;
-use crate::settings::{ErrorControl, Settings};
-use crate::slave::{RejectReason, Slave};
-use crate::system::{SlaveStatistics, StateSlot, System};
-use crate::time::{self, FixedGrid, OutputSchedule};
-use crate::timer::Timer;
-use crate::values::{OUTPUT_TYPE_ORDER, PerType, TypedValues};
+use crate::rows::RowWriter;
+use crate::settings::Settings;
+use crate::slave::Slave;
+use crate::statistics::{Counters, Statistics};
+use crate::step_control::{StepControl, Stepped};
+use crate::system::System;
+use crate::workers::Workers;
 use crate::{Error, Result};
-
-/// Run statistics: the counters and timers of `summary.txt`. Times in s.
-///
-/// Spec: MasterSim reference §12.5, §12.8.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Statistics {
-    /// Wall time since the first result row was prepared, s.
-    pub wall_clock_time: f64,
-    /// Wall time spent handing rows to the observer, s.
-    pub output_time: f64,
-    /// Completed communication steps (`MasterAlgorithmSteps`).
-    pub steps: u64,
-    /// Wall time inside master-algorithm steps, error-test half steps included, s.
-    pub algorithm_time: f64,
-    /// Master-algorithm step calls, error-test half steps included.
-    pub algorithm_calls: u64,
-    /// Cycle sweeps.
-    pub iterations: u64,
-    /// Step reductions by 1/5 after non-convergence or a rejected step (`ConvergenceFails`).
-    pub convergence_fails: u64,
-    /// Iteration-limit returns of Gauss-Seidel/Newton (`ConvergenceIterLimitExceeded`).
-    pub iteration_limit_exceeded: u64,
-    /// Failed error tests (`ErrorTestFails`).
-    pub error_test_fails: u64,
-    /// Wall time in error tests, s.
-    pub error_test_time: f64,
-    /// Steps rejected by a slave (Discard or Error).
-    pub fmu_errors: u64,
-    /// Per-slave call statistics, in project order.
-    pub slaves: Vec<SlaveStatistics>,
-}
 
 /// Steps between re-evaluations of whether Gauss-Jacobi steps slaves in parallel.
 const PARALLEL_CHOICE_STEPS: u64 = 64;
-
-/// How a stretch of the stepping loop ended.
-enum Steps {
-    /// The run ended.
-    Ended(RunOutcome),
-    /// Parallel stepping was chosen and the worker pool must be started first.
-    NeedWorkers,
-}
-
-/// The sampled timers behind the times of [`Statistics`].
-#[derive(Debug, Clone, Copy, Default)]
-struct Timers {
-    algorithm: Timer,
-    error_test: Timer,
-    output: Timer,
-}
 
 /// How a run ended without error.
 #[derive(Debug, Clone, PartialEq)]
@@ -94,32 +50,53 @@ pub enum RunOutcome {
     },
 }
 
+/// What a call of [`Simulation::step`] (or [`Simulation::run_until`]) did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StepReport {
+    /// The communication point after the call, s.
+    pub t: f64,
+    /// The communication step size of the last step taken, s (0 when the call took none).
+    pub h: f64,
+    /// `Some` once the run has ended (with this call or before): how it ended. The last row
+    /// has then been written, and further calls take no step.
+    pub ended: Option<RunOutcome>,
+}
+
+/// Where a simulation is in its life.
+#[derive(Debug, Clone, PartialEq)]
+enum Phase {
+    /// Slaves instantiated, not initialized.
+    Instantiated,
+    /// Initialized; stepping may go on.
+    Initialized,
+    /// The run has ended.
+    Ended(RunOutcome),
+}
+
+/// What the stepping code inside or outside the worker pool returns.
+enum Advanced {
+    /// The call is done.
+    Done(StepReport),
+    /// Parallel stepping was chosen and the worker pool must be started first (nothing was
+    /// stepped yet).
+    NeedWorkers,
+}
+
 /// A simulation in progress: the coupled system plus the master clock.
 #[derive(Debug)]
 pub struct Simulation {
     plan: SimulationPlan,
     sys: System,
+    algorithm: Algorithm,
+    control: StepControl,
+    rows: RowWriter,
     /// Current communication point, s.
     t: f64,
-    /// Step size of the last completed step, s.
-    h: f64,
-    /// Step size proposed for the next step, s.
-    h_proposed: f64,
-    grid: Option<FixedGrid>,
-    schedule: OutputSchedule,
-    layout: OutputLayout,
-    row: TypedValues,
-    /// `(slave, local output index)` of every written column, per type, in row order.
-    row_sources: PerType<Vec<(usize, usize)>>,
-    stats: Statistics,
-    started: Option<Instant>,
-    /// Sampled timers of master-algorithm calls, error tests and row output.
-    timers: Timers,
+    phase: Phase,
     /// Threads allowed for parallel Gauss-Jacobi ([`Simulation::set_threads`]), at least 1.
     threads: usize,
     /// The worker threads, started when parallel stepping is first chosen.
-    pool: Option<crate::workers::Workers>,
-    error_test: ErrorTest,
+    workers: Option<Workers>,
     stop: Option<Arc<AtomicBool>>,
 }
 
@@ -144,43 +121,15 @@ impl Simulation {
                 ),
             });
         }
-        let mut sys = System::new(&plan, slaves);
-        if plan.settings.algorithm == crate::settings::MasterAlgorithm::Newton {
-            sys.newton = Some(Box::new(crate::algorithm::newton::Newton::new(&plan, &sys)));
-        }
-        let columns = plan.output_columns();
-        let parameters = plan.parameter_columns();
-        let count = |c: &PerType<Vec<crate::observer::OutputColumn>>| PerType {
-            real: c.real.len(),
-            integer: c.integer.len(),
-            boolean: c.boolean.len(),
-            string: c.string.len(),
-        };
-        let row = TypedValues::zeroed(&count(&columns));
-        let layout = OutputLayout {
-            parameter_values: TypedValues::zeroed(&count(&parameters)),
-            columns,
-            parameters,
-        };
-        let row_sources = written_sources(&plan, |s| &s.outputs);
-        let s = &plan.settings;
-        let exact = s.time_arithmetic == TimeArithmetic::Exact;
-        let grid = (exact && !s.adjust_step_size).then(|| FixedGrid::new(s.t_start, s.h_start));
+        let sys = System::new(&plan, slaves);
         Ok(Simulation {
-            t: s.t_start,
-            h: s.h_start,
-            h_proposed: s.h_start,
-            grid,
-            schedule: OutputSchedule::new(s.h_output_min),
-            error_test: ErrorTest::new(plan.connections.real.len()),
-            layout,
-            row,
-            row_sources,
-            stats: Statistics::default(),
-            started: None,
-            timers: Timers::default(),
+            algorithm: Algorithm::new(&plan, &sys),
+            control: StepControl::new(&plan.settings, plan.connections.real.len()),
+            rows: RowWriter::new(&plan, &sys),
+            t: plan.settings.t_start,
+            phase: Phase::Instantiated,
             threads: 1,
-            pool: None,
+            workers: None,
             stop: None,
             sys,
             plan,
@@ -197,9 +146,9 @@ impl Simulation {
         &self.plan.settings
     }
 
-    /// The result column layout.
+    /// The result column layout (parameter values are filled when the first row is written).
     pub fn layout(&self) -> &OutputLayout {
-        &self.layout
+        self.rows.layout()
     }
 
     /// The current communication point, s.
@@ -207,24 +156,62 @@ impl Simulation {
         self.t
     }
 
-    /// Installs a flag that, once set, ends [`Simulation::run`] at the next communication point.
+    /// How the run ended, once it has.
+    pub fn outcome(&self) -> Option<&RunOutcome> {
+        match &self.phase {
+            Phase::Ended(outcome) => Some(outcome),
+            Phase::Instantiated | Phase::Initialized => None,
+        }
+    }
+
+    /// Installs a flag that, once set, ends [`Simulation::run`] and [`Simulation::run_until`]
+    /// at the next communication point with [`RunOutcome::Interrupted`].
     pub fn set_stop_flag(&mut self, flag: Arc<AtomicBool>) {
         self.stop = Some(flag);
+    }
+
+    /// Installs a call monitor that records every slave's `doStep`, state and initialization
+    /// calls, so that a watchdog can detect a hanging call (see [`crate::watchdog`]).
+    pub fn set_call_monitor(&mut self, monitor: Arc<crate::watchdog::CallMonitor>) {
+        for node in &mut self.sys.nodes {
+            node.monitor = Some(monitor.clone());
+        }
+    }
+
+    /// Sets the number of threads that may step the slaves of Gauss-Jacobi (default 1). With
+    /// more than one, and a Gauss-Jacobi project of at least two slaves, stepping starts a pool
+    /// of `threads` worker threads once the slaves' `doStep` calls prove costly enough (see
+    /// `docs/performance.md`); the steps then run in that pool (the calling thread waits) and
+    /// each step's slaves run in parallel. A cheap project never starts a thread. The results
+    /// do not depend on the number of threads.
+    pub fn set_threads(&mut self, threads: usize) {
+        self.threads = if self.algorithm.can_step_in_parallel(&self.sys) {
+            threads.max(1)
+        } else {
+            1
+        };
     }
 
     /// Initializes all slaves.
     ///
     /// Order: `setupExperiment` for every slave; start values and parameters; enter
     /// initialization mode (FMI 1.0: `fmiInitializeSlave`, so values set before it take effect);
-    /// three Gauss-Jacobi passes of reading outputs and setting inputs; exit initialization
-    /// mode; finally the outputs are read once more so the first result row shows the
-    /// initialized values.
+    /// three Gauss-Jacobi passes of reading coupled outputs and setting inputs; exit
+    /// initialization mode; finally every selected output is read, so the first result row
+    /// shows the initialized values.
     ///
     /// # Errors
-    /// Any failing slave call ([`Error::Fmi`], [`Error::SetValue`]).
+    /// [`Error::InvalidPhase`] when called twice; any failing slave call ([`Error::Fmi`],
+    /// [`Error::SetValue`]).
     ///
     /// Spec: MasterSim reference §8 step 6, FMI 1.0 CS §4.1, FMI 2.0.2 §4.2.1.
     pub fn initialize(&mut self) -> Result<()> {
+        if self.phase != Phase::Instantiated {
+            return Err(Error::InvalidPhase {
+                call: "initialize",
+                reason: "after initialization",
+            });
+        }
         let s = &self.plan.settings;
         log::info!("Setting up experiment (calling setupExperiment() in slaves)");
         for node in &mut self.sys.nodes {
@@ -245,7 +232,7 @@ impl Simulation {
             node.enter_initialization_mode()?;
         }
         for pass in 1..=3 {
-            self.transfer_outputs()?;
+            self.sys.transfer_outputs(self.t, false)?;
             for node in &mut self.sys.nodes {
                 node.update(&self.sys.y_t, false)?;
             }
@@ -257,95 +244,103 @@ impl Simulation {
         for node in &mut self.sys.nodes {
             node.exit_initialization_mode()?;
         }
-        self.transfer_outputs()
+        self.sys.transfer_outputs(self.t, true)?;
+        self.phase = Phase::Initialized;
+        Ok(())
     }
 
-    /// Reads every slave's outputs and copies the coupled ones into `y_t`.
-    fn transfer_outputs(&mut self) -> Result<()> {
-        for node in &mut self.sys.nodes {
-            node.cache_outputs()?;
-            node.check_coupled_outputs(self.t)?;
-            node.sync(&mut self.sys.y_t, false);
+    /// Starts the result output if it has not started: initializes the slaves if that has not
+    /// happened, sends the layout and the row at the start time to `observer`, and proposes
+    /// the first step. The wall clock of the statistics starts here.
+    ///
+    /// # Errors
+    /// As [`Simulation::initialize`]; [`Error::Observer`] when the observer fails.
+    pub fn start_output(&mut self, observer: &mut dyn Observer) -> Result<()> {
+        if self.phase == Phase::Instantiated {
+            self.initialize()?;
+        }
+        if self.rows.is_started() {
+            return Ok(());
+        }
+        self.rows
+            .start(&self.plan, &mut self.sys, observer, self.t)?;
+        if !self.control.propose(self.t, &self.plan.settings) {
+            self.end(observer, RunOutcome::Completed)?;
         }
         Ok(())
     }
 
-    /// Installs a call monitor that records every slave's `doStep`, state and initialization
-    /// calls, so that a watchdog can detect a hanging call (see [`crate::watchdog`]).
-    pub fn set_call_monitor(&mut self, monitor: std::sync::Arc<crate::watchdog::CallMonitor>) {
-        for node in &mut self.sys.nodes {
-            node.monitor = Some(monitor.clone());
-        }
-    }
-
-    /// Name of the slave with index `slave` (project order).
-    pub fn slave_name(&self, slave: usize) -> Option<&str> {
-        self.plan.slaves.get(slave).map(|s| s.name.as_str())
-    }
-
-    /// Starts the result output: sends the layout and the row at the start time. The wall-clock
-    /// stopwatch starts here.
-    ///
-    /// # Errors
-    /// [`Error::Observer`] when the observer fails.
-    pub fn start_output(&mut self, observer: &mut dyn Observer) -> Result<()> {
-        self.read_parameters();
-        self.started = Some(Instant::now());
-        observer
-            .start(&self.layout)
-            .map_err(|source| Error::Observer { source })?;
-        let taken = self.schedule.take(self.t);
-        debug_assert!(taken, "the first row is always written");
-        self.write_row(observer)
-    }
-
-    /// Runs from the current time to the end time, writing scheduled rows and the final row.
+    /// Takes exactly one communication step (after starting the output, see
+    /// [`Simulation::start_output`], if needed) and returns the new communication point. A
+    /// step that cannot be taken as proposed is retried with a smaller step size or checked by
+    /// the error control first; the report gives the step size finally taken. After the last
+    /// step the report says how the run ended; further calls take no step.
     ///
     /// # Errors
     /// [`Error::StepTooSmall`], [`Error::StepFailed`], [`Error::Observer`], or a failing slave
     /// call. Rows written before the error stay written.
     ///
-    /// Spec: MasterSim reference §9 (`simulate`).
-    pub fn run(&mut self, observer: &mut dyn Observer) -> Result<RunOutcome> {
-        if self.started.is_none() {
-            self.start_output(observer)?;
-        }
+    /// Spec: MasterSim reference §9 (one iteration of `simulate`).
+    pub fn step(&mut self, observer: &mut dyn Observer) -> Result<StepReport> {
+        self.start_output(observer)?;
         loop {
-            let steps = match self.pool.take() {
-                Some(pool) => {
-                    let steps = pool.install(|| self.run_steps(observer, true));
-                    self.pool = Some(pool);
-                    steps
+            let advanced = match self.workers.take() {
+                Some(workers) => {
+                    let advanced = workers.install(|| self.advance(observer, true));
+                    self.workers = Some(workers);
+                    advanced
                 }
-                None => self.run_steps(observer, false),
+                None => self.advance(observer, false),
             }?;
-            match steps {
-                Steps::Ended(outcome) => return Ok(outcome),
-                Steps::NeedWorkers => self.start_workers()?,
+            match advanced {
+                Advanced::Done(report) => return Ok(report),
+                Advanced::NeedWorkers => self.start_workers()?,
             }
         }
     }
 
-    /// Sets the number of threads that may step the slaves of Gauss-Jacobi (default 1). With
-    /// more than one, and a Gauss-Jacobi project of at least two slaves, [`Simulation::run`]
-    /// starts a pool of `threads` worker threads once the slaves' `doStep` calls prove costly
-    /// enough (see `docs/performance.md`); the rest of the run goes on in that pool (the
-    /// calling thread waits) and each step's slaves run in parallel. A cheap project never
-    /// starts a thread. The results do not depend on the number of threads.
-    pub fn set_threads(&mut self, threads: usize) {
-        let gauss_jacobi =
-            self.plan.settings.algorithm == crate::settings::MasterAlgorithm::GaussJacobi;
-        self.threads = if gauss_jacobi && self.sys.nodes.len() > 1 {
-            threads.max(1)
-        } else {
-            1
-        };
+    /// Steps until the communication point reaches `t` (s) or passes it (steps are not
+    /// shortened to hit `t`), or the run ends (end time, a slave's terminate request, the
+    /// stop flag). Returns the report of the last step.
+    ///
+    /// # Errors
+    /// As [`Simulation::step`].
+    pub fn run_until(&mut self, t: f64, observer: &mut dyn Observer) -> Result<StepReport> {
+        self.start_output(observer)?;
+        loop {
+            let advanced = match self.workers.take() {
+                Some(workers) => {
+                    let advanced = workers.install(|| self.advance_until(t, observer, true));
+                    self.workers = Some(workers);
+                    advanced
+                }
+                None => self.advance_until(t, observer, false),
+            }?;
+            match advanced {
+                Advanced::Done(report) => return Ok(report),
+                Advanced::NeedWorkers => self.start_workers()?,
+            }
+        }
+    }
+
+    /// Runs from the current communication point to the end, writing scheduled rows and the
+    /// final row.
+    ///
+    /// # Errors
+    /// As [`Simulation::step`].
+    ///
+    /// Spec: MasterSim reference §9 (`simulate`).
+    pub fn run(&mut self, observer: &mut dyn Observer) -> Result<RunOutcome> {
+        let report = self.run_until(f64::INFINITY, observer)?;
+        Ok(report
+            .ended
+            .expect("invariant: a run to infinity ends the simulation"))
     }
 
     /// Starts the worker pool of parallel Gauss-Jacobi.
     fn start_workers(&mut self) -> Result<()> {
         let threads = self.threads;
-        let pool = crate::workers::Workers::start(threads).map_err(|e| Error::InvalidSetting {
+        let workers = Workers::start(threads).map_err(|e| Error::InvalidSetting {
             at: crate::error::Location {
                 file: self.plan.project_path.clone(),
                 line: None,
@@ -354,372 +349,146 @@ impl Simulation {
             reason: format!("cannot start {threads} worker threads: {e}"),
         })?;
         log::info!("Gauss-Jacobi steps slaves on up to {threads} threads.");
-        self.pool = Some(pool);
+        self.workers = Some(workers);
         Ok(())
     }
 
-    /// The stepping loop of [`Simulation::run`]; `in_pool` when it runs inside the worker
-    /// pool. Returns [`Steps::NeedWorkers`] (before the step) when parallel stepping is chosen
-    /// outside the pool.
-    fn run_steps(&mut self, observer: &mut dyn Observer, in_pool: bool) -> Result<Steps> {
-        let t_end = self.plan.settings.t_end;
-        let mut outcome = RunOutcome::Completed;
-        while self.t < t_end {
-            if self.stats.steps.is_multiple_of(PARALLEL_CHOICE_STEPS) {
-                self.sys.update_parallel_choice(self.threads);
-                if self.sys.parallel && !in_pool {
-                    return Ok(Steps::NeedWorkers);
-                }
+    /// The report of a call that takes no further step.
+    fn report(&self) -> StepReport {
+        StepReport {
+            t: self.t,
+            h: 0.0,
+            ended: self.outcome().cloned(),
+        }
+    }
+
+    /// Repeats [`Simulation::advance`] until the communication point reaches `t_target` (s) or
+    /// the run ends; checks the stop flag before each step.
+    fn advance_until(
+        &mut self,
+        t_target: f64,
+        observer: &mut dyn Observer,
+        in_pool: bool,
+    ) -> Result<Advanced> {
+        let mut last = self.report();
+        while last.ended.is_none() && self.t < t_target {
+            if self.stop.as_ref().is_some_and(|f| f.load(Ordering::Relaxed)) {
+                self.end(observer, RunOutcome::Interrupted { t: self.t })?;
+                return Ok(Advanced::Done(self.report()));
             }
-            if self
-                .stop
-                .as_ref()
-                .is_some_and(|f| f.load(Ordering::Relaxed))
-            {
-                outcome = RunOutcome::Interrupted { t: self.t };
-                break;
+            match self.advance(observer, in_pool)? {
+                Advanced::Done(report) => last = report,
+                Advanced::NeedWorkers => return Ok(Advanced::NeedWorkers),
             }
-            if !self.choose_step() {
-                break;
-            }
-            if let Some(slave) = self.do_step()? {
+        }
+        Ok(Advanced::Done(last))
+    }
+
+    /// One communication step; `in_pool` when it runs inside the worker pool. Returns
+    /// [`Advanced::NeedWorkers`] (before stepping) when parallel stepping is chosen outside
+    /// the pool.
+    fn advance(&mut self, observer: &mut dyn Observer, in_pool: bool) -> Result<Advanced> {
+        if matches!(self.phase, Phase::Ended(_)) {
+            return Ok(Advanced::Done(self.report()));
+        }
+        if self.threads > 1
+            && self.sys.counters.steps.is_multiple_of(PARALLEL_CHOICE_STEPS)
+            && self.algorithm.choose_parallel(&self.sys, self.threads)
+            && !in_pool
+        {
+            return Ok(Advanced::NeedWorkers);
+        }
+        let s = &self.plan.settings;
+        match self
+            .control
+            .step(self.t, &mut self.algorithm, &mut self.sys, s)?
+        {
+            Stepped::Terminated { slave } => {
+                let slave = self.sys.node(slave).name().to_string();
                 log::info!(
                     "Slave '{slave}' requested to end the simulation at t={} s.",
                     self.t
                 );
-                outcome = RunOutcome::Terminated { slave, t: self.t };
-                break;
+                self.end(observer, RunOutcome::Terminated { slave, t: self.t })?;
+                Ok(Advanced::Done(self.report()))
             }
-            self.stats.steps += 1;
-            observer.step_completed(&self.step_info());
-            if self.t < t_end && self.schedule.take(self.t) {
-                self.write_row(observer)?;
-            }
-        }
-        if self.schedule.take_final(self.t) {
-            self.write_row(observer)?;
-        }
-        Ok(Steps::Ended(outcome))
-    }
-
-    /// Sets `h_proposed` for the next step, truncating it at the end time. Returns false when
-    /// the remainder is too small for another fixed step.
-    fn choose_step(&mut self) -> bool {
-        let s = &self.plan.settings;
-        if let Some(grid) = &self.grid {
-            self.h_proposed = grid.next_point() - self.t;
-        }
-        let h_rem = s.t_end - self.t;
-        if h_rem < self.h_proposed {
-            if !s.adjust_step_size && time::remainder_negligible(self.t, s.t_end) {
-                return false;
-            }
-            if s.prevent_overstepping_of_end_time {
-                if self.h_proposed - h_rem > time::TRUNCATION_REPORT {
-                    log::info!(
-                        "Truncating last step by {} to avoid overstepping end time.",
-                        self.h_proposed - h_rem
-                    );
+            Stepped::Accepted { t, h } => {
+                self.t = t;
+                let counters = &mut self.sys.counters;
+                counters.t = t;
+                counters.h = h;
+                counters.steps += 1;
+                log::trace!("MASTER: step = {}, t = {t}, h = {h}", counters.steps);
+                observer.step_completed(&self.sys.counters);
+                if self.control.propose(t, &self.plan.settings) {
+                    self.rows.write_if_due(&mut self.sys, observer, t)?;
+                } else {
+                    self.end(observer, RunOutcome::Completed)?;
                 }
-                self.h_proposed = h_rem;
+                Ok(Advanced::Done(StepReport {
+                    t,
+                    h,
+                    ended: self.outcome().cloned(),
+                }))
             }
-        }
-        true
-    }
-
-    /// One communication step with rollback, step reduction and error control. Returns the
-    /// name of a slave that asked to terminate, if any.
-    fn do_step(&mut self) -> Result<Option<String>> {
-        let s = self.plan.settings.clone();
-        let mut h = self.h_proposed;
-        if s.adjust_step_size && self.t + h + time::VARIABLE_STEP_END_GUARD > s.t_end {
-            h = s.t_end - self.t;
-            log::debug!("Adjusting h='{h}' to hit the end time.");
-        }
-        let h_planned = h;
-        let grid_target = self
-            .grid
-            .map(|g| g.next_point())
-            .filter(|&p| p - self.t == h);
-        if s.needs_states() {
-            self.sys.save_states(StateSlot::Iter)?;
-        }
-        let t_new = loop {
-            let outcome = self.algorithm_step(self.t, h)?;
-            match outcome {
-                Outcome::Converged => {}
-                Outcome::IterationLimitExceeded if !s.adjust_step_size => log::info!(
-                    "Step failure at t={}, taking step size {h}. Reduction of time step is not enabled, continuing with potentially inaccurate values.",
-                    self.t
-                ),
-                Outcome::Terminated { slave } => {
-                    return Ok(Some(self.sys.nodes[slave].name().to_string()));
-                }
-                Outcome::IterationLimitExceeded | Outcome::Rejected { .. } => {
-                    let cause = match outcome {
-                        Outcome::Rejected { slave, reason } => {
-                            let status = match reason {
-                                RejectReason::Discard => "Discard",
-                                RejectReason::Error => "Error",
-                            };
-                            if !s.needs_states() {
-                                return Err(Error::StepFailed {
-                                    slave: self.sys.nodes[slave].name().to_string(),
-                                    function: "doStep",
-                                    t: self.t,
-                                    h,
-                                    reason: format!(
-                                        "the slave returned {status}, and no saved state exists to retry from (enable iteration or ADAPT_STEP error control to allow step reduction)"
-                                    ),
-                                });
-                            }
-                            format!(
-                                "slave '{}' returned {status} from doStep",
-                                self.sys.nodes[slave].name()
-                            )
-                        }
-                        _ => format!("no convergence within {} iterations", s.max_iterations),
-                    };
-                    if h / 5.0 < s.h_min {
-                        return Err(Error::StepTooSmall {
-                            t: self.t,
-                            h,
-                            h_min: s.h_min,
-                            cause,
-                        });
-                    }
-                    h /= 5.0;
-                    self.sys.restore_states(StateSlot::Iter, self.t)?;
-                    self.stats.convergence_fails += 1;
-                    continue;
-                }
-            }
-            match s.error_control {
-                ErrorControl::None => break self.t + h,
-                ErrorControl::Check => {
-                    let started = self.timers.error_test.start();
-                    if self.error_test.check(
-                        &self.sys.y_t.real,
-                        &self.sys.y_next.real,
-                        self.t,
-                        h,
-                        &s,
-                    ) {
-                        self.stats.error_test_fails += 1;
-                    }
-                    self.timers.error_test.stop(started);
-                    break self.t + h;
-                }
-                ErrorControl::Adapt => {
-                    let started = self.timers.error_test.start();
-                    let verdict = self.richardson(h, &s);
-                    self.timers.error_test.stop(started);
-                    match verdict? {
-                        error_control::Verdict::Accepted { t_new, h_next } => {
-                            self.h_proposed = h_next;
-                            break t_new;
-                        }
-                        error_control::Verdict::Rejected { h_new } => h = h_new,
-                    }
-                }
-            }
-        };
-        std::mem::swap(&mut self.sys.y_t, &mut self.sys.y_next);
-        // An unreduced fixed step lands exactly on its grid point.
-        let t_new = match grid_target {
-            Some(target) if h == h_planned => target,
-            _ => t_new,
-        };
-        if let Some(grid) = &mut self.grid {
-            grid.advance(t_new);
-        }
-        self.t = t_new;
-        self.h = h;
-        if s.adjust_step_size {
-            if s.error_control == ErrorControl::None {
-                self.h_proposed = cpp_min(s.h_max, 2.0 * h);
-            }
-            if self.t + self.h_proposed > s.t_end {
-                self.h_proposed = s.t_end - self.t;
-            }
-            if self.t + self.h_proposed > s.t_end * time::END_FRACTION {
-                self.h_proposed = s.t_end - self.t;
-            }
-        }
-        log::trace!(
-            "MASTER: step = {}, t = {}, h_next = {}",
-            self.stats.steps + 1,
-            self.t,
-            self.h_proposed
-        );
-        Ok(None)
-    }
-
-    /// Progress and counters after the step just completed.
-    fn step_info(&self) -> StepInfo {
-        let c = &self.sys.counters;
-        StepInfo {
-            t: self.t,
-            h: self.h,
-            t_end: self.plan.settings.t_end,
-            steps: self.stats.steps,
-            algorithm_calls: c.algorithm_calls,
-            error_test_fails: self.stats.error_test_fails,
-            convergence_fails: self.stats.convergence_fails,
-            iterations: c.iterations,
-            iteration_limit_exceeded: c.iteration_limit_exceeded,
-            fmu_errors: c.fmu_errors,
-            error_norms: self.error_test.last_norms,
-            algorithm_time: self.timers.algorithm.seconds(),
-            error_test_time: self.timers.error_test.seconds(),
-            output_time: self.timers.output.seconds(),
         }
     }
 
-    /// One master-algorithm step, timed.
-    fn algorithm_step(&mut self, t: f64, h: f64) -> Result<Outcome> {
-        let started = self.timers.algorithm.start();
-        let p = StepParams::new(&self.plan.settings, t, h);
-        let outcome = algorithm::step(self.plan.settings.algorithm, &mut self.sys, &p);
-        self.timers.algorithm.stop(started);
-        outcome
+    /// Ends the run with `outcome`: writes the last row unless it was written already.
+    fn end(&mut self, observer: &mut dyn Observer, outcome: RunOutcome) -> Result<()> {
+        self.phase = Phase::Ended(outcome);
+        self.rows.write_final(&mut self.sys, observer, self.t)
     }
 
-    /// The Richardson step-doubling test after a converged step of size `h_full` (s).
+    /// The current value of the variable (or file-reader column) `name`, written
+    /// `<slave>.<variable>`, read from the slave now. Any variable can be read, not only
+    /// result columns; an FMI 1.0 negated alias gives the negated value.
     ///
-    /// Spec: MasterSim reference §11.1.
-    fn richardson(&mut self, h_full: f64, s: &Settings) -> Result<error_control::Verdict> {
-        self.error_test.begin(&self.sys);
-        self.sys.restore_states(StateSlot::Iter, self.t)?;
-        self.sys.swap_state_slots();
-        let t_orig = self.t;
-        let h = h_full / 2.0;
-        let mut t = t_orig;
-        let mut failed = false;
-        if s.iterate() {
-            self.sys.save_states(StateSlot::Iter)?;
-        }
-        if self.algorithm_step(t, h)? != Outcome::Converged {
-            log::debug!("First half-step of error test did not converge.");
-            failed = true;
-        } else {
-            std::mem::swap(&mut self.sys.y_t, &mut self.sys.y_next);
-            t += h;
-            if s.iterate() {
-                self.sys.save_states(StateSlot::Iter)?;
+    /// # Errors
+    /// [`Error::NoSuchVariable`] for an unknown name; the slave's error when it cannot be read
+    /// in its current state (e.g. before initialization).
+    ///
+    /// Spec: FMI 2.0.2 §2.1.7 (getting values), FMI 1.0 CS §2.4 (negated aliases).
+    pub fn value(&mut self, name: &str) -> Result<Value> {
+        let var = self.plan.variable(name)?;
+        let slave = self.sys.node_mut(var.slave).slave.as_mut();
+        let vrs = [var.vr];
+        Ok(match var.var_type {
+            fmi::VarType::Real => {
+                let mut v = [0.0];
+                slave.get_real(&vrs, &mut v)?;
+                Value::Real(if var.negated { -v[0] } else { v[0] })
             }
-            if self.algorithm_step(t, h)? != Outcome::Converged {
-                log::debug!("Second half-step of error test did not converge.");
-                failed = true;
+            fmi::VarType::Integer => {
+                let mut v = [0];
+                slave.get_integer(&vrs, &mut v)?;
+                Value::Integer(if var.negated { v[0].wrapping_neg() } else { v[0] })
             }
-        }
-        let err = if failed {
-            error_control::FAILED_HALF_STEP_ERROR
-        } else {
-            self.error_test.richardson_norm(&self.sys, h_full, h, s)
-        };
-        let verdict = if err > 1.0 {
-            self.stats.error_test_fails += 1;
-            log::debug!("ERROR_TEST: Error test failed at t={t_orig} with h={h_full}, WRMS={err}");
-            if h_full > s.h_min {
-                // MasterSim restores with the master time already advanced by the first half
-                // step; with MasterSim time arithmetic the slave clocks inherit that (reference
-                // §11.1, reproduced for identical counters; see docs/deviations.md).
-                self.sys.restore_states(StateSlot::Err, t)?;
-                self.error_test.restore_start_values(&mut self.sys);
-                self.sys.swap_state_slots();
-                return Ok(error_control::Verdict::Rejected {
-                    h_new: error_control::adapt(err, h, s.h_min),
-                });
+            fmi::VarType::Boolean => {
+                let mut v = [false];
+                slave.get_boolean(&vrs, &mut v)?;
+                Value::Boolean(v[0] != var.negated)
             }
-            h_full
-        } else {
-            cpp_min(error_control::adapt(err, h, s.h_min), s.h_max)
-        };
-        self.sys.swap_state_slots();
-        Ok(error_control::Verdict::Accepted {
-            t_new: t + h,
-            h_next: verdict,
+            fmi::VarType::String => {
+                let mut v = [String::new()];
+                slave.get_string(&vrs, &mut v)?;
+                let [text] = v;
+                Value::String(text)
+            }
         })
     }
 
-    /// Assembles the row from the slaves' output caches and hands it to the observer.
-    fn write_row(&mut self, observer: &mut dyn Observer) -> Result<()> {
-        let started = self.timers.output.start();
-        let nodes = &self.sys.nodes;
-        let (row, sources) = (&mut self.row, &self.row_sources);
-        for (value, &(s, l)) in row.real.iter_mut().zip(&sources.real) {
-            *value = nodes[s].real.cache[l];
-        }
-        for (value, &(s, l)) in row.integer.iter_mut().zip(&sources.integer) {
-            *value = nodes[s].integer.cache[l];
-        }
-        for (value, &(s, l)) in row.boolean.iter_mut().zip(&sources.boolean) {
-            *value = nodes[s].boolean.cache[l];
-        }
-        for (value, &(s, l)) in row.string.iter_mut().zip(&sources.string) {
-            value.clone_from(&nodes[s].string.cache[l]);
-        }
-        let result = observer
-            .output(self.t, &self.row)
-            .map_err(|source| Error::Observer { source });
-        self.timers.output.stop(started);
-        result
+    /// The run-wide counters and timers so far.
+    pub fn counters(&self) -> &Counters {
+        &self.sys.counters
     }
 
-    /// Reads the values of the parameter columns (once, after initialization). A value that
-    /// cannot be read is logged and left at its default.
-    fn read_parameters(&mut self) {
-        for ty in OUTPUT_TYPE_ORDER {
-            let mut k = 0;
-            for (node, slave) in self.sys.nodes.iter_mut().zip(&self.plan.slaves) {
-                for var in slave.parameters.get(ty).iter().filter(|v| v.written) {
-                    let vrs = [var.vr];
-                    let values = &mut self.layout.parameter_values;
-                    let result = match ty {
-                        fmi::VarType::Real => node.slave.get_real(&vrs, &mut values.real[k..=k]),
-                        fmi::VarType::Integer => {
-                            node.slave.get_integer(&vrs, &mut values.integer[k..=k])
-                        }
-                        fmi::VarType::Boolean => {
-                            node.slave.get_boolean(&vrs, &mut values.boolean[k..=k])
-                        }
-                        fmi::VarType::String => {
-                            node.slave.get_string(&vrs, &mut values.string[k..=k])
-                        }
-                    };
-                    if let Err(e) = result {
-                        log::warn!(
-                            "parameter '{}.{}' could not be read for the results: {e}",
-                            slave.name,
-                            var.name
-                        );
-                        if ty == fmi::VarType::Real {
-                            values.real[k] = f64::NAN;
-                        }
-                    }
-                    k += 1;
-                }
-            }
-        }
-    }
-
-    /// The statistics so far.
+    /// The statistics so far: the counters and every slave's call statistics.
     pub fn statistics(&self) -> Statistics {
-        let mut stats = self.stats.clone();
-        stats.wall_clock_time = self
-            .started
-            .map(|s| s.elapsed().as_secs_f64())
-            .unwrap_or(0.0);
-        stats.algorithm_calls = self.sys.counters.algorithm_calls;
-        stats.iterations = self.sys.counters.iterations;
-        stats.iteration_limit_exceeded = self.sys.counters.iteration_limit_exceeded;
-        stats.fmu_errors = self.sys.counters.fmu_errors;
-        stats.algorithm_time = self.timers.algorithm.seconds();
-        stats.error_test_time = self.timers.error_test.seconds();
-        stats.output_time = self.timers.output.seconds();
-        stats.slaves = self.sys.nodes.iter().map(|n| n.stats.clone()).collect();
-        stats
+        Statistics {
+            counters: self.sys.counters,
+            slaves: self.sys.slave_statistics(),
+        }
     }
 
     /// Frees all saved states and terminates every slave. Slaves are freed when the simulation
@@ -738,34 +507,6 @@ impl Simulation {
         }
         first_error.map_or(Ok(()), Err)
     }
-}
-
-/// `(slave, local index)` of every written variable of `list`, per type, in result order.
-fn written_sources(
-    plan: &SimulationPlan,
-    list: impl Fn(&crate::plan::SlavePlan) -> &PerType<Vec<crate::plan::OutputVariable>>,
-) -> PerType<Vec<(usize, usize)>> {
-    let mut sources = PerType::<Vec<(usize, usize)>>::default();
-    for ty in OUTPUT_TYPE_ORDER {
-        for (s, slave) in plan.slaves.iter().enumerate() {
-            for (l, var) in list(slave).get(ty).iter().enumerate() {
-                if var.written {
-                    sources.get_mut(ty).push((s, l));
-                }
-            }
-        }
-    }
-    sources
-}
-
-/// C++ `std::min(a, b)`: `b < a ? b : a` (so a NaN in `b` yields `a`).
-pub(crate) fn cpp_min(a: f64, b: f64) -> f64 {
-    if b < a { b } else { a }
-}
-
-/// C++ `std::max(a, b)`: `a < b ? b : a` (so a NaN in `b` yields `a`).
-pub(crate) fn cpp_max(a: f64, b: f64) -> f64 {
-    if a < b { b } else { a }
 }
 
 fn set_value(slave: &mut dyn Slave, iv: &crate::plan::InitialValue) -> Result<()> {

@@ -1,39 +1,36 @@
 //! The coupled system at run time: slaves with their transfer lists, the coupling vectors, and
-//! the operations master algorithms are built from (cache, sync, update, save/restore state).
+//! the operations master algorithms are built from (read outputs, sync, update, save/restore
+//! state).
 //!
 //! Transfer lists are precomputed per slave from the plan, so a transfer touches only that
 //! slave's connections, with one batched FMI call per slave and type.
+//!
+//! **When outputs are read.** A slave's selected outputs fall in two groups. *Coupled* outputs
+//! feed at least one connection: they are read after every completed `doStep` (every sweep of
+//! an iteration, every error-test half step, every difference-quotient evaluation) and after
+//! initialization, and the Real ones are checked for NaN and infinity at each of these reads.
+//! The *other* outputs written to the results are read only when a result row is written
+//! (after the step that reaches the row's communication point has been accepted, see
+//! [`System::refresh_outputs`]) and after initialization; no time is spent on them at steps
+//! without a row. Outputs that are neither coupled nor written (excluded by `outputOnly`) are
+//! never read.
 //!
 //! Spec: MasterSim reference §7.2 (global vectors `y_t`, `y_next`, `y_iter`), §7.3 (`sync`,
 //! `update`), §12.8 (per-slave counters).
 
 use std::sync::Arc;
 
-use fmi::ValueRef;
+use fmi::{ValueRef, VarType};
 use smallvec::SmallVec;
 
-use crate::plan::SimulationPlan;
+use crate::index::{GlobalIndex, LocalIndex, SlaveIndex};
+use crate::plan::{OutputVariable, SimulationPlan};
 use crate::project::TimeArithmetic;
 use crate::slave::{Slave, StateId, StepOutcome};
-use crate::timer::Timer;
-use crate::values::TypedValues;
+use crate::statistics::{Counters, SlaveStatistics};
+use crate::values::{PerType, TypedValues};
 use crate::watchdog::{CallMonitor, SlaveCall};
 use crate::{Error, Result};
-
-/// Per-slave call statistics.
-///
-/// Spec: MasterSim reference §12.8 (per-slave counts).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct SlaveStatistics {
-    /// Slave name.
-    pub name: String,
-    /// `doStep` calls.
-    pub do_step: Timer,
-    /// State captures.
-    pub get_state: Timer,
-    /// State restorations (rollbacks).
-    pub set_state: Timer,
-}
 
 /// Which of the two saved-state slots of every slave.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,45 +45,108 @@ pub(crate) enum StateSlot {
 /// connections), so that a slave's transfer data sits together in memory.
 type Local<T> = SmallVec<[T; 2]>;
 
-/// Everything one slave moves in values of one FMI type: its outputs (value references, the
-/// values read after the last completed step, where they go in the coupling vectors) and its
-/// inputs (value references, where each comes from, the values handed to the set call).
+/// The cache slot of an output that is neither coupled nor written: it is never read.
+const NOT_READ: usize = usize::MAX;
+
+/// A value type the master moves between slaves: the batched get and set calls of its type.
+pub(crate) trait Transfer: Clone + Default + Send {
+    /// Reads `values` (one per value reference) from `slave`.
+    fn get(slave: &mut dyn Slave, vrs: &[ValueRef], values: &mut [Self]) -> Result<()>;
+    /// Writes `values` (one per value reference) into `slave`.
+    fn set(slave: &mut dyn Slave, vrs: &[ValueRef], values: &[Self]) -> Result<()>;
+}
+
+impl Transfer for f64 {
+    fn get(slave: &mut dyn Slave, vrs: &[ValueRef], values: &mut [f64]) -> Result<()> {
+        slave.get_real(vrs, values)
+    }
+    fn set(slave: &mut dyn Slave, vrs: &[ValueRef], values: &[f64]) -> Result<()> {
+        slave.set_real(vrs, values)
+    }
+}
+
+impl Transfer for i32 {
+    fn get(slave: &mut dyn Slave, vrs: &[ValueRef], values: &mut [i32]) -> Result<()> {
+        slave.get_integer(vrs, values)
+    }
+    fn set(slave: &mut dyn Slave, vrs: &[ValueRef], values: &[i32]) -> Result<()> {
+        slave.set_integer(vrs, values)
+    }
+}
+
+impl Transfer for bool {
+    fn get(slave: &mut dyn Slave, vrs: &[ValueRef], values: &mut [bool]) -> Result<()> {
+        slave.get_boolean(vrs, values)
+    }
+    fn set(slave: &mut dyn Slave, vrs: &[ValueRef], values: &[bool]) -> Result<()> {
+        slave.set_boolean(vrs, values)
+    }
+}
+
+impl Transfer for String {
+    fn get(slave: &mut dyn Slave, vrs: &[ValueRef], values: &mut [String]) -> Result<()> {
+        slave.get_string(vrs, values)
+    }
+    fn set(slave: &mut dyn Slave, vrs: &[ValueRef], values: &[String]) -> Result<()> {
+        slave.set_string(vrs, values)
+    }
+}
+
+/// Everything one slave moves in values of one FMI type: its selected outputs (value
+/// references and the values read last, coupled outputs first), where coupled outputs go in
+/// the coupling vectors, and its connected inputs (value references, where each comes from,
+/// the values handed to the set call).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Links<T> {
-    /// Value references of the outputs, in local order.
+    /// Value references of the selected outputs in cache order: the coupled ones first.
     output_vrs: Local<ValueRef>,
-    /// Outputs read after the last completed step (what result rows show), by local index.
-    pub cache: Local<T>,
-    /// `(global, local)`: copy `cache[local]` into the coupling vector at `global`.
-    sync: Local<(usize, usize)>,
+    /// Outputs as read last, in cache order.
+    cache: Local<T>,
+    /// Number of coupled outputs (the first entries of the cache).
+    coupled: usize,
+    /// `(global, slot)`: copy `cache[slot]` into the coupling vector at `global`.
+    sync: Local<(GlobalIndex, usize)>,
     /// Value references of the connected inputs.
     input_vrs: Local<ValueRef>,
-    /// Global index of the connection feeding each input.
-    sources: Local<usize>,
+    /// The connection feeding each input.
+    sources: Local<GlobalIndex>,
     /// `(offset, scale_factor)` per input (Real only; empty for the other types).
     transforms: Local<(f64, f64)>,
     /// The input values of the next set call, one per input.
     buffer: Local<T>,
 }
 
-impl<T: Clone + Default> Links<T> {
-    /// The outputs `vrs`, with a zeroed cache.
-    fn outputs(vrs: impl Iterator<Item = ValueRef>) -> Self {
-        let output_vrs: Local<ValueRef> = vrs.collect();
-        Links {
-            cache: smallvec::smallvec![T::default(); output_vrs.len()],
-            output_vrs,
-            ..Links::default()
+impl<T: Transfer> Links<T> {
+    /// The selected `outputs` of one type: those at `coupled` (local indices, any order,
+    /// repeats allowed) first, then the other written ones; an output that is neither coupled
+    /// nor written (`outputOnly`) is never read. Returns the links and the cache slot of every
+    /// local index ([`NOT_READ`] for outputs that are not read).
+    fn outputs(outputs: &[OutputVariable], coupled: &[LocalIndex]) -> (Self, Vec<usize>) {
+        let is_coupled = |l: usize| coupled.iter().any(|c| c.0 == l);
+        let order: Vec<usize> = (0..outputs.len())
+            .filter(|&l| is_coupled(l))
+            .chain((0..outputs.len()).filter(|&l| !is_coupled(l) && outputs[l].written))
+            .collect();
+        let mut slot_of = vec![NOT_READ; outputs.len()];
+        for (slot, &l) in order.iter().enumerate() {
+            slot_of[l] = slot;
         }
+        let links = Links {
+            output_vrs: order.iter().map(|&l| outputs[l].vr).collect(),
+            cache: smallvec::smallvec![T::default(); order.len()],
+            coupled: order.iter().filter(|&&l| is_coupled(l)).count(),
+            ..Links::default()
+        };
+        (links, slot_of)
     }
 
-    /// Adds connection `global` of this type, whose output is `cache[local]`.
-    fn add_output(&mut self, global: usize, local: usize) {
-        self.sync.push((global, local));
+    /// Adds connection `global` of this type, whose output is in cache slot `slot`.
+    fn add_output(&mut self, global: GlobalIndex, slot: usize) {
+        self.sync.push((global, slot));
     }
 
     /// Adds connection `global` of this type feeding the input `vr`.
-    fn add_input(&mut self, global: usize, vr: ValueRef) {
+    fn add_input(&mut self, global: GlobalIndex, vr: ValueRef) {
         self.input_vrs.push(vr);
         self.sources.push(global);
         self.buffer.push(T::default());
@@ -97,20 +157,47 @@ impl<T: Clone + Default> Links<T> {
         self.output_vrs.is_empty() && self.input_vrs.is_empty() && self.sync.is_empty()
     }
 
-    /// Copies the cached outputs into the coupling vector `target` (one entry per connection).
+    /// The value in cache slot `slot`.
+    pub fn cached(&self, slot: usize) -> &T {
+        &self.cache[slot]
+    }
+
+    /// Reads the coupled outputs (one batched call, none without coupled outputs).
+    fn read_coupled(&mut self, slave: &mut dyn Slave) -> Result<()> {
+        let k = self.coupled;
+        if k == 0 {
+            return Ok(());
+        }
+        T::get(slave, &self.output_vrs[..k], &mut self.cache[..k])
+    }
+
+    /// Reads the outputs that feed no connection (one batched call, none without such outputs).
+    fn read_uncoupled(&mut self, slave: &mut dyn Slave) -> Result<()> {
+        let k = self.coupled;
+        if k == self.output_vrs.len() {
+            return Ok(());
+        }
+        T::get(slave, &self.output_vrs[k..], &mut self.cache[k..])
+    }
+
+    /// Copies the cached coupled outputs into the coupling vector `target` (one entry per
+    /// connection).
     fn sync_into(&self, target: &mut [T]) {
-        for &(g, l) in &self.sync {
-            target[g].clone_from(&self.cache[l]);
+        for &(g, slot) in &self.sync {
+            target[g.0].clone_from(&self.cache[slot]);
         }
     }
 
-    /// Fills the input buffer from the coupling vector `source`; returns false when this type
-    /// has no inputs.
-    fn gather(&mut self, source: &[T]) -> bool {
-        for (b, &g) in self.buffer.iter_mut().zip(&self.sources) {
-            b.clone_from(&source[g]);
+    /// Sets the inputs from the coupling vector `source` (one batched call, none without
+    /// inputs).
+    fn update_from(&mut self, slave: &mut dyn Slave, source: &[T]) -> Result<()> {
+        if self.input_vrs.is_empty() {
+            return Ok(());
         }
-        !self.input_vrs.is_empty()
+        for (b, &g) in self.buffer.iter_mut().zip(&self.sources) {
+            b.clone_from(&source[g.0]);
+        }
+        T::set(slave, &self.input_vrs, &self.buffer)
     }
 }
 
@@ -133,6 +220,8 @@ pub(crate) struct SlaveNode {
     /// The slave has no Integer, Boolean or String inputs, outputs or connections, so the
     /// per-step transfers skip those types without touching their lists.
     only_real: bool,
+    /// A step completed since the outputs that feed no connection were last read.
+    stale: bool,
     pub stats: SlaveStatistics,
     /// Integer outputs and inputs.
     pub integer: Links<i32>,
@@ -143,10 +232,12 @@ pub(crate) struct SlaveNode {
     states: [Option<StateId>; 2],
     /// Clock at the time each slot was saved, s.
     state_clocks: [f64; 2],
-    /// Names of the Real outputs (by local index), for reporting non-finite values.
+    /// Names of the Real outputs in cache order, for reporting non-finite values.
     real_names: Vec<String>,
+    /// Cache slot of every selected output, per type, by local index.
+    slots: PerType<Vec<usize>>,
     /// Index of this slave in the plan.
-    index: usize,
+    index: SlaveIndex,
     /// The outcome of this slave's part of a parallel step, until the serial phase takes it.
     pub pending: Option<Result<StepOutcome>>,
 }
@@ -172,6 +263,11 @@ impl SlaveNode {
         &self.stats.name
     }
 
+    /// The cache slot of the selected output `local` of type `ty`.
+    pub fn slot(&self, ty: VarType, local: LocalIndex) -> usize {
+        self.slots.get(ty)[local.0]
+    }
+
     /// Runs `f` on the slave as `call` at `t`, `h` (s), recorded by the call monitor if any.
     fn supervised<R>(
         &mut self,
@@ -181,11 +277,11 @@ impl SlaveNode {
         f: impl FnOnce(&mut dyn Slave) -> R,
     ) -> R {
         if let Some(m) = &self.monitor {
-            m.begin(self.index, call, t, h);
+            m.begin(self.index.0, call, t, h);
         }
         let result = f(self.slave.as_mut());
         if let Some(m) = &self.monitor {
-            m.end(self.index, call);
+            m.end(self.index.0, call);
         }
         result
     }
@@ -224,12 +320,11 @@ impl SlaveNode {
     /// # Errors
     /// [`Error::NonFiniteOutput`] naming the slave, the variable and `t` (s).
     pub fn check_coupled_outputs(&self, t: f64) -> Result<()> {
-        for &(_, l) in &self.real.sync {
-            let value = self.real.cache[l];
+        for (slot, &value) in self.real.cache[..self.real.coupled].iter().enumerate() {
             if !value.is_finite() {
                 return Err(Error::NonFiniteOutput {
                     slave: self.name().to_string(),
-                    variable: self.real_names[l].clone(),
+                    variable: self.real_names[slot].clone(),
                     t,
                     value,
                 });
@@ -238,28 +333,34 @@ impl SlaveNode {
         Ok(())
     }
 
-    /// Reads all selected outputs into the cache (one call per type).
-    pub fn cache_outputs(&mut self) -> Result<()> {
-        let s = &mut self.slave;
-        if !self.real.output_vrs.is_empty() {
-            s.get_real(&self.real.output_vrs, &mut self.real.cache)?;
-        }
+    /// Reads the coupled outputs into the cache (one call per type that has any).
+    fn read_coupled_outputs(&mut self) -> Result<()> {
+        let s = self.slave.as_mut();
+        self.real.read_coupled(s)?;
         if self.only_real {
             return Ok(());
         }
-        if !self.integer.output_vrs.is_empty() {
-            s.get_integer(&self.integer.output_vrs, &mut self.integer.cache)?;
+        self.integer.read_coupled(s)?;
+        self.boolean.read_coupled(s)?;
+        self.string.read_coupled(s)
+    }
+
+    /// Reads the outputs that feed no connection into the cache, if a step completed since
+    /// they were last read.
+    pub fn refresh_outputs(&mut self) -> Result<()> {
+        if !self.stale {
+            return Ok(());
         }
-        if !self.boolean.output_vrs.is_empty() {
-            s.get_boolean(&self.boolean.output_vrs, &mut self.boolean.cache)?;
-        }
-        if !self.string.output_vrs.is_empty() {
-            s.get_string(&self.string.output_vrs, &mut self.string.cache)?;
-        }
+        let s = self.slave.as_mut();
+        self.real.read_uncoupled(s)?;
+        self.integer.read_uncoupled(s)?;
+        self.boolean.read_uncoupled(s)?;
+        self.string.read_uncoupled(s)?;
+        self.stale = false;
         Ok(())
     }
 
-    /// Copies this slave's cached outputs into the coupling vectors `target`.
+    /// Copies this slave's cached coupled outputs into the coupling vectors `target`.
     pub fn sync(&self, target: &mut TypedValues, real_only: bool) {
         self.real.sync_into(&mut target.real);
         if real_only || self.only_real {
@@ -281,31 +382,22 @@ impl SlaveNode {
                 .zip(&real.sources)
                 .zip(&real.transforms)
             {
-                *b = offset + scale * source.real[g];
+                *b = offset + scale * source.real[g.0];
             }
             self.slave.set_real(&real.input_vrs, &real.buffer)?;
         }
         if real_only || self.only_real {
             return Ok(());
         }
-        if self.integer.gather(&source.integer) {
-            self.slave
-                .set_integer(&self.integer.input_vrs, &self.integer.buffer)?;
-        }
-        if self.boolean.gather(&source.boolean) {
-            self.slave
-                .set_boolean(&self.boolean.input_vrs, &self.boolean.buffer)?;
-        }
-        if self.string.gather(&source.string) {
-            self.slave
-                .set_string(&self.string.input_vrs, &self.string.buffer)?;
-        }
-        Ok(())
+        let s = self.slave.as_mut();
+        self.integer.update_from(s, &source.integer)?;
+        self.boolean.update_from(s, &source.boolean)?;
+        self.string.update_from(s, &source.string)
     }
 
     /// Advances the slave by `h` (s) from the master's communication point `t` (s) — or, with
     /// MasterSim time arithmetic, from the slave's own clock — counting the call; on completion
-    /// the clock advances and the outputs are cached.
+    /// the clock advances and the coupled outputs are read and checked.
     ///
     /// Spec: MasterSim reference §15.2 (slave communication point).
     pub fn do_step(&mut self, t: f64, h: f64) -> Result<StepOutcome> {
@@ -316,7 +408,8 @@ impl SlaveNode {
         let outcome = outcome?;
         if outcome == StepOutcome::Completed {
             self.clock = start + h;
-            self.cache_outputs()?;
+            self.stale = true;
+            self.read_coupled_outputs()?;
             self.check_coupled_outputs(self.clock)?;
         }
         Ok(outcome)
@@ -350,6 +443,7 @@ impl SlaveNode {
         } else {
             self.state_clocks[i]
         };
+        self.stale = true;
         result
     }
 
@@ -370,105 +464,116 @@ impl SlaveNode {
     }
 }
 
-/// Adds the connections of one non-Real type to the links `links` of their slaves.
-fn connect<T: Clone + Default>(
-    nodes: &mut [SlaveNode],
-    connections: &[crate::plan::Connection],
-    links: impl Fn(&mut SlaveNode) -> &mut Links<T>,
-) {
-    for (global, c) in connections.iter().enumerate() {
-        links(&mut nodes[c.output_slave.0]).add_output(global, c.output_local);
-        links(&mut nodes[c.input_slave.0]).add_input(global, c.input_vr);
-    }
-}
-
-/// Least summed `doStep` time per step (s) for which Gauss-Jacobi steps slaves in parallel.
-pub(crate) const PARALLEL_MIN_STEP_COST: f64 = 10e-6;
-
-/// Least mean `doStep` time per slave (s) for which Gauss-Jacobi steps slaves in parallel.
-/// A slave stepped on another core leaves its data (the instance's memory, its outputs) in
-/// that core's cache, and the serial transfer phase pulls it back: some hundred ns per slave
-/// on the machines measured (`docs/performance.md`). Many cheap slaves therefore run faster
-/// on one thread.
-pub(crate) const PARALLEL_MIN_SLAVE_COST: f64 = 1e-6;
-
-/// Counters kept by the algorithms.
-///
-/// Spec: MasterSim reference §12.8.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Counters {
-    /// Calls of the master algorithm's step (including error-test half steps).
-    pub algorithm_calls: u64,
-    /// Sweeps over cycles (one per cycle per iteration).
-    pub iterations: u64,
-    /// Returns with "iteration limit exceeded".
-    pub iteration_limit_exceeded: u64,
-    /// Steps rejected by a slave (Discard or Error).
-    pub fmu_errors: u64,
-}
-
-/// The coupled system: slaves in project order, cycles, and the coupling vectors.
+/// The coupled system: slaves in project order, cycles, the coupling vectors and the run's
+/// counters.
 #[derive(Debug)]
 pub(crate) struct System {
     pub nodes: Vec<SlaveNode>,
-    /// Slave indices per non-empty cycle.
-    pub cycles: Vec<Vec<usize>>,
+    /// Slaves per non-empty cycle, in ascending cycle number.
+    pub cycles: Vec<Vec<SlaveIndex>>,
     /// Coupled values at the current communication point.
     pub y_t: TypedValues,
     /// Candidate values at the next communication point.
     pub y_next: TypedValues,
     /// Previous iterate.
     pub y_iter: TypedValues,
+    /// Run-wide counters and timers.
     pub counters: Counters,
-    /// Newton's data, when the master algorithm is Newton.
-    pub newton: Option<Box<crate::algorithm::newton::Newton>>,
-    /// Step the slaves of Gauss-Jacobi in parallel (more than one thread allowed and the
-    /// slaves' `doStep` calls costly enough; see [`System::update_parallel_choice`]). Only
-    /// acted on inside the worker pool.
-    pub parallel: bool,
+}
+
+/// The local indices of the outputs that feed connections in `connections`, per slave (of
+/// `slaves` slaves).
+fn coupled_locals(connections: &[crate::plan::Connection], slaves: usize) -> Vec<Vec<LocalIndex>> {
+    let mut coupled = vec![Vec::new(); slaves];
+    for c in connections {
+        coupled[c.output_slave.0].push(c.output_local);
+    }
+    coupled
+}
+
+/// Adds the connections of one non-Real type to the links `links` of their slaves.
+fn connect<T: Transfer>(
+    nodes: &mut [SlaveNode],
+    connections: &[crate::plan::Connection],
+    ty: VarType,
+    links: impl Fn(&mut SlaveNode) -> &mut Links<T>,
+) {
+    for (global, c) in connections.iter().enumerate() {
+        let out = &mut nodes[c.output_slave.0];
+        let slot = out.slot(ty, c.output_local);
+        links(out).add_output(GlobalIndex(global), slot);
+        links(&mut nodes[c.input_slave.0]).add_input(GlobalIndex(global), c.input_vr);
+    }
 }
 
 impl System {
     /// Builds the transfer lists of every slave from `plan`; `slaves` are in plan order.
     pub fn new(plan: &SimulationPlan, slaves: Vec<Box<dyn Slave>>) -> System {
+        let c = &plan.connections;
+        let n = plan.slaves.len();
+        let coupled = PerType {
+            real: coupled_locals(&c.real, n),
+            integer: coupled_locals(&c.integer, n),
+            boolean: coupled_locals(&c.boolean, n),
+            string: coupled_locals(&c.string, n),
+        };
         let mut nodes: Vec<SlaveNode> = plan
             .slaves
             .iter()
             .zip(slaves)
             .enumerate()
-            .map(|(index, (p, slave))| SlaveNode {
-                slave,
-                real: Links::outputs(p.outputs.real.iter().map(|o| o.vr)),
-                clock: plan.settings.t_start,
-                monitor: None,
-                own_clock: plan.settings.time_arithmetic == TimeArithmetic::MasterSim,
-                only_real: false,
-                stats: SlaveStatistics {
-                    name: p.name.clone(),
-                    ..Default::default()
-                },
-                integer: Links::outputs(p.outputs.integer.iter().map(|o| o.vr)),
-                boolean: Links::outputs(p.outputs.boolean.iter().map(|o| o.vr)),
-                string: Links::outputs(p.outputs.string.iter().map(|o| o.vr)),
-                states: [None, None],
-                state_clocks: [plan.settings.t_start; 2],
-                real_names: p.outputs.real.iter().map(|o| o.name.clone()).collect(),
-                index,
-                pending: None,
+            .map(|(index, (p, slave))| {
+                let o = &p.outputs;
+                let (real, real_slots) = Links::outputs(&o.real, &coupled.real[index]);
+                let (integer, integer_slots) = Links::outputs(&o.integer, &coupled.integer[index]);
+                let (boolean, boolean_slots) = Links::outputs(&o.boolean, &coupled.boolean[index]);
+                let (string, string_slots) = Links::outputs(&o.string, &coupled.string[index]);
+                let mut real_names = vec![String::new(); real.output_vrs.len()];
+                for (l, var) in o.real.iter().enumerate() {
+                    if let Some(name) = real_names.get_mut(real_slots[l]) {
+                        name.clone_from(&var.name);
+                    }
+                }
+                SlaveNode {
+                    slave,
+                    real,
+                    clock: plan.settings.t_start,
+                    monitor: None,
+                    own_clock: plan.settings.time_arithmetic == TimeArithmetic::MasterSim,
+                    only_real: false,
+                    stale: true,
+                    stats: SlaveStatistics {
+                        name: p.name.clone(),
+                        ..Default::default()
+                    },
+                    integer,
+                    boolean,
+                    string,
+                    states: [None, None],
+                    state_clocks: [plan.settings.t_start; 2],
+                    real_names,
+                    slots: PerType {
+                        real: real_slots,
+                        integer: integer_slots,
+                        boolean: boolean_slots,
+                        string: string_slots,
+                    },
+                    index: SlaveIndex(index),
+                    pending: None,
+                }
             })
             .collect();
-        let c = &plan.connections;
         for (global, c) in c.real.iter().enumerate() {
-            nodes[c.output_slave.0]
-                .real
-                .add_output(global, c.output_local);
+            let out = &mut nodes[c.output_slave.0];
+            let slot = out.slot(VarType::Real, c.output_local);
+            out.real.add_output(GlobalIndex(global), slot);
             let inputs = &mut nodes[c.input_slave.0].real;
-            inputs.add_input(global, c.input_vr);
+            inputs.add_input(GlobalIndex(global), c.input_vr);
             inputs.transforms.push((c.offset, c.scale_factor));
         }
-        connect(&mut nodes, &c.integer, |n| &mut n.integer);
-        connect(&mut nodes, &c.boolean, |n| &mut n.boolean);
-        connect(&mut nodes, &c.string, |n| &mut n.string);
+        connect(&mut nodes, &c.integer, VarType::Integer, |n| &mut n.integer);
+        connect(&mut nodes, &c.boolean, VarType::Boolean, |n| &mut n.boolean);
+        connect(&mut nodes, &c.string, VarType::String, |n| &mut n.string);
         for node in &mut nodes {
             node.only_real =
                 node.integer.is_empty() && node.boolean.is_empty() && node.string.is_empty();
@@ -476,52 +581,43 @@ impl System {
         let lengths = plan.connection_counts();
         System {
             nodes,
-            cycles: plan
-                .cycles
-                .iter()
-                .map(|c| c.iter().map(|s| s.0).collect())
-                .collect(),
+            cycles: plan.cycles.clone(),
             y_t: TypedValues::zeroed(&lengths),
             y_next: TypedValues::zeroed(&lengths),
             y_iter: TypedValues::zeroed(&lengths),
-            counters: Counters::default(),
-            newton: None,
-            parallel: false,
+            counters: Counters::new(plan.settings.t_start),
         }
     }
 
-    /// Decides whether Gauss-Jacobi steps its slaves in parallel on `threads` worker threads:
-    /// only with more than one thread and slave, and only when the slaves' `doStep` calls
-    /// together take at least [`PARALLEL_MIN_STEP_COST`] per step (mean of the sampled call
-    /// times), and the mean per slave at least [`PARALLEL_MIN_SLAVE_COST`], so that cheap
-    /// slaves are not slowed down by the cost of handing work to other threads. Results are
-    /// the same either way.
-    pub fn update_parallel_choice(&mut self, threads: usize) {
-        let cost: f64 = self
-            .nodes
-            .iter()
-            .map(|n| {
-                let timer = &n.stats.do_step;
-                if timer.count == 0 {
-                    0.0
-                } else {
-                    timer.seconds() / timer.count as f64
-                }
-            })
-            .sum();
-        let n = self.nodes.len();
-        let parallel = threads > 1
-            && n > 1
-            && cost >= PARALLEL_MIN_STEP_COST
-            && cost / n as f64 >= PARALLEL_MIN_SLAVE_COST;
-        if parallel != self.parallel {
-            log::info!(
-                "Gauss-Jacobi: {} stepping ({n} slaves, {:.1} µs of doStep per step, {threads} threads)",
-                if parallel { "parallel" } else { "serial" },
-                cost * 1e6,
-            );
+    /// The node of slave `s`.
+    pub fn node(&self, s: SlaveIndex) -> &SlaveNode {
+        &self.nodes[s.0]
+    }
+
+    /// The node of slave `s`, mutable.
+    pub fn node_mut(&mut self, s: SlaveIndex) -> &mut SlaveNode {
+        &mut self.nodes[s.0]
+    }
+
+    /// Reads every slave's coupled outputs (with `all`, every selected output) and copies the
+    /// coupled ones into `y_t` (initialization); `t` (s) is the time the NaN check reports.
+    pub fn transfer_outputs(&mut self, t: f64, all: bool) -> Result<()> {
+        for node in &mut self.nodes {
+            node.read_coupled_outputs()?;
+            node.check_coupled_outputs(t)?;
+            if all {
+                node.stale = true;
+                node.refresh_outputs()?;
+            }
+            node.sync(&mut self.y_t, false);
         }
-        self.parallel = parallel;
+        Ok(())
+    }
+
+    /// Reads the outputs that feed no connection of every slave that stepped since they were
+    /// last read, so that every cached output is current (before a result row).
+    pub fn refresh_outputs(&mut self) -> Result<()> {
+        self.nodes.iter_mut().try_for_each(SlaveNode::refresh_outputs)
     }
 
     /// Saves the state of every slave into `slot`.
@@ -539,7 +635,7 @@ impl System {
     /// Restores the slaves of one cycle from `slot`; `t` is the master's current time (s).
     pub fn restore_cycle(&mut self, cycle: usize, slot: StateSlot, t: f64) -> Result<()> {
         for &s in &self.cycles[cycle] {
-            self.nodes[s].restore_state(slot, t)?;
+            self.nodes[s.0].restore_state(slot, t)?;
         }
         Ok(())
     }
@@ -547,5 +643,10 @@ impl System {
     /// Swaps the two saved-state slots of every slave.
     pub fn swap_state_slots(&mut self) {
         self.nodes.iter_mut().for_each(SlaveNode::swap_state_slots);
+    }
+
+    /// Every slave's call statistics, in project order.
+    pub fn slave_statistics(&self) -> Vec<SlaveStatistics> {
+        self.nodes.iter().map(|n| n.stats.clone()).collect()
     }
 }

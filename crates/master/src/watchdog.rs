@@ -12,7 +12,7 @@
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::system::SlaveStatistics;
+use crate::statistics::SlaveStatistics;
 use crate::timer::Timer;
 
 /// The slave calls a [`CallMonitor`] records.

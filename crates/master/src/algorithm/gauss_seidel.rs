@@ -34,7 +34,7 @@ pub(crate) fn step(sys: &mut System, p: &StepParams) -> Result<Outcome> {
                 ..
             } = &mut *sys;
             for &s in &cycles[c] {
-                let node = &mut nodes[s];
+                let node = &mut nodes[s.0];
                 node.update(y_next, false)?;
                 match node.do_step(p.t, p.h)? {
                     StepOutcome::Completed => node.sync(y_next, false),

@@ -30,6 +30,7 @@ use fmi::ValueRef;
 use nalgebra::{DMatrix, DVector, Dyn, LU};
 
 use super::{Outcome, StepParams};
+use crate::index::{GlobalIndex, SlaveIndex};
 use crate::plan::SimulationPlan;
 use crate::project::{NewtonDerivatives, NewtonJacobian};
 use crate::slave::StepOutcome;
@@ -41,12 +42,12 @@ use crate::{Error, Result};
 #[derive(Debug)]
 struct CycleCoupling {
     /// Global indices of the coupled Real connections.
-    vars: Vec<usize>,
+    vars: Vec<GlobalIndex>,
     /// For each coupled variable: the slave whose input it feeds, that input's value
     /// reference, and the connection's scale factor.
-    inputs: Vec<(usize, ValueRef, f64)>,
+    inputs: Vec<(SlaveIndex, ValueRef, f64)>,
     /// For each coupled variable: the slave producing it and the output's value reference.
-    outputs: Vec<(usize, ValueRef)>,
+    outputs: Vec<(SlaveIndex, ValueRef)>,
     /// Use directional derivatives (all slaves of the cycle provide them).
     directional: bool,
     /// `I − ∂S/∂y`, row-major by output, n×n.
@@ -87,20 +88,20 @@ impl Newton {
                     lu: None,
                 };
                 for (g, c) in plan.connections.real.iter().enumerate() {
-                    if cycle.contains(&c.input_slave.0) && cycle.contains(&c.output_slave.0) {
-                        coupling.vars.push(g);
+                    if cycle.contains(&c.input_slave) && cycle.contains(&c.output_slave) {
+                        coupling.vars.push(GlobalIndex(g));
                         coupling
                             .inputs
-                            .push((c.input_slave.0, c.input_vr, c.scale_factor));
-                        let out_vr = plan.slaves[c.output_slave.0].outputs.real[c.output_local].vr;
-                        coupling.outputs.push((c.output_slave.0, out_vr));
+                            .push((c.input_slave, c.input_vr, c.scale_factor));
+                        let out_vr = plan.slaves[c.output_slave.0].outputs.real[c.output_local.0].vr;
+                        coupling.outputs.push((c.output_slave, out_vr));
                     }
                 }
                 let n = coupling.vars.len();
                 coupling.matrix = DMatrix::zeros(n, n);
                 coupling.directional = settings.newton_derivatives == NewtonDerivatives::Auto
                     && cycle.iter().all(|&s| {
-                        sys.nodes[s]
+                        sys.nodes[s.0]
                             .slave
                             .capabilities()
                             .provides_directional_derivative
@@ -134,7 +135,7 @@ fn evaluate(sys: &mut System, c: usize, p: &StepParams) -> Result<Option<Outcome
         ..
     } = sys;
     for &s in &cycles[c] {
-        let node = &mut nodes[s];
+        let node = &mut nodes[s.0];
         node.update(y_iter, false)?;
         match node.do_step(p.t, p.h)? {
             StepOutcome::Completed => node.sync(y_next, false),
@@ -148,51 +149,54 @@ fn evaluate(sys: &mut System, c: usize, p: &StepParams) -> Result<Option<Outcome
     Ok(None)
 }
 
-/// One Newton step of all cycles from `p.t` by `p.h`.
-pub(crate) fn step(sys: &mut System, newton: &mut Newton, p: &StepParams) -> Result<Outcome> {
-    sys.y_next.copy_from(&sys.y_t);
-    for c in 0..sys.cycles.len() {
-        if newton.cycles[c].vars.is_empty() {
-            // No algebraic coupling inside the cycle: one evaluation is the solution.
-            sys.counters.iterations += 1;
-            sys.y_iter.copy_from(&sys.y_next);
-            if let Some(outcome) = evaluate(sys, c, p)? {
-                return Ok(outcome);
-            }
-            continue;
-        }
-        let mut converged = false;
-        let mut have_matrix = false;
-        for iteration in 1..=p.max_iterations {
-            sys.counters.iterations += 1;
-            if iteration > 1 {
-                sys.restore_cycle(c, StateSlot::Iter, p.t)?;
-            }
-            sys.y_iter.copy_from(&sys.y_next);
-            if let Some(outcome) = evaluate(sys, c, p)? {
-                return Ok(outcome);
-            }
-            if residual_converged(sys, &newton.cycles[c], p) {
-                converged = true;
-                break;
-            }
-            if iteration == p.max_iterations {
-                break;
-            }
-            if !have_matrix || newton.jacobian == NewtonJacobian::Full {
-                if let Some(outcome) = build_matrix(sys, newton, c, p)? {
+impl Newton {
+    /// One Newton step of all cycles from `p.t` by `p.h`.
+    pub(crate) fn step(&mut self, sys: &mut System, p: &StepParams) -> Result<Outcome> {
+        let newton = self;
+        sys.y_next.copy_from(&sys.y_t);
+        for c in 0..sys.cycles.len() {
+            if newton.cycles[c].vars.is_empty() {
+                // No algebraic coupling inside the cycle: one evaluation is the solution.
+                sys.counters.iterations += 1;
+                sys.y_iter.copy_from(&sys.y_next);
+                if let Some(outcome) = evaluate(sys, c, p)? {
                     return Ok(outcome);
                 }
-                have_matrix = true;
+                continue;
             }
-            solve_update(sys, newton, c, p)?;
+            let mut converged = false;
+            let mut have_matrix = false;
+            for iteration in 1..=p.max_iterations {
+                sys.counters.iterations += 1;
+                if iteration > 1 {
+                    sys.restore_cycle(c, StateSlot::Iter, p.t)?;
+                }
+                sys.y_iter.copy_from(&sys.y_next);
+                if let Some(outcome) = evaluate(sys, c, p)? {
+                    return Ok(outcome);
+                }
+                if residual_converged(sys, &newton.cycles[c], p) {
+                    converged = true;
+                    break;
+                }
+                if iteration == p.max_iterations {
+                    break;
+                }
+                if !have_matrix || newton.jacobian == NewtonJacobian::Full {
+                    if let Some(outcome) = build_matrix(sys, newton, c, p)? {
+                        return Ok(outcome);
+                    }
+                    have_matrix = true;
+                }
+                solve_update(sys, newton, c, p)?;
+            }
+            if !converged {
+                sys.counters.iteration_limit_exceeded += 1;
+                return Ok(Outcome::IterationLimitExceeded);
+            }
         }
-        if !converged {
-            sys.counters.iteration_limit_exceeded += 1;
-            return Ok(Outcome::IterationLimitExceeded);
-        }
+        Ok(Outcome::Converged)
     }
-    Ok(Outcome::Converged)
 }
 
 /// WRMS norm of `S(y_k) − y_k` over the cycle's coupled variables ≤ 1 (weights from `y_k`) and
@@ -205,8 +209,8 @@ fn residual_converged(sys: &System, cycle: &CycleCoupling, p: &StepParams) -> bo
         .vars
         .iter()
         .map(|&v| {
-            let w = sys.y_iter.real[v].abs() * p.rel_tol + p.abs_tol;
-            let e = (sys.y_next.real[v] - sys.y_iter.real[v]) / w;
+            let w = sys.y_iter.real[v.0].abs() * p.rel_tol + p.abs_tol;
+            let e = (sys.y_next.real[v.0] - sys.y_iter.real[v.0]) / w;
             e * e
         })
         .sum();
@@ -238,7 +242,7 @@ fn build_matrix(
                 if out_slave != slave {
                     continue;
                 }
-                let node = &mut sys.nodes[slave];
+                let node = &mut sys.nodes[slave.0];
                 node.slave.get_directional_derivative(
                     &[out_vr],
                     &[in_vr],
@@ -250,16 +254,16 @@ fn build_matrix(
         }
     } else {
         for (k, &v) in cycle.vars.iter().enumerate() {
-            base[k] = sys.y_next.real[v];
+            base[k] = sys.y_next.real[v.0];
         }
         perturbed_in.copy_from(&sys.y_iter);
         for j in 0..n {
             let v = cycle.vars[j];
             let slave = cycle.inputs[j].0;
-            let d = sys.y_iter.real[v].abs() * p.rel_tol + 0.01 * p.abs_tol;
-            perturbed_in.real[v] = sys.y_iter.real[v] + d;
+            let d = sys.y_iter.real[v.0].abs() * p.rel_tol + 0.01 * p.abs_tol;
+            perturbed_in.real[v.0] = sys.y_iter.real[v.0] + d;
             perturbed_out.real.copy_from_slice(&sys.y_next.real);
-            let node = &mut sys.nodes[slave];
+            let node = &mut sys.nodes[slave.0];
             node.restore_state(StateSlot::Iter, p.t)?;
             node.update(perturbed_in, false)?;
             match node.do_step(p.t, p.h)? {
@@ -270,9 +274,9 @@ fn build_matrix(
                 }
                 StepOutcome::Terminated => return Ok(Some(Outcome::Terminated { slave })),
             }
-            perturbed_in.real[v] = sys.y_iter.real[v];
+            perturbed_in.real[v.0] = sys.y_iter.real[v.0];
             for (i, &u) in cycle.vars.iter().enumerate() {
-                cycle.matrix[(i, j)] = -(perturbed_out.real[u] - base[i]) / d;
+                cycle.matrix[(i, j)] = -(perturbed_out.real[u.0] - base[i]) / d;
             }
         }
     }
@@ -292,7 +296,7 @@ fn solve_update(sys: &mut System, newton: &mut Newton, c: usize, p: &StepParams)
         *rhs = DVector::zeros(cycle.vars.len());
     }
     for (k, &v) in cycle.vars.iter().enumerate() {
-        rhs[k] = sys.y_next.real[v] - sys.y_iter.real[v];
+        rhs[k] = sys.y_next.real[v.0] - sys.y_iter.real[v.0];
     }
     let lu = cycle
         .lu
@@ -306,7 +310,7 @@ fn solve_update(sys: &mut System, newton: &mut Newton, c: usize, p: &StepParams)
         });
     }
     for (k, &v) in cycle.vars.iter().enumerate() {
-        sys.y_next.real[v] = sys.y_iter.real[v] + rhs[k];
+        sys.y_next.real[v.0] = sys.y_iter.real[v.0] + rhs[k];
     }
     Ok(())
 }

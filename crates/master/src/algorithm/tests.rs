@@ -10,7 +10,8 @@ use fmi::{Causality, ScalarVariable, ValueRef, VarType, Variability};
 use crate::observer::{Observer, ObserverError, OutputLayout};
 use crate::plan::{PlanOptions, SimulationPlan, SlaveKind};
 use crate::project::Project;
-use crate::simulation::{Simulation, Statistics};
+use crate::simulation::Simulation;
+use crate::statistics::Statistics;
 use crate::slave::{Slave, SlaveCapabilities, StateId, StepOutcome};
 use crate::values::TypedValues;
 use crate::{Error, Result};
@@ -239,13 +240,13 @@ fn assert_exact(rows: &[(f64, Vec<f64>)], tolerance: f64) {
 fn gauss_seidel_iterates_to_the_loop_solution() {
     let (rows, stats) = run_loop("MasterMode GAUSS_SEIDEL\nmaxIterations 30", false);
     assert_exact(&rows, 2e-5);
-    assert_eq!(stats.iteration_limit_exceeded, 0);
+    assert_eq!(stats.counters.iteration_limit_exceeded, 0);
     // Convergence rate |k_a·k_b| = 0.5 from the previous step's values: many sweeps per step.
     assert!(
-        stats.iterations > 8 * stats.steps,
+        stats.counters.iterations > 8 * stats.counters.steps,
         "{} sweeps for {} steps",
-        stats.iterations,
-        stats.steps
+        stats.counters.iterations,
+        stats.counters.steps
     );
 }
 
@@ -262,16 +263,16 @@ fn newton_solves_the_linear_loop_in_two_iterations() {
             derivatives,
         );
         assert_exact(&rows, 1e-9);
-        assert_eq!(stats.iteration_limit_exceeded, 0, "{settings}");
+        assert_eq!(stats.counters.iteration_limit_exceeded, 0, "{settings}");
         // One iteration to build and solve, one to confirm the residual.
-        assert_eq!(stats.iterations, 2 * stats.steps, "{settings}");
+        assert_eq!(stats.counters.iterations, 2 * stats.counters.steps, "{settings}");
         let rollbacks: u64 = stats.slaves.iter().map(|s| s.set_state.count).sum();
         if derivatives && settings.contains("AUTO") {
             // Directional derivatives: only the second iteration rolls back.
-            assert_eq!(rollbacks, 2 * stats.steps, "{settings}");
+            assert_eq!(rollbacks, 2 * stats.counters.steps, "{settings}");
         } else {
             // Difference quotients: one rollback per column, plus the second iteration.
-            assert_eq!(rollbacks, 4 * stats.steps, "{settings}");
+            assert_eq!(rollbacks, 4 * stats.counters.steps, "{settings}");
         }
     }
 }
@@ -279,7 +280,7 @@ fn newton_solves_the_linear_loop_in_two_iterations() {
 #[test]
 fn gauss_jacobi_lags_one_step() {
     let (rows, stats) = run_loop("MasterMode GAUSS_JACOBI", false);
-    assert_eq!(stats.iterations, stats.steps);
+    assert_eq!(stats.counters.iterations, stats.counters.steps);
     // y_a(t+h) = k_a·y_b(t) + sin(t+h), y_b(t+h) = k_b·y_a(t): both from the previous point.
     for w in rows.windows(2) {
         let ((_, prev), (t, y)) = (&w[0], &w[1]);

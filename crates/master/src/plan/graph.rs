@@ -6,7 +6,8 @@ use std::collections::{BTreeMap, HashMap};
 
 use fmi::{Causality, ValueRef, VarType, Variability};
 
-use super::{Connection, OutputVariable, SlaveIndex, SlaveKind, SlavePlan};
+use super::{Connection, OutputVariable, SlaveKind, SlavePlan};
+use crate::index::{LocalIndex, SlaveIndex};
 use crate::error::Location;
 use crate::project::{GraphEdge, Project, VariableRef};
 use crate::values::PerType;
@@ -192,7 +193,7 @@ impl<'a> GraphBuilder<'a> {
         };
         list.push(Connection {
             output_slave: SlaveIndex(out_slave),
-            output_local,
+            output_local: LocalIndex(output_local),
             input_slave: SlaveIndex(in_slave),
             input_vr,
             offset,

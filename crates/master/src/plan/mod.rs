@@ -1,8 +1,9 @@
 //! Validation of a raw [`Project`] into a [`SimulationPlan`].
 //!
 //! This is the one place where names are looked up and causality, variability and type are
-//! checked. Afterwards everything works with indices: [`SlaveIndex`] into the slave list, and a
-//! per-type position ("global index") into the connection list of that type.
+//! checked. Afterwards everything works with indices ([`crate::index`]): a [`SlaveIndex`] into the
+//! slave list, a [`crate::index::GlobalIndex`] into the connection list of one type, and a
+//! [`crate::index::LocalIndex`] into a slave's outputs of one type.
 //!
 //! Spec: MasterSim reference §6.8 (output selection), §7 (connections, mapping, cycles),
 //! §8 steps 6.2–6.3 (start values and parameters), §4.3 (file-reader column typing), §5
@@ -13,9 +14,11 @@ use std::sync::Arc;
 
 use fmi::{ScalarVariable, ValueRef, Variability};
 
-use crate::file_reader::Table;
+use crate::table::Table;
 use crate::project::{Project, SimulatorDef};
-use crate::settings::{ErrorControl, MasterAlgorithm, Settings};
+use crate::index::{LocalIndex, SlaveIndex};
+use crate::project::MasterAlgorithm;
+use crate::settings::Settings;
 use crate::slave::SlaveCapabilities;
 use crate::values::{OUTPUT_TYPE_ORDER, PerType};
 use crate::{Error, Result};
@@ -27,10 +30,6 @@ mod outputs;
 use graph::GraphBuilder;
 use initial::initial_values;
 use outputs::{apply_output_only, select_outputs, select_parameters};
-
-/// Index of a slave in [`SimulationPlan::slaves`] (project order).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct SlaveIndex(pub usize);
 
 /// What backs a slave.
 #[derive(Debug, Clone)]
@@ -188,7 +187,7 @@ pub struct Connection {
     /// Source slave.
     pub output_slave: SlaveIndex,
     /// Position of the source in the source slave's output list of this type.
-    pub output_local: usize,
+    pub output_local: LocalIndex,
     /// Target slave.
     pub input_slave: SlaveIndex,
     /// Value reference of the target input.
@@ -201,6 +200,19 @@ pub struct Connection {
     pub output_name: String,
     /// `slave.variable` of the target, for messages.
     pub input_name: String,
+}
+
+/// A variable found by name ([`SimulationPlan::variable`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NamedVariable {
+    /// Its slave.
+    pub slave: SlaveIndex,
+    /// Its value reference (for a file reader: the column index).
+    pub vr: ValueRef,
+    /// Its type.
+    pub var_type: fmi::VarType,
+    /// An FMI 1.0 negated alias: its value is the negated value stored under `vr`.
+    pub negated: bool,
 }
 
 /// A variable sharing its type and value reference with an already selected output.
@@ -339,6 +351,71 @@ impl SimulationPlan {
         })
     }
 
+    /// The variable (or file-reader column) named `name`, written `<slave>.<variable>` (split at
+    /// the first dot): its slave, value reference and type. A file-reader column reads as Real
+    /// unless a connection typed it otherwise.
+    ///
+    /// # Errors
+    /// [`Error::NoSuchVariable`] when the name has no dot, names no slave, or the slave has no
+    /// such variable or column.
+    pub fn variable(&self, name: &str) -> Result<NamedVariable> {
+        let missing = |reason: String| Error::NoSuchVariable {
+            name: name.to_string(),
+            reason,
+        };
+        let (slave_name, variable) = name
+            .split_once('.')
+            .ok_or_else(|| missing("expected <slave>.<variable>".into()))?;
+        let slave = self
+            .slaves
+            .iter()
+            .position(|s| s.name == slave_name)
+            .ok_or_else(|| {
+                let known: Vec<&str> = self.slaves.iter().map(|s| s.name.as_str()).collect();
+                missing(format!(
+                    "no slave '{slave_name}', expected one of: {}",
+                    known.join(", ")
+                ))
+            })?;
+        let plan = &self.slaves[slave];
+        let found = match &plan.kind {
+            SlaveKind::FileReader { table } => table.column_index(variable).map(|column| {
+                let var_type = OUTPUT_TYPE_ORDER
+                    .into_iter()
+                    .find(|&ty| {
+                        plan.outputs
+                            .get(ty)
+                            .iter()
+                            .any(|o| o.vr.0 as usize == column)
+                    })
+                    .unwrap_or(fmi::VarType::Real);
+                NamedVariable {
+                    slave: SlaveIndex(slave),
+                    vr: ValueRef(column as u32),
+                    var_type,
+                    negated: false,
+                }
+            }),
+            kind => kind
+                .variables()
+                .unwrap_or_default()
+                .iter()
+                .find(|v| v.name == variable)
+                .map(|v| NamedVariable {
+                    slave: SlaveIndex(slave),
+                    vr: v.value_reference,
+                    var_type: v.var_type,
+                    negated: v.alias == fmi::Alias::NegatedAlias,
+                }),
+        };
+        found.ok_or_else(|| {
+            missing(format!(
+                "slave '{slave_name}' has no variable '{variable}' (in '{}')",
+                plan.kind.source_file().display()
+            ))
+        })
+    }
+
     /// Number of connections per type (the lengths of the master's coupling vectors).
     pub fn connection_counts(&self) -> PerType<usize> {
         PerType {
@@ -347,34 +424,6 @@ impl SimulationPlan {
             boolean: self.connections.boolean.len(),
             string: self.connections.string.len(),
         }
-    }
-
-    /// The result columns: for each type in [`OUTPUT_TYPE_ORDER`], every slave's written
-    /// outputs of that type in slave order, named `<slave>.<variable>`.
-    pub fn output_columns(&self) -> PerType<Vec<crate::observer::OutputColumn>> {
-        self.columns_of(|s| &s.outputs)
-    }
-
-    /// The parameter columns (see [`SlavePlan::parameters`]), in the same order and naming.
-    pub fn parameter_columns(&self) -> PerType<Vec<crate::observer::OutputColumn>> {
-        self.columns_of(|s| &s.parameters)
-    }
-
-    fn columns_of(
-        &self,
-        list: impl Fn(&SlavePlan) -> &PerType<Vec<OutputVariable>>,
-    ) -> PerType<Vec<crate::observer::OutputColumn>> {
-        let mut columns = PerType::<Vec<crate::observer::OutputColumn>>::default();
-        for ty in OUTPUT_TYPE_ORDER {
-            for slave in &self.slaves {
-                for var in list(slave).get(ty).iter().filter(|v| v.written) {
-                    columns
-                        .get_mut(ty)
-                        .push(crate::observer::OutputColumn::of(&slave.name, var));
-                }
-            }
-        }
-        columns
     }
 }
 
@@ -400,12 +449,12 @@ fn check_capabilities(settings: &Settings, project: &Project, slaves: &[SlavePla
             });
         }
         if settings.needs_states() && !caps.can_get_and_set_state {
-            let required_by = if settings.algorithm == MasterAlgorithm::Newton {
-                "MasterMode NEWTON (rollback for the Jacobian)"
-            } else if settings.error_control == ErrorControl::Adapt {
-                "ErrorControlMode ADAPT_STEP (rollback after a failed error test)"
-            } else {
-                "iteration with maxIterations > 1 (rollback between iterations)"
+            let required_by = match settings.algorithm {
+                MasterAlgorithm::Newton => "MasterMode NEWTON (rollback for the Jacobian)",
+                _ if settings.error_control.adapts_step() => {
+                    "ErrorControlMode ADAPT_STEP (rollback after a failed error test)"
+                }
+                _ => "iteration with maxIterations > 1 (rollback between iterations)",
             };
             return Err(Error::MissingCapability {
                 fmu,

@@ -19,47 +19,112 @@ use std::path::{Path, PathBuf};
 pub use error::ProjectError;
 pub use units::{NotATimeUnit, TimeUnit};
 
-/// Master algorithm (`MasterMode`).
+/// The master algorithm (`MasterMode`): how the slaves of a cycle exchange values within one
+/// communication step.
 ///
 /// Spec: MasterSim reference §3.2, §10.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum MasterMode {
-    /// `GAUSS_JACOBI`.
+pub enum MasterAlgorithm {
+    /// `GAUSS_JACOBI`: every slave of a cycle sees the values of the previous communication
+    /// point.
     GaussJacobi,
-    /// `GAUSS_SEIDEL` (default).
+    /// `GAUSS_SEIDEL` (default): the slaves of a cycle run in order and see the values already
+    /// updated in this sweep.
     #[default]
     GaussSeidel,
-    /// `NEWTON`.
+    /// `NEWTON`: Newton iteration over the coupled Real variables of each cycle.
     Newton,
 }
 
-/// Error control mode (`ErrorControlMode`).
+impl MasterAlgorithm {
+    /// The keyword value in a project file (`GAUSS_JACOBI`, `GAUSS_SEIDEL`, `NEWTON`).
+    ///
+    /// Spec: MasterSim reference §3.2.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            MasterAlgorithm::GaussJacobi => "GAUSS_JACOBI",
+            MasterAlgorithm::GaussSeidel => "GAUSS_SEIDEL",
+            MasterAlgorithm::Newton => "NEWTON",
+        }
+    }
+
+    /// True when every step rolls slaves back whatever the other settings (Newton's
+    /// Jacobian), so FMU states must be saved at each communication point.
+    ///
+    /// Spec: `docs/algorithms.md` (Newton).
+    pub fn rolls_back_every_step(self) -> bool {
+        match self {
+            MasterAlgorithm::Newton => true,
+            MasterAlgorithm::GaussJacobi | MasterAlgorithm::GaussSeidel => false,
+        }
+    }
+}
+
+/// Local error control (`ErrorControlMode`).
 ///
 /// Spec: MasterSim reference §3.2, §11.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum ErrorControlMode {
-    /// `NONE` (default).
+pub enum ErrorControl {
+    /// `NONE` (default): no error estimate.
     #[default]
     None,
-    /// `CHECK`: monitor the local error, never change the step.
+    /// `CHECK`: estimate and report the local error; never change the step.
     Check,
     /// `ADAPT_STEP` or `STEP_DOUBLING`: Richardson step doubling with step-size adaptation.
-    AdaptStep,
+    Adapt,
 }
 
-/// How communication points and slave clocks are computed (`timeArithmetic`).
+impl ErrorControl {
+    /// The keyword value in a project file (`NONE`, `CHECK`, `ADAPT_STEP`).
+    ///
+    /// Spec: MasterSim reference §3.2.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            ErrorControl::None => "NONE",
+            ErrorControl::Check => "CHECK",
+            ErrorControl::Adapt => "ADAPT_STEP",
+        }
+    }
+
+    /// True for Richardson step doubling, which repeats every step from saved FMU states and
+    /// chooses the next step size.
+    ///
+    /// Spec: MasterSim reference §11.1.
+    pub fn adapts_step(self) -> bool {
+        match self {
+            ErrorControl::Adapt => true,
+            ErrorControl::None | ErrorControl::Check => false,
+        }
+    }
+}
+
+/// How communication points and slave clocks are computed (`timeArithmetic`,
+/// `--time-arithmetic`).
 ///
 /// Spec: MasterSim reference §9 and §15.1–15.2 (MasterSim's arithmetic); `docs/algorithms.md`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum TimeArithmetic {
-    /// `MASTERSIM` (default): as MasterSim 0.9.8, so that its counters and results are
-    /// reproduced. Fixed steps accumulate `t += h`; every slave keeps its own clock, advanced by
-    /// its completed steps and set to the master's current time on rollback.
+    /// `EXACT` (default): fixed communication points are `t_0 + n·h` (no drift), so time events
+    /// fall on the right step, and a rollback puts each slave back to the time of the state it
+    /// restores.
     #[default]
-    MasterSim,
-    /// `EXACT`: fixed communication points are `t_0 + n·h` (no drift), and a rollback puts each
-    /// slave back to the time of the state it restores.
     Exact,
+    /// `MASTERSIM`: as MasterSim 0.9.8, so that its counters and results are reproduced. Fixed
+    /// steps accumulate `t += h`; every slave keeps its own clock, advanced by its completed
+    /// steps and set to the master's current time on rollback.
+    MasterSim,
+}
+
+impl TimeArithmetic {
+    /// The keyword value in a project file (`EXACT`, `MASTERSIM`).
+    ///
+    /// Spec: `docs/project-format.md`.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            TimeArithmetic::Exact => "EXACT",
+            TimeArithmetic::MasterSim => "MASTERSIM",
+        }
+    }
 }
 
 /// When Newton rebuilds its Jacobian (`NewtonJacobian`).
@@ -208,16 +273,16 @@ pub struct Project {
     /// `relTol` (default 1e-5).
     pub rel_tol: f64,
     /// `MasterMode` (default Gauss-Seidel).
-    pub master_mode: MasterMode,
+    pub master_algorithm: MasterAlgorithm,
     /// `ErrorControlMode` (default none).
-    pub error_control_mode: ErrorControlMode,
+    pub error_control: ErrorControl,
     /// `maxIterations` (default 1).
     pub max_iterations: u32,
     /// `writeInternalVariables` (default false).
     pub write_internal_variables: bool,
     /// `writeUnconnectedFileReaderVars` (default false).
     pub write_unconnected_file_reader_vars: bool,
-    /// `timeArithmetic` (default MasterSim-compatible).
+    /// `timeArithmetic` (default exact, see [`TimeArithmetic`]).
     pub time_arithmetic: TimeArithmetic,
     /// `NewtonJacobian` (default rebuilt at every iteration).
     pub newton_jacobian: NewtonJacobian,
@@ -276,12 +341,12 @@ impl Project {
             prevent_overstepping_of_end_time: true,
             abs_tol: 1e-6,
             rel_tol: 1e-5,
-            master_mode: MasterMode::GaussSeidel,
-            error_control_mode: ErrorControlMode::None,
+            master_algorithm: MasterAlgorithm::GaussSeidel,
+            error_control: ErrorControl::None,
             max_iterations: 1,
             write_internal_variables: false,
             write_unconnected_file_reader_vars: false,
-            time_arithmetic: TimeArithmetic::MasterSim,
+            time_arithmetic: TimeArithmetic::Exact,
             newton_jacobian: NewtonJacobian::Full,
             newton_derivatives: NewtonDerivatives::Auto,
             keyword_lines: std::collections::BTreeMap::new(),
@@ -357,13 +422,13 @@ impl Project {
     /// # Examples
     /// ```
     /// use std::path::Path;
-    /// use master::project::{MasterMode, Project};
+    /// use master::project::{MasterAlgorithm, Project};
     ///
     /// let text = "tEnd 10s # ten seconds\nMasterMode NEWTON\n\
     ///             simulator 0 0 A #447cb4 \"fmus/a b.fmu\"\n";
     /// let project = Project::parse(text, Path::new("/work/demo.msim"))?;
     /// assert_eq!(project.t_end.seconds, 10.0);
-    /// assert_eq!(project.master_mode, MasterMode::Newton);
+    /// assert_eq!(project.master_algorithm, MasterAlgorithm::Newton);
     /// assert_eq!(project.simulators[0].path, Path::new("/work/fmus/a b.fmu"));
     /// # Ok::<(), master::project::ProjectError>(())
     /// ```

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use super::lexer::{absolute, normalize, parse_color, strip_comment, tokenize};
 use super::{
-    ErrorControlMode, GraphEdge, MasterMode, NewtonDerivatives, NewtonJacobian, ParameterDef,
+    ErrorControl, GraphEdge, MasterAlgorithm, NewtonDerivatives, NewtonJacobian, ParameterDef,
     Project, ProjectError, ResultFormat, SimulatorDef, TimeArithmetic, TimeSetting, TimeUnit,
     VariableRef,
 };
@@ -180,10 +180,10 @@ fn parse_keyword(
         "absTol" => project.abs_tol = real(ctx, keyword, value)?,
         "relTol" => project.rel_tol = real(ctx, keyword, value)?,
         "MasterMode" => {
-            project.master_mode = match single_word(ctx, keyword, value)? {
-                "GAUSS_JACOBI" => MasterMode::GaussJacobi,
-                "GAUSS_SEIDEL" => MasterMode::GaussSeidel,
-                "NEWTON" => MasterMode::Newton,
+            project.master_algorithm = match single_word(ctx, keyword, value)? {
+                "GAUSS_JACOBI" => MasterAlgorithm::GaussJacobi,
+                "GAUSS_SEIDEL" => MasterAlgorithm::GaussSeidel,
+                "NEWTON" => MasterAlgorithm::Newton,
                 other => {
                     return Err(bad_enum(
                         ctx,
@@ -195,10 +195,10 @@ fn parse_keyword(
             };
         }
         "ErrorControlMode" => {
-            project.error_control_mode = match single_word(ctx, keyword, value)? {
-                "NONE" => ErrorControlMode::None,
-                "CHECK" => ErrorControlMode::Check,
-                "ADAPT_STEP" | "STEP_DOUBLING" => ErrorControlMode::AdaptStep,
+            project.error_control = match single_word(ctx, keyword, value)? {
+                "NONE" => ErrorControl::None,
+                "CHECK" => ErrorControl::Check,
+                "ADAPT_STEP" | "STEP_DOUBLING" => ErrorControl::Adapt,
                 other => {
                     return Err(bad_enum(
                         ctx,

@@ -48,8 +48,8 @@ fn defaults_match_mastersim() {
     assert!(!p.adjust_step_size);
     assert!(p.prevent_overstepping_of_end_time);
     assert_eq!((p.abs_tol, p.rel_tol), (1e-6, 1e-5));
-    assert_eq!(p.master_mode, MasterMode::GaussSeidel);
-    assert_eq!(p.error_control_mode, ErrorControlMode::None);
+    assert_eq!(p.master_algorithm, MasterAlgorithm::GaussSeidel);
+    assert_eq!(p.error_control, ErrorControl::None);
     assert_eq!(p.max_iterations, 1);
     assert!(!p.write_internal_variables);
     assert!(!p.write_unconnected_file_reader_vars);
@@ -80,8 +80,8 @@ fn every_keyword() {
     assert!(p.adjust_step_size);
     assert!(!p.prevent_overstepping_of_end_time);
     assert_eq!((p.abs_tol, p.rel_tol), (1e-7, 2e-4));
-    assert_eq!(p.master_mode, MasterMode::Newton);
-    assert_eq!(p.error_control_mode, ErrorControlMode::Check);
+    assert_eq!(p.master_algorithm, MasterAlgorithm::Newton);
+    assert_eq!(p.error_control, ErrorControl::Check);
     assert_eq!(p.max_iterations, 5);
     assert!(p.write_internal_variables);
     assert!(p.write_unconnected_file_reader_vars);
@@ -90,20 +90,20 @@ fn every_keyword() {
 #[test]
 fn enum_and_boolean_spellings() {
     for (text, mode) in [
-        ("GAUSS_JACOBI", MasterMode::GaussJacobi),
-        ("GAUSS_SEIDEL", MasterMode::GaussSeidel),
-        ("NEWTON", MasterMode::Newton),
+        ("GAUSS_JACOBI", MasterAlgorithm::GaussJacobi),
+        ("GAUSS_SEIDEL", MasterAlgorithm::GaussSeidel),
+        ("NEWTON", MasterAlgorithm::Newton),
     ] {
-        assert_eq!(parse(&format!("MasterMode {text}")).master_mode, mode);
+        assert_eq!(parse(&format!("MasterMode {text}")).master_algorithm, mode);
     }
     for (text, mode) in [
-        ("NONE", ErrorControlMode::None),
-        ("CHECK", ErrorControlMode::Check),
-        ("ADAPT_STEP", ErrorControlMode::AdaptStep),
-        ("STEP_DOUBLING", ErrorControlMode::AdaptStep),
+        ("NONE", ErrorControl::None),
+        ("CHECK", ErrorControl::Check),
+        ("ADAPT_STEP", ErrorControl::Adapt),
+        ("STEP_DOUBLING", ErrorControl::Adapt),
     ] {
         assert_eq!(
-            parse(&format!("ErrorControlMode {text}")).error_control_mode,
+            parse(&format!("ErrorControlMode {text}")).error_control,
             mode
         );
     }
@@ -249,7 +249,7 @@ fn trailing_comments_on_every_line_type() {
          outputOnly A.* # comment\n",
     );
     assert!(p.adjust_step_size);
-    assert_eq!(p.master_mode, MasterMode::GaussJacobi);
+    assert_eq!(p.master_algorithm, MasterAlgorithm::GaussJacobi);
     assert_eq!(p.t_end.seconds, 2.0);
     assert_eq!(p.abs_tol, 1e-3);
     assert_eq!(p.max_iterations, 3);
@@ -488,7 +488,7 @@ fn crlf_bom_and_comments() {
     );
     assert_eq!(p.t_end.seconds, 3.0);
     assert_eq!(p.t_end.line, Some(4));
-    assert_eq!(p.master_mode, MasterMode::Newton);
+    assert_eq!(p.master_algorithm, MasterAlgorithm::Newton);
     error("\u{feff}tEnd\r\n", 1, &["'tEnd' has no value"]);
 }
 

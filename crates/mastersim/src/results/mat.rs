@@ -65,7 +65,7 @@ impl MatSink {
         layout: &OutputLayout,
         settings: &Settings,
         threshold: Option<f64>,
-    ) -> anyhow::Result<Self> {
+    ) -> crate::Result<Self> {
         let c = &layout.columns;
         let mut aliases = Vec::new();
         let mut signals = Vec::new();
@@ -131,7 +131,7 @@ impl MatSink {
     }
 
     /// Writes (or filters) one row; `t` in s.
-    pub fn write(&mut self, t: f64, values: &TypedValues) -> anyhow::Result<()> {
+    pub fn write(&mut self, t: f64, values: &TypedValues) -> crate::Result<()> {
         super::numeric_row(values, &mut self.row);
         match &mut self.mode {
             Mode::Streaming(writer) => writer.write_row(t, &self.row)?,
@@ -149,7 +149,7 @@ impl MatSink {
     }
 
     /// Completes the file; with the filter, returns the samples kept and offered.
-    pub fn finish(self) -> anyhow::Result<Option<(u64, u64)>> {
+    pub fn finish(self) -> crate::Result<Option<(u64, u64)>> {
         match self.mode {
             Mode::Streaming(writer) => {
                 writer.finish()?;

@@ -48,7 +48,7 @@ fn add_aliases(
 
 impl JsonSink {
     /// Prepares the table; it is written by [`JsonSink::finish`].
-    pub fn create(path: &Path, layout: &OutputLayout, settings: &Settings) -> anyhow::Result<Self> {
+    pub fn create(path: &Path, layout: &OutputLayout, settings: &Settings) -> crate::Result<Self> {
         let mut table = SignalLayout {
             time_unit: settings.output_time_unit.name().to_string(),
             ..Default::default()
@@ -116,7 +116,7 @@ impl JsonSink {
     }
 
     /// Adds one row; `t` in the output time unit.
-    pub fn write(&mut self, t: f64, values: &TypedValues) -> anyhow::Result<()> {
+    pub fn write(&mut self, t: f64, values: &TypedValues) -> crate::Result<()> {
         self.writer.push_row(
             t,
             &values.boolean,
@@ -128,7 +128,7 @@ impl JsonSink {
     }
 
     /// Writes the file.
-    pub fn finish(self) -> anyhow::Result<()> {
+    pub fn finish(self) -> crate::Result<()> {
         self.writer.finish(&self.attributes)?;
         Ok(())
     }

@@ -21,7 +21,7 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
-use anyhow::Context;
+use crate::{Error, Result};
 
 /// Batches in circulation between the stepping thread and the writer.
 const BATCHES: usize = 4;
@@ -32,10 +32,10 @@ pub trait Drain: Send + 'static {
     type Batch: Default + Send + 'static;
 
     /// Formats and writes `batch`, then empties it for reuse (keeping its capacity).
-    fn write(&mut self, batch: &mut Self::Batch) -> anyhow::Result<()>;
+    fn write(&mut self, batch: &mut Self::Batch) -> Result<()>;
 
     /// Passes everything written to the operating system.
-    fn flush(&mut self) -> anyhow::Result<()>;
+    fn flush(&mut self) -> Result<()>;
 }
 
 /// The hand-over state both threads share.
@@ -109,7 +109,7 @@ pub struct Background<D: Drain> {
     inline: Option<D>,
     /// The hand-over state, once the writer thread runs.
     shared: Option<Arc<Shared<D::Batch>>>,
-    writer: Option<JoinHandle<anyhow::Result<()>>>,
+    writer: Option<JoinHandle<Result<()>>>,
     /// The batch being filled.
     pub current: D::Batch,
 }
@@ -127,7 +127,7 @@ impl<D: Drain> Background<D> {
     }
 
     /// Starts the writer thread with `drain`.
-    fn spawn(&mut self, drain: D) -> anyhow::Result<Arc<Shared<D::Batch>>> {
+    fn spawn(&mut self, drain: D) -> Result<Arc<Shared<D::Batch>>> {
         let shared = Arc::new(Shared {
             state: Mutex::new(State {
                 queue: VecDeque::with_capacity(BATCHES),
@@ -150,7 +150,10 @@ impl<D: Drain> Background<D> {
                 theirs.publish(state);
                 result
             })
-            .with_context(|| format!("cannot start the writer thread {}", self.name))?;
+            .map_err(|source| Error::Thread {
+                name: self.name,
+                source,
+            })?;
         self.shared = Some(Arc::clone(&shared));
         self.writer = Some(writer);
         Ok(shared)
@@ -160,11 +163,16 @@ impl<D: Drain> Background<D> {
     ///
     /// # Errors
     /// The writer's error, when it has stopped, or the refusal to start it.
-    pub fn hand_over(&mut self) -> anyhow::Result<()> {
+    pub fn hand_over(&mut self) -> Result<()> {
         let shared = match (self.inline.take(), &self.shared) {
             (Some(drain), _) => self.spawn(drain)?,
             (None, Some(shared)) => Arc::clone(shared),
-            (None, None) => anyhow::bail!("the writer thread {} could not start", self.name),
+            (None, None) => {
+                return Err(Error::Writer {
+                    name: self.name,
+                    reason: "could not start",
+                });
+            }
         };
         let mut state = shared.wait_until(shared.lock(), |s| !s.free.is_empty() || s.ended);
         let Some(next) = state.free.pop() else {
@@ -182,7 +190,7 @@ impl<D: Drain> Background<D> {
     ///
     /// # Errors
     /// The drain's or the writer's error.
-    pub fn flush(&mut self) -> anyhow::Result<()> {
+    pub fn flush(&mut self) -> Result<()> {
         if let Some(drain) = &mut self.inline {
             drain.write(&mut self.current)?;
             return drain.flush();
@@ -209,13 +217,13 @@ impl<D: Drain> Background<D> {
     ///
     /// # Errors
     /// The drain's or the writer's error.
-    pub fn finish(mut self) -> anyhow::Result<()> {
+    pub fn finish(mut self) -> Result<()> {
         self.flush()?;
         self.close()
     }
 
     /// Asks the writer to end once the queue is written, and waits for it.
-    fn close(&mut self) -> anyhow::Result<()> {
+    fn close(&mut self) -> Result<()> {
         if let Some(shared) = &self.shared {
             let mut state = shared.lock();
             state.closing = true;
@@ -223,17 +231,24 @@ impl<D: Drain> Background<D> {
         }
         match self.writer.take().map(JoinHandle::join) {
             Some(Ok(result)) => result,
-            Some(Err(_)) => Err(anyhow::anyhow!("a result writer thread panicked")),
+            Some(Err(_)) => Err(Error::Writer {
+                name: self.name,
+                reason: "panicked",
+            }),
             None => Ok(()),
         }
     }
 
     /// The error that ended the writer thread.
-    fn writer_error(&mut self) -> anyhow::Error {
-        match self.writer.take().map(JoinHandle::join) {
-            Some(Ok(Err(e))) => e,
-            Some(Err(_)) => anyhow::anyhow!("a result writer thread panicked"),
-            _ => anyhow::anyhow!("a result writer thread ended early"),
+    fn writer_error(&mut self) -> Error {
+        let reason = match self.writer.take().map(JoinHandle::join) {
+            Some(Ok(Err(e))) => return e,
+            Some(Err(_)) => "panicked",
+            _ => "ended early",
+        };
+        Error::Writer {
+            name: self.name,
+            reason,
         }
     }
 }
@@ -255,7 +270,7 @@ enum Job<B> {
 
 /// The writer thread: writes batches in order, serves flushes, ends when the stepping side
 /// closes.
-fn run<D: Drain>(mut drain: D, shared: &Shared<D::Batch>) -> anyhow::Result<()> {
+fn run<D: Drain>(mut drain: D, shared: &Shared<D::Batch>) -> Result<()> {
     loop {
         let job = {
             let mut state = shared.wait_until(shared.lock(), |s| {
@@ -278,7 +293,7 @@ fn run<D: Drain>(mut drain: D, shared: &Shared<D::Batch>) -> anyhow::Result<()> 
                 shared.publish(state);
             }
             Job::Flush(target) => {
-                drain.flush().context("flushing a result file failed")?;
+                drain.flush()?;
                 let mut state = shared.lock();
                 state.flushes_done = target;
                 shared.publish(state);

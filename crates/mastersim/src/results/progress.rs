@@ -74,7 +74,7 @@ impl ProgressFile {
     }
 
     /// Formats and writes `lines` (`(simulation time s, real time s)` each), then empties them.
-    pub fn write(&mut self, lines: &mut Vec<(f64, f64)>) -> anyhow::Result<()> {
+    pub fn write(&mut self, lines: &mut Vec<(f64, f64)>) -> crate::Result<()> {
         for &(t, real) in lines.iter() {
             self.writer.write_row(t, real, self.t_end)?;
         }
@@ -83,7 +83,7 @@ impl ProgressFile {
     }
 
     /// Passes the lines written so far to the operating system.
-    pub fn flush(&mut self) -> anyhow::Result<()> {
+    pub fn flush(&mut self) -> crate::Result<()> {
         Ok(self.writer.flush()?)
     }
 }

@@ -59,7 +59,7 @@ impl CsvFiles {
         results_dir: &Path,
         time_unit: TimeUnit,
         layout: &OutputLayout,
-    ) -> anyhow::Result<Self> {
+    ) -> crate::Result<Self> {
         let c = &layout.columns;
         let columns: Vec<Column> = [&c.boolean, &c.integer, &c.real]
             .into_iter()
@@ -100,7 +100,7 @@ impl CsvFiles {
     }
 
     /// Formats and writes `rows`, then empties them for reuse (keeping their capacity).
-    pub fn write(&mut self, rows: &mut Rows) -> anyhow::Result<()> {
+    pub fn write(&mut self, rows: &mut Rows) -> crate::Result<()> {
         let (n, m) = (self.numeric, self.string_columns);
         for (r, &t) in rows.times.iter().enumerate() {
             self.values.write_row(t, &rows.values[r * n..(r + 1) * n])?;
@@ -115,7 +115,7 @@ impl CsvFiles {
     }
 
     /// Passes both files' buffers to the operating system.
-    pub fn flush(&mut self) -> anyhow::Result<()> {
+    pub fn flush(&mut self) -> crate::Result<()> {
         self.values.flush()?;
         if let Some(s) = &mut self.strings {
             s.flush()?;

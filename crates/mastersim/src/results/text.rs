@@ -38,14 +38,14 @@ struct TextFiles {
 impl Drain for TextFiles {
     type Batch = TextBatch;
 
-    fn write(&mut self, batch: &mut TextBatch) -> anyhow::Result<()> {
+    fn write(&mut self, batch: &mut TextBatch) -> crate::Result<()> {
         if let Some(csv) = &mut self.csv {
             csv.write(&mut batch.rows)?;
         }
         self.progress.write(&mut batch.lines)
     }
 
-    fn flush(&mut self) -> anyhow::Result<()> {
+    fn flush(&mut self) -> crate::Result<()> {
         if let Some(csv) = &mut self.csv {
             csv.flush()?;
         }
@@ -70,19 +70,19 @@ impl TextSink {
     }
 
     /// Adds a row of `values.csv` (and `strings.csv`); `t` in the output time unit.
-    pub fn csv_row(&mut self, t: f64, values: &TypedValues) -> anyhow::Result<()> {
+    pub fn csv_row(&mut self, t: f64, values: &TypedValues) -> crate::Result<()> {
         self.files.current.rows.push(t, values);
         self.hand_over_if_full()
     }
 
     /// Adds the `progress.txt` line of the result row at `t` (s).
-    pub fn progress_line(&mut self, t: f64) -> anyhow::Result<()> {
+    pub fn progress_line(&mut self, t: f64) -> crate::Result<()> {
         let real = self.clock.line();
         self.files.current.lines.push((t, real));
         self.hand_over_if_full()
     }
 
-    fn hand_over_if_full(&mut self) -> anyhow::Result<()> {
+    fn hand_over_if_full(&mut self) -> crate::Result<()> {
         let batch = &self.files.current;
         if batch.rows.values() + LINE_VALUES * batch.lines.len() >= BATCH_VALUES {
             self.files.hand_over()?;
@@ -92,13 +92,13 @@ impl TextSink {
 
     /// Hands the buffered rows and lines to the operating system and waits until they are
     /// written.
-    pub fn flush(&mut self) -> anyhow::Result<()> {
+    pub fn flush(&mut self) -> crate::Result<()> {
         self.files.flush()
     }
 
     /// Writes the last rows and lines, flushes the files and ends the writer thread (if it
     /// started).
-    pub fn finish(self) -> anyhow::Result<()> {
+    pub fn finish(self) -> crate::Result<()> {
         self.files.finish()
     }
 }

@@ -1,5 +1,12 @@
 //! Unit tests of the file-reader tables and slave.
+use std::sync::Arc;
+
+use fmi::ValueRef;
+
 use super::*;
+use crate::Error;
+use crate::file_reader::FileReaderSlave;
+use crate::slave::{Slave, StateId, StepOutcome};
 use proptest::prelude::*;
 
 const FILE: &str = "/data/input.tsv";

@@ -1,0 +1,85 @@
+//! The error type of the `mastersim` library.
+//!
+//! Every variant names what failed: the project or FMU error of the master, the file a result
+//! writer could not write, the option that is out of range.
+
+use std::path::PathBuf;
+
+/// Result alias of this crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything that can go wrong while opening, running or finishing a session.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The project, an FMU, a table or the simulation (a slave call, the step control, an
+    /// observer) failed.
+    #[error(transparent)]
+    Master(#[from] master::Error),
+    /// Initializing the slaves failed.
+    #[error("initialization failed: {0}")]
+    Initialization(#[source] master::Error),
+    /// A result file could not be created or written.
+    #[error(transparent)]
+    Output(#[from] output::Error),
+    /// A file or directory could not be created, read or written.
+    #[error("cannot {action} '{}': {source}", path.display())]
+    Io {
+        /// What was attempted (e.g. "create the working directory").
+        action: &'static str,
+        /// The file or directory.
+        path: PathBuf,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
+    /// The project file does not exist.
+    #[error("project file '{}' doesn't exist", path.display())]
+    ProjectNotFound {
+        /// The path given.
+        path: PathBuf,
+    },
+    /// An option value out of its range.
+    #[error("option {option} = {value}: expected {expected}")]
+    InvalidOption {
+        /// The option (field of [`crate::Options`]).
+        option: &'static str,
+        /// The value given.
+        value: String,
+        /// What is allowed.
+        expected: &'static str,
+    },
+    /// A thread of the session could not be started.
+    #[error("cannot start the thread {name}: {source}")]
+    Thread {
+        /// The thread's name.
+        name: &'static str,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
+    /// A result writer thread ended without finishing its files.
+    #[error("the result writer thread {name} {reason}")]
+    Writer {
+        /// The thread's name.
+        name: &'static str,
+        /// What happened ("panicked", "ended early").
+        reason: &'static str,
+    },
+}
+
+impl Error {
+    /// The message and all its causes on one line, `: `-separated, each cause once (several
+    /// errors of the master and of `fmi` already include their source in their own message).
+    pub fn chain_text(&self) -> String {
+        let mut text = self.to_string();
+        let mut source = std::error::Error::source(self);
+        while let Some(cause) = source {
+            let cause_text = cause.to_string();
+            if !text.contains(&cause_text) {
+                text.push_str(": ");
+                text.push_str(&cause_text);
+            }
+            source = cause.source();
+        }
+        text
+    }
+}

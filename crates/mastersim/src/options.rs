@@ -1,0 +1,129 @@
+//! The options of a session: where it works, what it writes, how it steps.
+//!
+//! Every field has a default ([`Options::default`]) that follows the project file, so that
+//! `Options::default()` runs a project as MasterSim would, with mastersim's corrections.
+//!
+//! Spec: MasterSim reference §2 (command line), §5 (working directory); `docs/results.md`.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use master::TimeArithmetic;
+use master::project::ResultFormat;
+
+use crate::{Error, Result};
+
+/// What happens when an FMU call exceeds [`StepTimeout::limit`]: called on the supervisor
+/// thread after the result files are finished and `summary.txt` is written; it must not return
+/// (the stepping thread is stuck inside the FMU, and only ending the process frees it).
+pub type TimeoutHandler = fn() -> !;
+
+/// A limit on the wall time of one FMU call.
+///
+/// Spec: `docs/robustness.md` (hanging FMU calls).
+#[derive(Debug, Clone, Copy)]
+pub struct StepTimeout {
+    /// Longest wall time one `doStep`, state or initialization call may take (> 0).
+    pub limit: Duration,
+    /// Ends the process once the results are saved.
+    pub on_expiry: TimeoutHandler,
+}
+
+/// Options of [`crate::Session::open`]. Defaults in [`Options::default`].
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Working directory for extracted FMUs, logs and results (default: the project path
+    /// without its extension, as MasterSim does).
+    pub working_dir: Option<PathBuf>,
+    /// Reuse the FMUs already extracted in `<working_dir>/fmus/<name>` instead of extracting
+    /// them again (default false).
+    pub skip_unzip: bool,
+    /// Result formats (default: the project's `resultFormats`, CSV unless it says otherwise;
+    /// an empty list writes no result files but `log/progress.txt` and `log/summary.txt`).
+    pub result_formats: Option<Vec<ResultFormat>>,
+    /// Relative threshold of the adaptive output filter, > 0 (default: the project's
+    /// `outputThreshold`, off unless it says otherwise).
+    pub output_threshold: Option<f64>,
+    /// Threads that may step the slaves of Gauss-Jacobi in parallel, ≥ 1 (default: the
+    /// number of cores). Results do not depend on it.
+    pub threads: Option<usize>,
+    /// Time arithmetic (default: the project's `timeArithmetic`, exact unless it says
+    /// otherwise).
+    pub time_arithmetic: Option<TimeArithmetic>,
+    /// Largest total size one FMU archive may extract to, in bytes (default 4 GiB; protects
+    /// against zip bombs).
+    pub max_fmu_size: u64,
+    /// Passed to the FMUs' instantiate call as `loggingOn` (default false).
+    pub fmu_logging: bool,
+    /// Write `log/stepstats.tsv`, one line of counters per step (default false).
+    pub step_statistics: bool,
+    /// Show progress on the console: a bar on a terminal, else a line every few seconds
+    /// (default false).
+    pub console_progress: bool,
+    /// Abandon the run when an FMU call hangs (default: no limit).
+    pub step_timeout: Option<StepTimeout>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            working_dir: None,
+            skip_unzip: false,
+            result_formats: None,
+            output_threshold: None,
+            threads: None,
+            time_arithmetic: None,
+            max_fmu_size: 4096 << 20,
+            fmu_logging: false,
+            step_statistics: false,
+            console_progress: false,
+            step_timeout: None,
+        }
+    }
+}
+
+impl Options {
+    /// The working directory of `project` under these options: [`Options::working_dir`], or
+    /// the project path without its extension.
+    ///
+    /// Spec: MasterSim reference §5.
+    pub fn working_dir_for(&self, project: &Path) -> PathBuf {
+        self.working_dir
+            .clone()
+            .unwrap_or_else(|| project.with_extension(""))
+    }
+
+    /// Checks the ranges of the numeric options.
+    ///
+    /// # Errors
+    /// [`Error::InvalidOption`] for a threshold or timeout that is not finite and > 0, or 0
+    /// threads.
+    pub fn validate(&self) -> Result<()> {
+        if let Some(t) = self.output_threshold
+            && !(t.is_finite() && t > 0.0)
+        {
+            return Err(Error::InvalidOption {
+                option: "output threshold",
+                value: t.to_string(),
+                expected: "a relative threshold > 0",
+            });
+        }
+        if self.threads == Some(0) {
+            return Err(Error::InvalidOption {
+                option: "threads",
+                value: "0".into(),
+                expected: "at least 1 thread",
+            });
+        }
+        if let Some(timeout) = &self.step_timeout
+            && timeout.limit.is_zero()
+        {
+            return Err(Error::InvalidOption {
+                option: "step timeout",
+                value: "0".into(),
+                expected: "a number of seconds > 0",
+            });
+        }
+        Ok(())
+    }
+}

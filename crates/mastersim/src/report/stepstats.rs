@@ -1,0 +1,172 @@
+//! `log/stepstats.tsv`: one line of counters per completed master step (verbosity ≥ 2), a
+//! view of the run's [`Counters`].
+//!
+//! Every field is left-aligned in a fixed width and followed by a tab; numbers use `%g`
+//! (six significant digits). The header has the same widths but no tab after its last
+//! caption, while data lines end with a tab before the newline, as in MasterSim.
+//!
+//! Spec: MasterSim reference §12.7.
+
+use std::fs::File;
+use std::io::{BufWriter, Write as _};
+use std::path::{Path, PathBuf};
+
+use master::Counters;
+use output::number::{DEFAULT_PRECISION, write_g, write_left_aligned, write_u64};
+
+use crate::{Error, Result};
+
+/// Column captions and their widths (bytes), in file order.
+const COLUMNS: [(&str, usize); 11] = [
+    ("Time [s]", 14),
+    ("Steps", 10),
+    ("StepSize [s]", 14),
+    ("AlgorithmCalls", 18),
+    ("ErrorTestFails", 18),
+    ("ConvergenceFails", 18),
+    ("Iterations", 12),
+    ("IterLimitExceeded", 18),
+    ("FMUErrors", 12),
+    ("ErrorNormRichardson", 18),
+    ("ErrorNormSlopeCheck", 18),
+];
+
+/// Writer of `log/stepstats.tsv`.
+///
+/// Output is buffered; call [`flush`](Self::flush) at the end of the run.
+///
+/// Spec: MasterSim reference §12.7.
+#[derive(Debug)]
+pub struct StepStatsWriter {
+    path: PathBuf,
+    file: BufWriter<File>,
+    line: String,
+}
+
+impl StepStatsWriter {
+    /// Creates (truncates) the file at `path` and writes the header line.
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming the file when it cannot be created or written.
+    ///
+    /// Spec: MasterSim reference §12.7 (header).
+    pub fn create(path: &Path) -> Result<Self> {
+        let file = File::create(path).map_err(|source| Error::Io {
+            action: "create",
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let mut header = String::with_capacity(256);
+        for (i, (caption, width)) in COLUMNS.into_iter().enumerate() {
+            if i > 0 {
+                header.push('\t');
+            }
+            write_left_aligned(&mut header, width, |s| s.push_str(caption));
+        }
+        header.push('\n');
+        let mut writer = StepStatsWriter {
+            path: path.to_path_buf(),
+            file: BufWriter::new(file),
+            line: String::with_capacity(256),
+        };
+        writer.write_line(&header)?;
+        Ok(writer)
+    }
+
+    fn write_line(&mut self, line: &str) -> Result<()> {
+        self.file
+            .write_all(line.as_bytes())
+            .map_err(|source| self.io_error(source))
+    }
+
+    fn io_error(&self, source: std::io::Error) -> Error {
+        Error::Io {
+            action: "write",
+            path: self.path.clone(),
+            source,
+        }
+    }
+
+    /// Appends the line of the step that `c` describes (its time, step size and counters so
+    /// far); each field is followed by a tab.
+    ///
+    /// Units: times and step sizes in seconds; norms are dimensionless.
+    ///
+    /// # Errors
+    /// [`Error::Io`] if writing fails.
+    ///
+    /// Spec: MasterSim reference §12.7 (rows).
+    pub fn write_row(&mut self, c: &Counters) -> Result<()> {
+        enum Field {
+            Real(f64),
+            Count(u64),
+        }
+        let fields = [
+            Field::Real(c.t),
+            Field::Count(c.steps),
+            Field::Real(c.h),
+            Field::Count(c.algorithm_calls),
+            Field::Count(c.error_test_fails),
+            Field::Count(c.convergence_fails),
+            Field::Count(c.iterations),
+            Field::Count(c.iteration_limit_exceeded),
+            Field::Count(c.fmu_errors),
+            Field::Real(c.error_norms.0),
+            Field::Real(c.error_norms.1),
+        ];
+        self.line.clear();
+        for (field, (_, width)) in fields.into_iter().zip(COLUMNS) {
+            write_left_aligned(&mut self.line, width, |s| match field {
+                Field::Real(v) => write_g(s, v, DEFAULT_PRECISION),
+                Field::Count(n) => write_u64(s, n),
+            });
+            self.line.push('\t');
+        }
+        self.line.push('\n');
+        let line = std::mem::take(&mut self.line);
+        let written = self.write_line(&line);
+        self.line = line;
+        written
+    }
+
+    /// Writes all buffered lines to the file.
+    ///
+    /// # Errors
+    /// [`Error::Io`] if the operating system rejects the data.
+    ///
+    /// Spec: MasterSim reference §12.7.
+    pub fn flush(&mut self) -> Result<()> {
+        self.file.flush().map_err(|source| self.io_error(source))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_and_row_layout() -> Result<()> {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("stepstats.tsv");
+        let mut w = StepStatsWriter::create(&path)?;
+        w.write_row(&Counters {
+            t: 0.1,
+            steps: 1,
+            h: 0.1,
+            algorithm_calls: 3,
+            iterations: 2,
+            error_norms: (0.000123456789, 1.0),
+            ..Counters::default()
+        })?;
+        w.flush()?;
+        let text = std::fs::read_to_string(&path).expect("read");
+        let expected = "Time [s]      \tSteps     \tStepSize [s]  \tAlgorithmCalls    \t\
+                        ErrorTestFails    \tConvergenceFails  \tIterations  \t\
+                        IterLimitExceeded \tFMUErrors   \tErrorNormRichardson\tErrorNormSlopeCheck\n\
+                        0.1           \t1         \t0.1           \t3                 \t\
+                        0                 \t0                 \t2           \t\
+                        0                 \t0           \t0.000123457       \t1                 \t\n";
+        assert_eq!(text, expected);
+        Ok(())
+    }
+}

@@ -1,0 +1,432 @@
+//! [`Session`]: a MasterSim project opened for simulation, which a program steps, reads and
+//! finishes.
+//!
+//! Spec: MasterSim reference §2–§9 (what a run does, in order), §12 (result files); libcosim's
+//! `execution` (a steppable run with observers).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use master::project::{Project, ResultFormat};
+use master::watchdog::CallMonitor;
+use master::{
+    Counters, ImportOptions, Observer, Observers, PlanOptions, RunOutcome, Simulation,
+    SimulationPlan, Statistics, StepReport, Value,
+};
+
+use crate::console::ConsoleProgress;
+use crate::options::Options;
+use crate::report::{Ending, Summary};
+use crate::results::{ResultFiles, ResultOptions};
+use crate::supervise::{SharedRecord, Supervisor, Watch};
+use crate::{Error, Result};
+
+/// A MasterSim project opened for simulation: its FMUs imported and instantiated, ready to be
+/// initialized and stepped.
+///
+/// The life of a session: [`Session::open`] reads the project, extracts and loads the FMUs,
+/// validates the connections and instantiates the slaves; [`Session::initialize`] initializes
+/// them, creates the result files and writes the first row; [`Session::step`],
+/// [`Session::run_until`] and [`Session::run`] advance the simulation (initializing first if
+/// needed); [`Session::finish`] completes the result files, writes `log/summary.txt` and
+/// terminates the slaves. Between steps any variable can be read ([`Session::value`]) and the
+/// statistics looked at ([`Session::statistics`]).
+///
+/// Dropping a session at any point completes the result files written so far, terminates the
+/// slaves and frees them (FMU states, instances, libraries, in that order), without writing
+/// `summary.txt`.
+///
+/// Stepping a session N times gives the same results and counters as running it: both go
+/// through [`master::Simulation::step`].
+pub struct Session {
+    sim: Simulation,
+    /// Every observer, the result files first.
+    observers: Observers,
+    /// The result files, shared with the supervisor thread.
+    record: SharedRecord,
+    supervisor: Supervisor,
+    working_dir: PathBuf,
+    project_name: String,
+    results: ResultOptions,
+    stop: Arc<AtomicBool>,
+    /// What raised the stop flag, for `summary.txt`.
+    stop_cause: String,
+    /// The message of the error that ended the run, for `summary.txt`.
+    failure: Option<String>,
+    /// Initialized, result files created and the first row written.
+    initialized: bool,
+    /// Result files finished and slaves terminated.
+    closed: bool,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("working_dir", &self.working_dir)
+            .field("t", &self.sim.time())
+            .field("initialized", &self.initialized)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Session {
+    /// Opens the project file `project` (`.msim`): parses it, extracts and loads its FMUs into
+    /// the working directory, validates it into a plan and instantiates every slave, in project
+    /// order. Creates `<working dir>/log`. Logs through the `log` crate.
+    ///
+    /// # Errors
+    /// [`Error::InvalidOption`] for an option out of range; [`Error::Io`] when the working
+    /// directory cannot be created; [`Error::ProjectNotFound`]; [`Error::Master`] for a project,
+    /// FMU, table or plan error (each names the file and line or the FMU); [`Error::Thread`]
+    /// never (a supervisor thread that cannot start only disables supervision, with a warning).
+    ///
+    /// Spec: MasterSim reference §3 (project), §5 (working directory), §6 (import and
+    /// instantiation), §7 (connections).
+    pub fn open(project: impl AsRef<Path>, options: &Options) -> Result<Session> {
+        options.validate()?;
+        let project_path = project.as_ref();
+        let wd = options.working_dir_for(project_path);
+        let log_dir = wd.join("log");
+        std::fs::create_dir_all(&log_dir).map_err(|source| Error::Io {
+            action: "create the working directory",
+            path: log_dir.clone(),
+            source,
+        })?;
+        if !project_path.is_file() {
+            return Err(Error::ProjectNotFound {
+                path: project_path.to_path_buf(),
+            });
+        }
+        log::info!("Reading project '{}'", project_path.display());
+        let mut project = Project::from_file(project_path).map_err(master::Error::from)?;
+        if let Some(arithmetic) = options.time_arithmetic {
+            project.time_arithmetic = arithmetic;
+        }
+        let formats = options
+            .result_formats
+            .clone()
+            .unwrap_or_else(|| project.result_formats.clone());
+        let results = ResultOptions {
+            threshold: options.output_threshold.or(project.output_threshold),
+            step_statistics: options.step_statistics,
+            formats,
+        };
+        log::info!("Importing FMUs");
+        let import = ImportOptions {
+            skip_unzip: options.skip_unzip,
+            extract: fmi::archive::ExtractOptions {
+                max_total_size: options.max_fmu_size,
+            },
+        };
+        let fmus = master::import_fmus(&project, &wd, &import)?;
+        let plan = SimulationPlan::build(
+            &project,
+            &PlanOptions {
+                working_dir: wd.clone(),
+                collect_parameters: results.formats.iter().any(|f| *f != ResultFormat::Csv),
+            },
+            |def| master::resolve_slave(&project, def, &fmus),
+        )?;
+        log::info!("Cycles");
+        for (c, cycle) in plan.cycles.iter().enumerate() {
+            log::info!("Cycle {}:", c + 1);
+            for s in cycle {
+                log::info!("  {}", plan.slaves[s.0].name);
+            }
+        }
+        for dir in &plan.slave_directories {
+            std::fs::create_dir_all(dir).map_err(|source| Error::Io {
+                action: "create",
+                path: dir.clone(),
+                source,
+            })?;
+        }
+        let slaves = master::instantiate(&plan, options.fmu_logging)?;
+        let mut sim = Simulation::new(plan, slaves)?;
+        let stop = Arc::new(AtomicBool::new(false));
+        sim.set_stop_flag(stop.clone());
+        sim.set_threads(
+            options
+                .threads
+                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+        );
+        let record = SharedRecord::default();
+        let watch = options.step_timeout.map(|timeout| {
+            let names: Vec<String> = sim.plan().slaves.iter().map(|s| s.name.clone()).collect();
+            let monitor = Arc::new(CallMonitor::new(names.len()));
+            sim.set_call_monitor(monitor.clone());
+            Watch {
+                monitor,
+                timeout,
+                summary_path: log_dir.join("summary.txt"),
+                names,
+            }
+        });
+        let supervisor = Supervisor::spawn(record.clone(), watch);
+        let mut observers = Observers::default();
+        observers.push(Box::new(record.clone()));
+        if options.console_progress {
+            observers.push(Box::new(ConsoleProgress::new()));
+        }
+        Ok(Session {
+            sim,
+            observers,
+            record,
+            supervisor,
+            working_dir: wd,
+            project_name: project_path
+                .file_stem()
+                .map_or_else(|| "results".into(), |s| s.to_string_lossy().into_owned()),
+            results,
+            stop,
+            stop_cause: "stop requested".into(),
+            failure: None,
+            initialized: false,
+            closed: false,
+        })
+    }
+
+    /// Initializes the slaves, creates the result files and writes the first result row at
+    /// the start time.
+    ///
+    /// # Errors
+    /// [`Error::Initialization`] when a slave fails to initialize (also when called twice);
+    /// [`Error::Io`] or [`Error::Output`] when a result file cannot be created; an observer's
+    /// error ([`Error::Master`]).
+    ///
+    /// Spec: MasterSim reference §8 (initialization), §12 (result files).
+    pub fn initialize(&mut self) -> Result<()> {
+        let result = self.initialize_once();
+        if let Err(e) = &result {
+            self.failure = Some(e.chain_text());
+        }
+        result
+    }
+
+    fn initialize_once(&mut self) -> Result<()> {
+        self.sim.initialize().map_err(Error::Initialization)?;
+        let files = ResultFiles::create(
+            &self.working_dir,
+            &self.project_name,
+            self.sim.plan(),
+            self.results.clone(),
+        )?;
+        self.record.lock().files = Some(files);
+        self.sim.start_output(&mut self.observers)?;
+        self.initialized = true;
+        Ok(())
+    }
+
+    /// Initializes if that has not happened yet.
+    fn ensure_initialized(&mut self) -> Result<()> {
+        if self.initialized {
+            Ok(())
+        } else {
+            self.initialize()
+        }
+    }
+
+    /// Records `e` as the failure that ended the run.
+    fn failed(&mut self, e: master::Error) -> Error {
+        let e = Error::Master(e);
+        self.failure = Some(e.chain_text());
+        e
+    }
+
+    /// Takes exactly one communication step (initializing first if needed) and returns the new
+    /// communication point, the step size taken and, after the last step, how the run ended.
+    ///
+    /// # Errors
+    /// As [`Session::initialize`]; [`Error::Master`] when the step fails (a slave error, a
+    /// step that would fall below `hMin`, an observer's error). Rows written before stay
+    /// written.
+    ///
+    /// Spec: MasterSim reference §9.
+    pub fn step(&mut self) -> Result<StepReport> {
+        self.ensure_initialized()?;
+        self.sim
+            .step(&mut self.observers)
+            .map_err(|e| self.failed(e))
+    }
+
+    /// Steps until the communication point reaches or passes `t` (s), or the run ends (end
+    /// time, a slave's terminate request, the stop flag); returns the report of the last step.
+    ///
+    /// # Errors
+    /// As [`Session::step`].
+    pub fn run_until(&mut self, t: f64) -> Result<StepReport> {
+        self.ensure_initialized()?;
+        self.sim
+            .run_until(t, &mut self.observers)
+            .map_err(|e| self.failed(e))
+    }
+
+    /// Runs to the end (initializing first if needed).
+    ///
+    /// # Errors
+    /// As [`Session::step`].
+    ///
+    /// Spec: MasterSim reference §9 (`simulate`).
+    pub fn run(&mut self) -> Result<RunOutcome> {
+        self.ensure_initialized()?;
+        self.sim
+            .run(&mut self.observers)
+            .map_err(|e| self.failed(e))
+    }
+
+    /// The current value of any variable, named `<slave>.<variable>` (a file reader's column:
+    /// `<slave>.<column caption>`), read from the slave now.
+    ///
+    /// # Errors
+    /// [`Error::Master`]: no such slave or variable, or the slave cannot be read in its current
+    /// state.
+    ///
+    /// Spec: FMI 2.0.2 §2.1.7 (getting values).
+    pub fn value(&mut self, name: &str) -> Result<Value> {
+        Ok(self.sim.value(name)?)
+    }
+
+    /// Adds an observer of result rows and steps. One added after initialization gets the
+    /// layout at once and the rows from the next one on.
+    ///
+    /// # Errors
+    /// The observer's error when it is given the layout ([`Error::Master`]).
+    pub fn add_observer(&mut self, mut observer: Box<dyn Observer>) -> Result<()> {
+        if self.initialized {
+            observer
+                .start(self.sim.layout())
+                .map_err(|source| master::Error::Observer { source })?;
+        }
+        self.observers.push(observer);
+        Ok(())
+    }
+
+    /// The flag that stops [`Session::run`] and [`Session::run_until`] at the next
+    /// communication point when set (e.g. by a signal handler); the run then ends with
+    /// [`RunOutcome::Interrupted`].
+    pub fn stop_flag(&self) -> Arc<AtomicBool> {
+        self.stop.clone()
+    }
+
+    /// Replaces the stop flag by `flag` (e.g. one that signal handlers installed before the
+    /// session was opened already raise).
+    pub fn set_stop_flag(&mut self, flag: Arc<AtomicBool>) {
+        self.sim.set_stop_flag(flag.clone());
+        self.stop = flag;
+    }
+
+    /// Names what raised the stop flag, as a phrase for `summary.txt` (e.g. "SIGINT
+    /// received"; default "stop requested").
+    pub fn set_stop_cause(&mut self, cause: &str) {
+        self.stop_cause = cause.to_string();
+    }
+
+    /// The current communication point, s.
+    pub fn time(&self) -> f64 {
+        self.sim.time()
+    }
+
+    /// The validated project: settings, slaves, connections.
+    pub fn plan(&self) -> &SimulationPlan {
+        self.sim.plan()
+    }
+
+    /// The working directory (extracted FMUs, `log/`, `results/`).
+    pub fn working_dir(&self) -> &Path {
+        &self.working_dir
+    }
+
+    /// The run-wide counters and timers so far.
+    pub fn counters(&self) -> &Counters {
+        self.sim.counters()
+    }
+
+    /// The statistics so far: counters and every slave's call statistics.
+    pub fn statistics(&self) -> Statistics {
+        self.sim.statistics()
+    }
+
+    /// How the run ended, once it has.
+    pub fn outcome(&self) -> Option<&RunOutcome> {
+        self.sim.outcome()
+    }
+
+    /// How the run ended, as `summary.txt` will report it: the failure of the last error, else
+    /// the run's outcome, else interrupted at the current communication point.
+    pub fn ending(&self) -> Ending {
+        if let Some(message) = &self.failure {
+            return Ending::Failed(message.clone());
+        }
+        match self.sim.outcome() {
+            Some(RunOutcome::Completed) => Ending::Completed,
+            Some(RunOutcome::Terminated { slave, t }) => Ending::Terminated {
+                slave: slave.clone(),
+                t: *t,
+            },
+            Some(RunOutcome::Interrupted { t }) => Ending::Interrupted {
+                cause: self.stop_cause.clone(),
+                t: *t,
+            },
+            None => Ending::Interrupted {
+                cause: "finished before the end time".into(),
+                t: self.sim.time(),
+            },
+        }
+    }
+
+    /// Completes the result files, prints the statistics and writes `log/summary.txt` (with the
+    /// outcome when the run did not complete, see [`Session::ending`]), then terminates the
+    /// slaves. Returns the statistics.
+    ///
+    /// # Errors
+    /// The first of: a result file that cannot be completed, `summary.txt` that cannot be
+    /// written, a slave that fails to terminate. Each later step is done anyway.
+    ///
+    /// Spec: MasterSim reference §12.5 (summary).
+    pub fn finish(mut self) -> Result<Statistics> {
+        let files = self.record.finish_files();
+        let stats = self.sim.statistics();
+        let summary_path = self.working_dir.join("log").join("summary.txt");
+        let summary = Summary::now(&stats).log_and_write(&summary_path, &self.ending());
+        let terminated = self.terminate();
+        files?;
+        summary?;
+        terminated?;
+        Ok(stats)
+    }
+
+    /// Completes the result files and terminates the slaves, without writing `summary.txt`
+    /// (MasterSim's `--test-init` leaves none).
+    ///
+    /// # Errors
+    /// The first of: a result file that cannot be completed, a slave that fails to terminate.
+    pub fn close(mut self) -> Result<()> {
+        let files = self.record.finish_files();
+        let terminated = self.terminate();
+        files?;
+        terminated
+    }
+
+    /// Terminates the slaves and stops the supervisor.
+    fn terminate(&mut self) -> Result<()> {
+        self.closed = true;
+        let terminated = self.sim.terminate();
+        self.supervisor.stop();
+        Ok(terminated?)
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        if self.closed {
+            return;
+        }
+        if let Err(e) = self.record.finish_files() {
+            log::warn!("completing the result files failed: {e}");
+        }
+        if let Err(e) = self.terminate() {
+            log::warn!("{e}");
+        }
+    }
+}
