@@ -121,6 +121,34 @@ impl fmt::Debug for Instance {
     }
 }
 
+// `Fmu::instantiate` lives here rather than in `fmu`, so that `fmu` does not depend on this
+// module (which depends on `fmu`).
+impl Fmu {
+    /// Creates an instance named `instance_name`.
+    ///
+    /// FMI 2.0 calls `fmi2Instantiate(name, fmi2CoSimulation, guid, <file URI of
+    /// directory/resources>, callbacks, visible, loggingOn)`; FMI 1.0 calls
+    /// `fmiInstantiateSlave(name, guid, <file URI of directory>, "application/x-fmu-sharedlibrary",
+    /// 0, visible, false, callbacks, loggingOn)`. FMU log messages go to the `log` crate with
+    /// target `fmu`.
+    ///
+    /// # Errors
+    /// - [`Error::InstantiatedTwice`]: the FMU declares `canBeInstantiatedOnlyOncePerProcess`
+    ///   and already has a live instance;
+    /// - [`Error::Instantiate`]: the FMU returned NULL;
+    /// - [`Error::InteriorNul`]: the name contains a NUL byte;
+    /// - [`Error::InvalidCall`]: an instance of this FMU returned Fatal earlier.
+    ///
+    /// Spec: FMI 2.0.2 §2.1.5 (`fmi2Instantiate`), FMI 1.0 CS §4.1 (`fmiInstantiateSlave`).
+    pub fn instantiate(
+        self: &Arc<Self>,
+        instance_name: &str,
+        options: &InstantiateOptions,
+    ) -> Result<Instance> {
+        Instance::new(Arc::clone(self), instance_name, options)
+    }
+}
+
 /// Converts a Rust bool to `fmi2Boolean`.
 fn fmi2_bool(value: bool) -> fmi2::fmi2Boolean {
     if value {
