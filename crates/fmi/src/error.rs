@@ -8,6 +8,8 @@
 
 use std::path::PathBuf;
 
+use crate::kinds::{Alias, FmiVersion, VarType};
+
 /// Result alias of this crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -133,16 +135,16 @@ pub enum Error {
     },
     /// The FMU has no co-simulation interface.
     #[error("{}: {}", path.display(), match version {
-        crate::FmiVersion::V1 =>
+        FmiVersion::V1 =>
             "FMI 1.0 Model Exchange FMU, co-simulation required (no 'Implementation' element)",
-        crate::FmiVersion::V2 =>
+        FmiVersion::V2 =>
             "no 'CoSimulation' element: Model-Exchange-only FMUs are not supported",
     })]
     NoCoSimulation {
         /// The `modelDescription.xml` file.
         path: PathBuf,
         /// FMI version of the file.
-        version: crate::FmiVersion,
+        version: FmiVersion,
     },
     /// A required element is missing.
     #[error("{}: {parent}: missing element '{element}'", path.display())]
@@ -219,9 +221,9 @@ pub enum Error {
         /// The alias variable, e.g. `ScalarVariable #8 'steps'`.
         element: String,
         /// The alias kind declared.
-        alias: crate::Alias,
+        alias: Alias,
         /// Type of the alias variable (Enumeration counts as Integer).
-        var_type: crate::VarType,
+        var_type: VarType,
         /// The shared value reference.
         value_reference: u32,
     },
@@ -239,15 +241,15 @@ pub enum Error {
         /// The alias variable, e.g. `ScalarVariable #8 'steps'`.
         element: String,
         /// The alias kind declared.
-        alias: crate::Alias,
+        alias: Alias,
         /// Type of the alias variable (Enumeration counts as Integer).
-        var_type: crate::VarType,
+        var_type: VarType,
         /// The shared value reference.
         value_reference: u32,
         /// The variable of another type with this value reference, e.g. `ScalarVariable #1 'x'`.
         base: String,
         /// Its type.
-        base_type: crate::VarType,
+        base_type: VarType,
     },
 
     // ----- loading ------------------------------------------------------------------------
@@ -396,11 +398,11 @@ pub enum Error {
     },
 }
 
-fn alias_keyword(alias: crate::Alias) -> &'static str {
+fn alias_keyword(alias: Alias) -> &'static str {
     match alias {
-        crate::Alias::NoAlias => "noAlias",
-        crate::Alias::Alias => "alias",
-        crate::Alias::NegatedAlias => "negatedAlias",
+        Alias::NoAlias => "noAlias",
+        Alias::Alias => "alias",
+        Alias::NegatedAlias => "negatedAlias",
     }
 }
 

@@ -2,16 +2,18 @@
 //!
 //! Loading happens once per FMU: parse `modelDescription.xml`, find
 //! `binaries/linux64/<modelIdentifier>.so`, `dlopen` it and resolve the function table. The
-//! resulting [`Fmu`] is shared through `Arc`; every [`Instance`] holds a clone, so the library
-//! stays loaded until the last instance has been freed. This module has no `unsafe`: all of it
-//! lives in `ffi` and `instance`.
+//! resulting [`Fmu`] is shared through `Arc`; every [`Instance`](crate::Instance) holds a
+//! clone, so the library stays loaded until the last instance has been freed.
+//! [`Fmu::instantiate`] is implemented in the `instance` module, next to
+//! [`Instance`](crate::Instance), so that this module does not depend on it. This module has no
+//! `unsafe`: all of it lives in `ffi` and `instance`.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use crate::ffi::Functions;
-use crate::{Error, Instance, InstantiateOptions, ModelDescription, Result};
+use crate::{Error, ModelDescription, Result};
 
 /// Platform folder under `binaries/` whose libraries this build can load.
 const PLATFORM: &str = "linux64";
@@ -138,30 +140,6 @@ impl Fmu {
     /// Spec: FMI 2.0.2 §2.1.4, FMI 1.0 CS §4.1.
     pub fn get_version(&self) -> Option<String> {
         self.functions.version()
-    }
-
-    /// Creates an instance named `instance_name`.
-    ///
-    /// FMI 2.0 calls `fmi2Instantiate(name, fmi2CoSimulation, guid, <file URI of
-    /// directory/resources>, callbacks, visible, loggingOn)`; FMI 1.0 calls
-    /// `fmiInstantiateSlave(name, guid, <file URI of directory>, "application/x-fmu-sharedlibrary",
-    /// 0, visible, false, callbacks, loggingOn)`. FMU log messages go to the `log` crate with
-    /// target `fmu`.
-    ///
-    /// # Errors
-    /// - [`Error::InstantiatedTwice`]: the FMU declares `canBeInstantiatedOnlyOncePerProcess`
-    ///   and already has a live instance;
-    /// - [`Error::Instantiate`]: the FMU returned NULL;
-    /// - [`Error::InteriorNul`]: the name contains a NUL byte;
-    /// - [`Error::InvalidCall`]: an instance of this FMU returned Fatal earlier.
-    ///
-    /// Spec: FMI 2.0.2 §2.1.5 (`fmi2Instantiate`), FMI 1.0 CS §4.1 (`fmiInstantiateSlave`).
-    pub fn instantiate(
-        self: &Arc<Self>,
-        instance_name: &str,
-        options: &InstantiateOptions,
-    ) -> Result<Instance> {
-        Instance::new(Arc::clone(self), instance_name, options)
     }
 
     pub(crate) fn functions(&self) -> &Functions {

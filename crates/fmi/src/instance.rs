@@ -92,18 +92,24 @@ pub struct Instance {
     phase: Phase,
     /// The last call returned Error (cleared by a successful `set_fmu_state` or `reset`).
     failed: bool,
+    /// Buffers reused by the Boolean and String getters and setters (no allocation per call).
+    scratch: values::Scratch,
     fmu: Arc<Fmu>,
 }
 
 // SAFETY: invariant: one instance is never called from two threads at once. All FFI calls go
 // through `&mut self` (or happen in `Drop`), and `Instance` is not `Sync`, so the component and
 // state pointers are only ever used by the thread that currently owns the instance; the boxed
-// callbacks are never written after instantiation. Moving an instance to another thread
-// between calls is allowed by FMI 2.0.2 §2.1 (general properties of the API): functions of one
-// instance need not be thread-safe, the environment must keep their calls sequential, and
-// functions of different instances may run in parallel in different threads (the FMU must
-// not change global or thread settings it does not restore). The shared `Fmu` is
-// `Send + Sync` on its own (immutable function table, atomics).
+// callbacks are never written after instantiation. The only other raw pointers, the string
+// pointers in `scratch`, never outlive a call: `values::Scratch` holds them only while one
+// `get_string` / `set_string` call runs (each entry written before it is read, the buffer
+// cleared before the call returns), so between calls that buffer is empty and moving the
+// instance moves no pointer. Moving an instance to another thread between calls is allowed by
+// FMI 2.0.2 §2.1 (general properties of the API): functions of one instance need not be
+// thread-safe, the environment must keep their calls sequential, and functions of different
+// instances may run in parallel in different threads (the FMU must not change global or thread
+// settings it does not restore). The shared `Fmu` is `Send + Sync` on its own (immutable
+// function table, atomics).
 unsafe impl Send for Instance {}
 
 impl fmt::Debug for Instance {
@@ -118,6 +124,34 @@ impl fmt::Debug for Instance {
                 &self.states.iter().filter(|s| s.is_some()).count(),
             )
             .finish()
+    }
+}
+
+// `Fmu::instantiate` lives here rather than in `fmu`, so that `fmu` does not depend on this
+// module (which depends on `fmu`).
+impl Fmu {
+    /// Creates an instance named `instance_name`.
+    ///
+    /// FMI 2.0 calls `fmi2Instantiate(name, fmi2CoSimulation, guid, <file URI of
+    /// directory/resources>, callbacks, visible, loggingOn)`; FMI 1.0 calls
+    /// `fmiInstantiateSlave(name, guid, <file URI of directory>, "application/x-fmu-sharedlibrary",
+    /// 0, visible, false, callbacks, loggingOn)`. FMU log messages go to the `log` crate with
+    /// target `fmu`.
+    ///
+    /// # Errors
+    /// - [`Error::InstantiatedTwice`]: the FMU declares `canBeInstantiatedOnlyOncePerProcess`
+    ///   and already has a live instance;
+    /// - [`Error::Instantiate`]: the FMU returned NULL;
+    /// - [`Error::InteriorNul`]: the name contains a NUL byte;
+    /// - [`Error::InvalidCall`]: an instance of this FMU returned Fatal earlier.
+    ///
+    /// Spec: FMI 2.0.2 §2.1.5 (`fmi2Instantiate`), FMI 1.0 CS §4.1 (`fmiInstantiateSlave`).
+    pub fn instantiate(
+        self: &Arc<Self>,
+        instance_name: &str,
+        options: &InstantiateOptions,
+    ) -> Result<Instance> {
+        Instance::new(Arc::clone(self), instance_name, options)
     }
 }
 
@@ -228,6 +262,7 @@ impl Instance {
             experiment: None,
             phase: Phase::Instantiated,
             failed: false,
+            scratch: values::Scratch::default(),
             fmu,
         })
     }

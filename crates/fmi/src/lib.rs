@@ -11,15 +11,17 @@ mod ffi;
 mod fmu;
 #[allow(unsafe_code)]
 mod instance;
+mod kinds;
 pub mod model_description;
 
 pub use crash::install_crash_report;
 pub use error::{Error, FailureStatus, Result};
 pub use fmu::Fmu;
 pub use instance::{FmuStateId, Instance, InstantiateOptions, StepOutcome};
+pub use kinds::{Alias, FmiVersion, VarType};
 pub use model_description::{
-    Alias, Capabilities, Causality, DefaultExperiment, FmiVersion, Initial, ModelDescription,
-    OutputDependency, ScalarVariable, VarType, Variability,
+    Capabilities, Causality, DefaultExperiment, Initial, ModelDescription, OutputDependency,
+    ScalarVariable, Variability,
 };
 
 /// A value reference: the handle an FMU gives one variable of one type.

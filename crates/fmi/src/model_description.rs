@@ -10,33 +10,10 @@
 
 use std::path::Path;
 
+pub use crate::kinds::{Alias, FmiVersion, VarType};
 use crate::{Result, ValueRef};
 
 mod raw;
-
-/// Which FMI standard an FMU follows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FmiVersion {
-    /// FMI 1.0 for Co-Simulation (`fmiVersion="1.0"`).
-    V1,
-    /// FMI 2.0 co-simulation (`fmiVersion="2.0"`).
-    V2,
-}
-
-/// The data type of a scalar variable. FMI enumerations are read as [`VarType::Integer`].
-///
-/// Spec: FMI 2.0.2 §2.2.7 (type elements of `ScalarVariable`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum VarType {
-    /// `Real`: `f64`.
-    Real,
-    /// `Integer` or `Enumeration`: `i32`.
-    Integer,
-    /// `Boolean`: `bool`.
-    Boolean,
-    /// `String`: UTF-8 text.
-    String,
-}
 
 /// Causality of a variable, with FMI 1.0 values mapped onto the FMI 2.0 set.
 ///
@@ -88,20 +65,6 @@ pub enum Initial {
     Approx,
     /// The FMU computes the value; a start value is not allowed.
     Calculated,
-}
-
-/// FMI 1.0 alias kind of a variable (FMI 2.0 aliases are implicit: same type and value reference).
-///
-/// Spec: FMI 1.0 §2.4 (`alias`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Alias {
-    /// Not an alias.
-    #[default]
-    NoAlias,
-    /// Same value as the variable with the same value reference.
-    Alias,
-    /// Negated value of the variable with the same value reference.
-    NegatedAlias,
 }
 
 /// One `ScalarVariable`.

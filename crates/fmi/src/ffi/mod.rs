@@ -178,6 +178,29 @@ pub(crate) unsafe fn copy_c_string(ptr: *const c_char) -> Option<String> {
     )
 }
 
+/// Copies a C string returned by an FMU into `target`, replacing its contents; false (and
+/// `target` unchanged) for NULL. Invalid UTF-8 becomes U+FFFD, as in
+/// [`String::from_utf8_lossy`]. Allocates only when the copied text does not fit in `target`'s
+/// capacity.
+///
+/// # Safety
+/// `ptr` must be NULL or point to a NUL-terminated string that stays valid during this call.
+pub(crate) unsafe fn copy_c_string_into(ptr: *const c_char, target: &mut String) -> bool {
+    if ptr.is_null() {
+        return false;
+    }
+    // SAFETY: non-NULL and NUL-terminated, guaranteed by the caller.
+    let bytes = unsafe { CStr::from_ptr(ptr) }.to_bytes();
+    target.clear();
+    for chunk in bytes.utf8_chunks() {
+        target.push_str(chunk.valid());
+        if !chunk.invalid().is_empty() {
+            target.push(char::REPLACEMENT_CHARACTER);
+        }
+    }
+    true
+}
+
 // ------------------------------------------------------------------------------------------
 // Callbacks handed to the FMU
 // ------------------------------------------------------------------------------------------
@@ -325,6 +348,31 @@ mod tests {
             records.len()
         );
         assert!(records.contains(&(log::Level::Info, "[:] ".to_owned())));
+    }
+
+    /// Same text as `copy_c_string` (invalid UTF-8 included), written into the existing
+    /// allocation when it is large enough; NULL leaves the target alone.
+    #[test]
+    fn copy_c_string_into_reuses_the_target() {
+        let mut target = String::with_capacity(16);
+        let allocation = target.as_ptr();
+        for text in [&b"a\xffb\xe2\x82c\0"[..], b"\0", b"plain ASCII\0"] {
+            let c_text = CStr::from_bytes_with_nul(text).unwrap();
+            // SAFETY: `c_text` is NUL-terminated and outlives both calls.
+            let (copied, expected) = unsafe {
+                (
+                    copy_c_string_into(c_text.as_ptr(), &mut target),
+                    copy_c_string(c_text.as_ptr()),
+                )
+            };
+            assert!(copied);
+            assert_eq!(Some(&target), expected.as_ref());
+            assert_eq!(target.as_ptr(), allocation);
+        }
+        assert_eq!(target, "plain ASCII");
+        // SAFETY: NULL is allowed.
+        assert!(!unsafe { copy_c_string_into(std::ptr::null(), &mut target) });
+        assert_eq!(target, "plain ASCII");
     }
 
     #[test]

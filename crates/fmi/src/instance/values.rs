@@ -3,13 +3,76 @@
 //! Each call checks `values.len() == vrs.len()`, converts booleans to the version's C type,
 //! builds C strings for string inputs and copies returned strings before it returns. An empty
 //! batch is not passed to the FMU.
+//!
+//! Nothing is allocated per call once warmed up: the C booleans, the string pointers and the
+//! NUL-terminated copies of string inputs live in buffers kept in the instance ([`Scratch`]),
+//! which grow only when a batch needs more room than every batch before; returned strings are
+//! copied into the caller's `String`s, which grow only when a value does not fit.
 
-use std::ffi::{CString, c_char};
+use std::ffi::c_char;
 use std::ptr;
 
 use super::{Instance, fmi1, fmi1_bool, fmi2, fmi2_bool, raw_vrs};
 use crate::ffi::{self, Functions};
 use crate::{Error, Result, Status, ValueRef};
+
+/// Buffers reused by the Boolean and String getters and setters of one instance.
+///
+/// Invariant (part of the argument for `unsafe impl Send for Instance`): `string_pointers` is
+/// empty whenever no `get_string` / `set_string` call of the instance is running. Such a call
+/// fills it, hands it to the FMU, reads it, and clears it before it returns; it writes every
+/// entry before anything reads it, so an entry never outlives the call that wrote it.
+#[derive(Debug, Default)]
+pub(super) struct Scratch {
+    /// FMI 1.0 `fmiBoolean` (`char`) values of one batch; unused for FMI 2.0.
+    fmi1_booleans: Vec<fmi1::fmiBoolean>,
+    /// FMI 2.0 `fmi2Boolean` (`int`) values of one batch; unused for FMI 1.0.
+    fmi2_booleans: Vec<fmi2::fmi2Boolean>,
+    /// The string pointers of one batch: written by the FMU (get), or pointing into
+    /// `c_strings` (set).
+    string_pointers: Vec<*const c_char>,
+    /// NUL-terminated copies of one batch of string inputs, back to back.
+    c_strings: Vec<u8>,
+}
+
+impl Scratch {
+    /// Copies `values`, each followed by a NUL byte, into `c_strings` and points
+    /// `string_pointers` at the copies: `string_pointers.len() == values.len()`, in order.
+    ///
+    /// # Errors
+    /// The index of the first value that contains a NUL byte; both buffers are empty then.
+    fn fill_c_strings<S: AsRef<str>>(&mut self, values: &[S]) -> std::result::Result<(), usize> {
+        self.clear_strings();
+        let mut total = 0;
+        for (index, value) in values.iter().enumerate() {
+            let bytes = value.as_ref().as_bytes();
+            if bytes.contains(&0) {
+                return Err(index);
+            }
+            total += bytes.len() + 1;
+        }
+        self.c_strings.reserve(total);
+        for value in values {
+            self.c_strings.extend_from_slice(value.as_ref().as_bytes());
+            self.c_strings.push(0);
+        }
+        // No value contains a NUL byte, so each NUL ends exactly one copy.
+        self.string_pointers.reserve(values.len());
+        self.string_pointers.extend(
+            self.c_strings
+                .split_inclusive(|&byte| byte == 0)
+                .map(|copy| copy.as_ptr().cast::<c_char>()),
+        );
+        debug_assert_eq!(self.string_pointers.len(), values.len());
+        Ok(())
+    }
+
+    /// Empties the string buffers (their capacity is kept).
+    fn clear_strings(&mut self) {
+        self.string_pointers.clear();
+        self.c_strings.clear();
+    }
+}
 
 impl Instance {
     /// `fmi2GetReal` / `fmiGetReal`: reads Real variables, in the units declared in the
@@ -72,6 +135,9 @@ impl Instance {
 
     /// `fmi2GetBoolean` / `fmiGetBoolean`: reads Boolean variables (any non-zero value is true).
     ///
+    /// The FMU writes the version's C booleans into a buffer kept in the instance, which
+    /// allocates only when the batch is larger than every batch before.
+    ///
     /// Shapes: `values.len() == vrs.len()`.
     ///
     /// # Errors
@@ -88,22 +154,26 @@ impl Instance {
         let (c, n, vr) = (self.component, vrs.len(), raw_vrs(vrs));
         let status = match self.fmu.functions() {
             Functions::V1(f) => {
-                let mut buffer = vec![fmi1::fmiFalse; n];
+                let buffer = &mut self.scratch.fmi1_booleans;
+                buffer.clear();
+                buffer.resize(n, fmi1::fmiFalse);
                 // SAFETY: `vr` and `buffer` hold `n` elements and outlive the call.
                 let status = unsafe { (f.get_boolean)(c, vr, n, buffer.as_mut_ptr()) };
                 values
                     .iter_mut()
-                    .zip(&buffer)
+                    .zip(buffer.iter())
                     .for_each(|(v, &b)| *v = b != fmi1::fmiFalse);
                 status
             }
             Functions::V2(f) => {
-                let mut buffer = vec![fmi2::fmi2False; n];
+                let buffer = &mut self.scratch.fmi2_booleans;
+                buffer.clear();
+                buffer.resize(n, fmi2::fmi2False);
                 // SAFETY: `vr` and `buffer` hold `n` elements and outlive the call.
                 let status = unsafe { (f.get_boolean)(c, vr, n, buffer.as_mut_ptr()) };
                 values
                     .iter_mut()
-                    .zip(&buffer)
+                    .zip(buffer.iter())
                     .for_each(|(v, &b)| *v = b != fmi2::fmi2False);
                 status
             }
@@ -114,6 +184,9 @@ impl Instance {
     /// `fmi2GetString` / `fmiGetString`: reads String variables; existing strings are
     /// overwritten in place (their allocations are reused). The FMU's strings are copied
     /// before this returns.
+    ///
+    /// Allocates only when a value does not fit in its `String`'s capacity, or when the batch
+    /// is larger than every batch before (the pointer buffer kept in the instance grows).
     ///
     /// Shapes: `values.len() == vrs.len()`.
     ///
@@ -130,28 +203,45 @@ impl Instance {
             return Ok(Status::Ok);
         }
         let (c, n, vr) = (self.component, vrs.len(), raw_vrs(vrs));
-        let mut pointers: Vec<*const c_char> = vec![ptr::null(); n];
-        // SAFETY: `vr` and `pointers` hold `n` elements and outlive the call.
+        let pointers = &mut self.scratch.string_pointers;
+        pointers.clear();
+        pointers.resize(n, ptr::null());
+        let out = pointers.as_mut_ptr();
+        // SAFETY: `vr` and `out` hold `n` elements (lengths checked above) and outlive the
+        // call; `c` is a live instance of this library.
         let status = unsafe {
             match self.fmu.functions() {
-                Functions::V1(f) => (f.get_string)(c, vr, n, pointers.as_mut_ptr()),
-                Functions::V2(f) => (f.get_string)(c, vr, n, pointers.as_mut_ptr()),
+                Functions::V1(f) => (f.get_string)(c, vr, n, out),
+                Functions::V2(f) => (f.get_string)(c, vr, n, out),
             }
         };
-        let status = self.check(function, status)?;
-        for (value, &pointer) in values.iter_mut().zip(&pointers) {
+        let result = self.check(function, status).and_then(|status| {
+            self.copy_returned_strings(function, values)
+                .map(|()| status)
+        });
+        // Keeps the invariant of `Scratch`: no pointer outlives this call.
+        self.scratch.string_pointers.clear();
+        result
+    }
+
+    /// Copies the strings the FMU returned through `scratch.string_pointers` into `values`,
+    /// in order.
+    ///
+    /// # Errors
+    /// [`Error::NullPointer`] at the first NULL pointer (earlier values are copied).
+    fn copy_returned_strings(&self, function: &'static str, values: &mut [String]) -> Result<()> {
+        for (value, &pointer) in values.iter_mut().zip(&self.scratch.string_pointers) {
             // SAFETY: after a successful call the FMU has filled each pointer with NULL or a
-            // NUL-terminated string valid until its next call; we copy it right away.
-            let Some(text) = (unsafe { ffi::copy_c_string(pointer) }) else {
+            // NUL-terminated string valid until its next call; we copy it right away, before
+            // any other call into the FMU.
+            if !unsafe { ffi::copy_c_string_into(pointer, value) } {
                 return Err(Error::NullPointer {
                     instance: self.name.clone(),
                     function,
                 });
-            };
-            value.clear();
-            value.push_str(&text);
+            }
         }
-        Ok(status)
+        Ok(())
     }
 
     /// `fmi2SetReal` / `fmiSetReal`: sets Real variables, in the units declared in the
@@ -211,6 +301,9 @@ impl Instance {
 
     /// `fmi2SetBoolean` / `fmiSetBoolean`: sets Boolean variables.
     ///
+    /// The values are converted to the version's C booleans in a buffer kept in the instance,
+    /// which allocates only when the batch is larger than every batch before.
+    ///
     /// Shapes: `values.len() == vrs.len()`.
     ///
     /// # Errors
@@ -227,12 +320,16 @@ impl Instance {
         let (c, n, vr) = (self.component, vrs.len(), raw_vrs(vrs));
         let status = match self.fmu.functions() {
             Functions::V1(f) => {
-                let buffer: Vec<fmi1::fmiBoolean> = values.iter().map(|&v| fmi1_bool(v)).collect();
+                let buffer = &mut self.scratch.fmi1_booleans;
+                buffer.clear();
+                buffer.extend(values.iter().map(|&v| fmi1_bool(v)));
                 // SAFETY: `vr` and `buffer` hold `n` elements and outlive the call.
                 unsafe { (f.set_boolean)(c, vr, n, buffer.as_ptr()) }
             }
             Functions::V2(f) => {
-                let buffer: Vec<fmi2::fmi2Boolean> = values.iter().map(|&v| fmi2_bool(v)).collect();
+                let buffer = &mut self.scratch.fmi2_booleans;
+                buffer.clear();
+                buffer.extend(values.iter().map(|&v| fmi2_bool(v)));
                 // SAFETY: `vr` and `buffer` hold `n` elements and outlive the call.
                 unsafe { (f.set_boolean)(c, vr, n, buffer.as_ptr()) }
             }
@@ -241,6 +338,10 @@ impl Instance {
     }
 
     /// `fmi2SetString` / `fmiSetString`: sets String variables (copied to C strings first).
+    ///
+    /// The NUL-terminated copies and their pointers live in buffers kept in the instance,
+    /// which allocate only when a batch needs more room (more values, or more bytes of text in
+    /// total) than every batch before.
     ///
     /// Shapes: `values.len() == vrs.len()`.
     ///
@@ -256,27 +357,27 @@ impl Instance {
         if vrs.is_empty() {
             return Ok(Status::Ok);
         }
-        let strings = values
-            .iter()
-            .enumerate()
-            .map(|(index, v)| {
-                CString::new(v.as_ref()).map_err(|_| Error::InteriorNul {
-                    instance: self.name.clone(),
-                    function,
-                    index,
-                })
-            })
-            .collect::<Result<Vec<_>>>()?;
-        let pointers: Vec<*const c_char> = strings.iter().map(|s| s.as_ptr()).collect();
-        let (c, n, vr, input) = (self.component, vrs.len(), raw_vrs(vrs), pointers.as_ptr());
-        // SAFETY: `vr` and `pointers` hold `n` elements; every pointer refers to a
-        // NUL-terminated string in `strings`, which outlives the call (the FMU copies them).
+        if let Err(index) = self.scratch.fill_c_strings(values) {
+            return Err(Error::InteriorNul {
+                instance: self.name.clone(),
+                function,
+                index,
+            });
+        }
+        let (c, n, vr) = (self.component, vrs.len(), raw_vrs(vrs));
+        let input = self.scratch.string_pointers.as_ptr();
+        // SAFETY: `vr` and `input` hold `n` elements (lengths checked above, one pointer per
+        // value); every pointer refers to a NUL-terminated copy in `self.scratch.c_strings`,
+        // taken after its last write and not touched before the call returns (the FMU copies
+        // the strings).
         let status = unsafe {
             match self.fmu.functions() {
                 Functions::V1(f) => (f.set_string)(c, vr, n, input),
                 Functions::V2(f) => (f.set_string)(c, vr, n, input),
             }
         };
+        // Keeps the invariant of `Scratch`: no pointer outlives this call.
+        self.scratch.clear_strings();
         self.check(function, status)
     }
 }
