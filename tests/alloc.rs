@@ -1,28 +1,30 @@
-//! No allocation per step: a counting global allocator wraps the system allocator, and the
-//! master's stepping loop (`Simulation::run`) is run through the library API on real FMUs
-//! (`Scale` loaded with `dlopen`), writing every row with the CSV writer of `output`. The number
-//! of allocations during `run` must not depend on the number of steps. It is zero for
-//! Gauss-Seidel and Gauss-Jacobi without FMU states; with states (iteration, Richardson error
-//! control) the first `getFMUstate` of each slave records its state once, and nothing after.
+//! No allocation per step: a counting global allocator wraps the system allocator, and
+//! projects of real FMUs (loaded with `dlopen`) run through the library's entry point,
+//! [`mastersim::Session`], with its result files (CSV on a writer thread, `progress.txt`, MAT).
+//!
+//! After a warm-up (buffers, caches, saved FMU states and the writer's batches have grown to
+//! their working size), a window of steps must allocate nothing, whatever its length:
+//! - Real, Integer and Boolean connections, FMI 2.0 and FMI 1.0 slaves (`Scale`, `FourVars`,
+//!   `FourVarsFeedThrough`, the FMI 1.0 `Oscillator`), a result row on every step;
+//! - Gauss-Seidel, Gauss-Jacobi, iterating Gauss-Seidel and Richardson error control (FMU
+//!   states);
+//! - String connections allocate only in a window where a String value changes (to a longer
+//!   one, which grows the buffers that hold it), and never in a window where none changes.
 //!
 //! The FMUs are separate shared libraries with their own allocator, so only the master's own
-//! allocations are counted.
+//! allocations are counted; each test counts only its own thread (the stepping thread).
 //!
 //! A test binary of its own (`[[test]] alloc`): the global allocator applies to the whole binary.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
+use std::fmt::Write as _;
 use std::path::Path;
 
-use master::values::TypedValues;
-use master::{
-    ImportOptions, Observer, ObserverError, OutputLayout, PlanOptions, Simulation, SimulationPlan,
-};
+use mastersim::{Options, ResultFormat, Session};
 use mastersim_tests::example_workspace;
-use output::csv::{Column, ValuesCsvWriter};
 
-/// The system allocator, counting allocations and reallocations per thread (tests run on
-/// several threads at once; each counts only its own simulation).
+/// The system allocator, counting allocations and reallocations per thread.
 struct Counting;
 
 thread_local! {
@@ -63,132 +65,171 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
-/// Writes every row to `values.csv` with the writer of the `output` crate.
-struct CsvObserver {
-    path: std::path::PathBuf,
-    writer: Option<ValuesCsvWriter>,
-    row: Vec<f64>,
+/// A packed test FMU of the current source.
+fn fmu(name: &str) -> String {
+    example_workspace()
+        .join("fmus/packed")
+        .join(format!("{name}.fmu"))
+        .display()
+        .to_string()
 }
 
-impl Observer for CsvObserver {
-    fn start(&mut self, layout: &OutputLayout) -> Result<(), ObserverError> {
-        let columns: Vec<Column> = layout
-            .columns
-            .real
-            .iter()
-            .map(|c| Column {
-                name: c.name.clone(),
-                unit: c.unit.clone(),
-            })
-            .collect();
-        self.row = Vec::with_capacity(columns.len());
-        self.writer = Some(ValuesCsvWriter::create(&self.path, "s", &columns)?);
-        Ok(())
-    }
-
-    fn output(&mut self, t: f64, values: &TypedValues) -> Result<(), ObserverError> {
-        self.row.clear();
-        self.row.extend_from_slice(&values.real);
-        if let Some(writer) = &mut self.writer {
-            writer.write_row(t, &self.row)?;
-        }
-        Ok(())
-    }
+/// Opens `text` (a project) in `dir`, initializes it and runs the warm-up to `warm_up` (s);
+/// then counts the allocations of `run_until` for each end time of `windows` (s).
+fn window_allocations(dir: &Path, text: &str, warm_up: f64, windows: &[f64]) -> Vec<u64> {
+    let project = dir.join("alloc.msim");
+    std::fs::write(&project, text).expect("write project");
+    let options = Options {
+        working_dir: Some(dir.join("wd")),
+        result_formats: Some(vec![ResultFormat::Csv, ResultFormat::Mat]),
+        threads: Some(1),
+        ..Options::default()
+    };
+    let mut session = Session::open(&project, &options).expect("open");
+    session.initialize().expect("initialize");
+    session.run_until(warm_up).expect("warm-up");
+    let counts = windows
+        .iter()
+        .map(|&t| {
+            let before = allocations();
+            let report = session.run_until(t).expect("window");
+            let during = allocations() - before;
+            assert!(
+                report.t >= t - 1e-9 && report.ended.is_none(),
+                "window to {t} ended at {report:?}"
+            );
+            during
+        })
+        .collect();
+    session.finish().expect("finish");
+    counts
 }
 
-/// Allocations during `Simulation::run` of a chain of `n` Scale FMUs with `settings` lines,
-/// `steps` steps of 0.01 s and a row on every step.
-fn allocations_during_run(dir: &Path, settings: &str, n: usize, steps: usize) -> u64 {
-    let fmu = example_workspace().join("fmus/packed/Scale.fmu");
-    let mut text = format!(
-        "tEnd {} s\nhStart 0.01 s\nhOutputMin 0.01 s\n{settings}\n",
-        steps as f64 * 0.01
-    );
+/// A chain of `n` Scale FMUs with `settings` lines, h = 0.01 s, a row on every step.
+fn scale_chain(settings: &str, n: usize) -> String {
+    let mut text = format!("tEnd 40 s\nhStart 0.01 s\nhOutputMin 0.01 s\n{settings}\n");
     for i in 0..n {
-        text += &format!(
-            "simulator {i} 0 S{i} #000000 \"{}\"\nparameter S{i}.k 0.5\n",
-            fmu.display()
+        let _ = writeln!(
+            text,
+            "simulator {i} 0 S{i} #000000 \"{}\"\nparameter S{i}.k 0.5",
+            fmu("Scale")
         );
     }
     for i in 1..n {
-        text += &format!("graph S{}.y S{i}.u\n", i - 1);
+        let _ = writeln!(text, "graph S{}.y S{i}.u", i - 1);
     }
-    let path = dir.join(format!("alloc-{steps}.msim"));
-    std::fs::write(&path, text).expect("write project");
-    let wd = dir.join(format!("wd-{steps}"));
-    let project = master::project::Project::from_file(&path).expect("project");
-    let fmus = master::import_fmus(&project, &wd, &ImportOptions::default()).expect("import");
-    let plan = SimulationPlan::build(
-        &project,
-        &PlanOptions {
-            working_dir: wd.clone(),
-            collect_parameters: false,
-        },
-        |def| master::resolve_slave(&project, def, &fmus),
-    )
-    .expect("plan");
-    let slaves = master::instantiate(&plan, false).expect("instantiate");
-    let mut sim = Simulation::new(plan, slaves).expect("simulation");
-    sim.initialize().expect("initialize");
-    let mut observer = CsvObserver {
-        path: wd.join("values.csv"),
-        writer: None,
-        row: Vec::new(),
-    };
-    sim.start_output(&mut observer).expect("first row");
-    let before = allocations();
-    sim.run(&mut observer).expect("run");
-    let during = allocations() - before;
-    let done = sim.statistics().steps;
-    assert!(done + 1 >= steps as u64, "{done} of {steps} steps");
-    during
+    text
 }
 
-/// Runs 200 and 2000 steps of 20 slaves: equal allocation counts, at most `once` in all.
-fn assert_no_allocation_per_step(name: &str, settings: &str, once: u64) {
+/// Windows of 200 and 2000 steps after a warm-up of 1000 steps allocate nothing.
+fn assert_no_allocation_per_step(name: &str, text: &str) {
     let tmp = tempfile::tempdir().expect("temp dir");
-    let short = allocations_during_run(tmp.path(), settings, 20, 200);
-    let long = allocations_during_run(tmp.path(), settings, 20, 2000);
-    println!("{name}: {short} allocations in 200 steps, {long} in 2000 steps");
-    assert_eq!(
-        short, long,
-        "{name}: allocations grow with the number of steps"
-    );
-    assert!(
-        long <= once,
-        "{name}: {long} allocations, expected at most {once}"
-    );
+    let counts = window_allocations(tmp.path(), text, 10.0, &[12.0, 32.0]);
+    println!("{name}: {counts:?} allocations in windows of 200 and 2000 steps");
+    assert_eq!(counts, [0, 0], "{name}: allocations while stepping");
 }
 
 #[test]
 fn gauss_seidel_steps_without_allocating() {
     assert_no_allocation_per_step(
         "Gauss-Seidel",
-        "MasterMode GAUSS_SEIDEL\nmaxIterations 1",
-        0,
+        &scale_chain("MasterMode GAUSS_SEIDEL\nmaxIterations 1", 20),
     );
 }
 
 #[test]
 fn iterating_gauss_seidel_steps_without_allocating() {
-    // One state record per slave, at its first getFMUstate.
     assert_no_allocation_per_step(
         "Gauss-Seidel, 3 iterations",
-        "MasterMode GAUSS_SEIDEL\nmaxIterations 3",
-        2 * 20,
+        &scale_chain("MasterMode GAUSS_SEIDEL\nmaxIterations 3", 20),
     );
 }
 
 #[test]
 fn gauss_jacobi_steps_without_allocating() {
-    assert_no_allocation_per_step("Gauss-Jacobi", "MasterMode GAUSS_JACOBI", 0);
+    assert_no_allocation_per_step(
+        "Gauss-Jacobi",
+        &scale_chain("MasterMode GAUSS_JACOBI", 20),
+    );
 }
 
 #[test]
 fn richardson_error_control_steps_without_allocating() {
     assert_no_allocation_per_step(
         "Gauss-Seidel with Richardson",
-        "MasterMode GAUSS_SEIDEL\nmaxIterations 2\nErrorControlMode ADAPT_STEP\nadjustStepSize yes\nhMax 0.01 s",
-        2 * 20 + 1,
+        &scale_chain(
+            "MasterMode GAUSS_SEIDEL\nmaxIterations 2\nErrorControlMode ADAPT_STEP\nadjustStepSize yes\nhMax 0.01 s",
+            20,
+        ),
     );
+}
+
+/// FourVars feeds a chain of `n` FourVarsFeedThrough FMUs through Real, Integer and Boolean
+/// connections; the FMI 1.0 Oscillator's Integer and Boolean outputs feed the first
+/// feed-through, and the chain's last Real output the Oscillator's input. With `strings`, the
+/// String outputs are chained too (FourVars' `VString` changes at t > 0 and t > 5 s, to a
+/// longer value the second time). Steps of `h` (s), a row on every step.
+fn four_types_chain(n: usize, strings: bool, h: f64) -> String {
+    let mut text = format!(
+        "tEnd 30 s\nhStart {h} s\nhOutputMin {h} s\nMasterMode GAUSS_SEIDEL\nmaxIterations 1\n"
+    );
+    let _ = writeln!(
+        text,
+        "simulator 0 0 Gen #000000 \"{}\"\nsimulator 1 0 Osc #000000 \"{}\"",
+        fmu("FourVars"),
+        fmu("Oscillator")
+    );
+    for i in 0..n {
+        let _ = writeln!(
+            text,
+            "simulator {} 0 F{i} #000000 \"{}\"",
+            i + 2,
+            fmu("FourVarsFeedThrough")
+        );
+    }
+    let _ = writeln!(
+        text,
+        "graph Osc.positive F0.InBool\ngraph Osc.steps F0.InInteger\ngraph Gen.VReal F0.InReal\n\
+         graph F{}.OutReal Osc.F 0 1e-6",
+        n - 1
+    );
+    if strings {
+        let _ = writeln!(text, "graph Gen.VString F0.InString");
+    }
+    for i in 1..n {
+        for ty in ["Bool", "Integer", "Real"]
+            .into_iter()
+            .chain(strings.then_some("String"))
+        {
+            let _ = writeln!(text, "graph F{}.Out{ty} F{i}.In{ty}", i - 1);
+        }
+    }
+    text
+}
+
+#[test]
+fn real_integer_boolean_and_fmi1_steps_without_allocating() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    // The warm-up (1200 steps) passes t > 5 s, where FourVars' String output (a result
+    // column, read at every row) takes its longest value.
+    let text = four_types_chain(10, false, 0.005);
+    let counts = window_allocations(tmp.path(), &text, 6.0, &[7.0, 17.0]);
+    println!("four types, FMI 1.0 and 2.0: {counts:?} allocations in windows of 200 and 2000 steps");
+    assert_eq!(counts, [0, 0]);
+}
+
+#[test]
+fn string_connections_allocate_only_when_a_value_changes() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    // Warm-up 3000 steps; windows: 3–4.5 s (no change), 4.5–5.5 s (the change at t > 5 s),
+    // 5.5–7 s and 7–9 s (none).
+    let text = four_types_chain(10, true, 0.001);
+    let counts = window_allocations(tmp.path(), &text, 3.0, &[4.5, 5.5, 7.0, 9.0]);
+    println!("String connections: {counts:?} allocations in windows 3-4.5, 4.5-5.5, 5.5-7, 7-9 s");
+    assert_eq!(counts[0], 0, "no String changes in 3–4.5 s");
+    assert!(
+        counts[1] > 0 && counts[1] <= 200,
+        "the change to a longer String grows a bounded number of buffers: {counts:?}"
+    );
+    assert_eq!(&counts[2..], [0, 0], "no String changes after 5.5 s");
 }

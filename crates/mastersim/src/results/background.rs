@@ -29,7 +29,11 @@ const BATCHES: usize = 4;
 /// What runs on the writer thread: the files and how to write a batch into them.
 pub trait Drain: Send + 'static {
     /// The rows of one hand-over.
-    type Batch: Default + Send + 'static;
+    type Batch: Send + 'static;
+
+    /// An empty batch with room for the largest hand-over, so that filling it never
+    /// allocates (batches are created only when the writer starts).
+    fn new_batch(&self) -> Self::Batch;
 
     /// Formats and writes `batch`, then empties it for reuse (keeping its capacity).
     fn write(&mut self, batch: &mut Self::Batch) -> Result<()>;
@@ -119,10 +123,10 @@ impl<D: Drain> Background<D> {
     pub fn new(name: &'static str, drain: D) -> Self {
         Background {
             name,
+            current: drain.new_batch(),
             inline: Some(drain),
             shared: None,
             writer: None,
-            current: D::Batch::default(),
         }
     }
 
@@ -131,7 +135,7 @@ impl<D: Drain> Background<D> {
         let shared = Arc::new(Shared {
             state: Mutex::new(State {
                 queue: VecDeque::with_capacity(BATCHES),
-                free: (1..BATCHES).map(|_| D::Batch::default()).collect(),
+                free: (1..BATCHES).map(|_| drain.new_batch()).collect(),
                 flushes_requested: 0,
                 flushes_done: 0,
                 closing: false,

@@ -11,8 +11,10 @@ use master::project::TimeUnit;
 use master::values::TypedValues;
 use output::csv::{Column, StringsCsvWriter, ValuesCsvWriter};
 
+/// Bytes reserved per String value of a batch (longer values grow their String once).
+const STRING_CAPACITY: usize = 32;
+
 /// Rows on their way to the writer: times, numeric values row-major, String values row-major.
-#[derive(Default)]
 pub struct Rows {
     times: Vec<f64>,
     values: Vec<f64>,
@@ -22,8 +24,21 @@ pub struct Rows {
 }
 
 impl Rows {
-    /// Appends the row of `values` at `t` (in the output time unit); allocates only while the
-    /// batch grows to its largest size.
+    /// Room for `rows` rows of `numeric` numeric and `strings` String values (each String
+    /// with [`STRING_CAPACITY`] bytes).
+    pub fn with_capacity(rows: usize, numeric: usize, strings: usize) -> Self {
+        Rows {
+            times: Vec::with_capacity(rows),
+            values: Vec::with_capacity(rows * numeric),
+            strings: (0..rows * strings)
+                .map(|_| String::with_capacity(STRING_CAPACITY))
+                .collect(),
+            string_count: 0,
+        }
+    }
+
+    /// Appends the row of `values` at `t` (in the output time unit); allocates only beyond
+    /// the capacity (a longer String than ever before in its slot).
     pub fn push(&mut self, t: f64, values: &TypedValues) {
         self.times.push(t);
         super::extend_numeric_row(values, &mut self.values);
@@ -47,8 +62,10 @@ impl Rows {
 pub struct CsvFiles {
     values: ValuesCsvWriter,
     strings: Option<StringsCsvWriter>,
-    numeric: usize,
-    string_columns: usize,
+    /// Numeric columns (Boolean, Integer, Real).
+    pub numeric: usize,
+    /// String columns.
+    pub string_columns: usize,
 }
 
 impl CsvFiles {

@@ -22,7 +22,6 @@ const BATCH_VALUES: usize = 4096;
 const LINE_VALUES: usize = 3;
 
 /// Rows and progress lines on their way to the writer.
-#[derive(Default)]
 pub struct TextBatch {
     rows: Rows,
     /// `(simulation time s, real time s)` per progress line.
@@ -37,6 +36,20 @@ struct TextFiles {
 
 impl Drain for TextFiles {
     type Batch = TextBatch;
+
+    fn new_batch(&self) -> TextBatch {
+        let (numeric, strings) = self
+            .csv
+            .as_ref()
+            .map_or((0, 0), |c| (c.numeric, c.string_columns));
+        // A batch is handed over once it holds BATCH_VALUES values: at most this many rows
+        // (each adds its values and a progress line), one row more than fills it.
+        let rows = BATCH_VALUES / (numeric + strings + LINE_VALUES) + 1;
+        TextBatch {
+            rows: Rows::with_capacity(rows, numeric, strings),
+            lines: Vec::with_capacity(rows),
+        }
+    }
 
     fn write(&mut self, batch: &mut TextBatch) -> crate::Result<()> {
         if let Some(csv) = &mut self.csv {

@@ -60,6 +60,9 @@ pub struct MatWriter {
     len: u64,
     /// The column being written, reused for every row.
     column: Vec<u8>,
+    /// Empty filler matrices appended when the padding runs out, built once (every extension
+    /// of one file appends the same amount).
+    filler: Vec<u8>,
 }
 
 /// Type code of the padding matrix (little-endian doubles), and its row count, chosen so that
@@ -141,6 +144,7 @@ impl MatWriter {
             end,
             len: end + padding,
             column: Vec::with_capacity(column_len as usize),
+            filler: Vec::new(),
         })
     }
 
@@ -230,12 +234,15 @@ impl MatWriter {
     fn extend_padding(&mut self, column_len: u64) -> std::io::Result<()> {
         let wanted = Self::padding_for(column_len);
         let fillers = wanted.div_ceil(FILLER_LEN);
-        let mut filler = vec![0u8; (fillers * FILLER_LEN) as usize];
-        for chunk in filler.chunks_mut(FILLER_LEN as usize) {
-            chunk[16..20].copy_from_slice(&1i32.to_le_bytes());
+        let size = (fillers * FILLER_LEN) as usize;
+        if self.filler.len() != size {
+            self.filler = vec![0u8; size];
+            for chunk in self.filler.chunks_mut(FILLER_LEN as usize) {
+                chunk[16..20].copy_from_slice(&1i32.to_le_bytes());
+            }
         }
-        write_at(&self.file, self.len, &filler)?;
-        self.len += filler.len() as u64;
+        write_at(&self.file, self.len, &self.filler)?;
+        self.len += self.filler.len() as u64;
         let namlen = self.len - self.end - HEADER_LEN as u64;
         write_at(&self.file, self.end, &padding_header(namlen))
     }
