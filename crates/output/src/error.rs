@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use crate::signal_table::SignalType;
+use crate::signal_type::SignalType;
 
 /// Result alias of this crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;

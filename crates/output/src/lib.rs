@@ -10,6 +10,7 @@ pub mod mat;
 pub mod number;
 pub mod progress;
 pub mod signal_table;
+mod signal_type;
 pub mod stepstats;
 pub mod summary;
 
