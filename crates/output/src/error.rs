@@ -2,12 +2,13 @@
 
 use std::path::PathBuf;
 
-use crate::signal_table::SignalType;
+use crate::signal_type::SignalType;
 
 /// Result alias of this crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-/// Everything that can go wrong while writing a result or log file.
+/// Everything that can go wrong while writing a result or log file, or reading a result file
+/// or a delimited text table.
 ///
 /// Spec: mastersim STYLE §4 (one `thiserror` enum per crate, variants with context).
 #[derive(Debug, thiserror::Error)]
@@ -56,6 +57,17 @@ pub enum Error {
         matrix: String,
         /// What is wrong with it.
         problem: MatProblem,
+    },
+    /// A delimited text table cannot be read as one (see [`crate::table`]).
+    #[error("'{}' line {line}: {problem}", path.display())]
+    Table {
+        /// The file read (for a text, the name it was given).
+        path: PathBuf,
+        /// 1-based line of the problem; for a missing header or data row, the line after the
+        /// last one.
+        line: usize,
+        /// What is wrong there.
+        problem: TableProblem,
     },
     /// A matrix would exceed the 32-bit row or column count of a MAT v4 header.
     #[error("'{}': matrix '{matrix}' would have {rows}×{columns} entries, more than MAT v4 allows", path.display())]
@@ -220,5 +232,60 @@ pub enum MatProblem {
         data: i64,
         /// The signed column number.
         column: i64,
+    },
+}
+
+/// What is wrong with a delimited text table (see [`Error::Table`]).
+///
+/// Spec: MasterSim reference §4.1 (table flavours and how the separator is told); RFC 4180
+/// §2 (quoted fields).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum TableProblem {
+    /// The text has no line that is neither blank nor a `#` comment.
+    #[error(
+        "no header line, expected a header line before the end of the file (blank lines and \
+         '#' comment lines do not count)"
+    )]
+    NoHeader,
+    /// No data row follows the header.
+    #[error("no data rows, expected at least one data row after the header of line {header_line}")]
+    NoData {
+        /// 1-based line of the header.
+        header_line: usize,
+    },
+    /// Every field of the header is empty, and empty fields are dropped.
+    #[error("the header has no non-empty field, expected at least one caption")]
+    EmptyHeader,
+    /// No separator gives the header and the first data row the same number (≥ 2) of fields.
+    ///
+    /// The counts are per separator in the order tab, comma, semicolon.
+    #[error(
+        "cannot tell the field separator: the header has {} tab-, {} comma- and {} \
+         semicolon-separated fields, line {row_line} has {}, {} and {}; expected both lines to \
+         have the same number (at least 2) of fields with one of these separators",
+        header[0], header[1], header[2], row[0], row[1], row[2]
+    )]
+    Separator {
+        /// Field counts of the header with a tab, a comma and a semicolon as separator.
+        header: [usize; 3],
+        /// 1-based line of the first data row.
+        row_line: usize,
+        /// Field counts of the first data row with a tab, a comma and a semicolon.
+        row: [usize; 3],
+    },
+    /// A field opens a double quote that its line does not close.
+    #[error(
+        "a quoted field is not closed on this line, expected a closing '\"' before the end of \
+         the line (quoted fields cannot span lines)"
+    )]
+    UnclosedQuote,
+    /// A data row has another number of fields than the header.
+    #[error("{found} fields, but the header has {expected}; expected one field per column")]
+    FieldCount {
+        /// Number of fields in the row.
+        found: usize,
+        /// Number of fields in the header.
+        expected: usize,
     },
 }

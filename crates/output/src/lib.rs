@@ -10,12 +10,14 @@ pub mod mat;
 pub mod number;
 pub mod progress;
 pub mod signal_table;
+mod signal_type;
 pub mod stepstats;
 pub mod summary;
+pub mod table;
 
 pub use csv::{Column, StringsCsvWriter, ValuesCsvWriter};
-pub use error::MatProblem;
 pub use error::{Error, Result};
+pub use error::{MatProblem, TableProblem};
 pub use filter::{ColumnFilter, KeptRow, RowFilter};
 pub use mat::{MatAlias, MatFile, MatParameter, MatReadSignal, MatSeries, MatSignal, MatWriter};
 pub use number::{format_fixed, format_g, write_fixed, write_g, write_g_bytes};

@@ -27,7 +27,6 @@
 //! §3.2 (Var, Par, Map), §3.4 (missing values), §3.5 (Signal Tables on file), Appendix A.
 
 use std::collections::HashSet;
-use std::fmt;
 use std::fs::File;
 use std::io::{BufWriter, Write as _};
 use std::path::{Path, PathBuf};
@@ -35,6 +34,7 @@ use std::sync::Arc;
 
 use serde::Serialize as _;
 
+pub use crate::signal_type::SignalType;
 use crate::{Error, Result};
 
 mod json;
@@ -43,44 +43,6 @@ mod tests;
 
 /// Member names of the table object that signals cannot use.
 const RESERVED: [&str; 3] = ["_class", "time", "attributes"];
-
-/// The value type of a signal.
-///
-/// Spec: Otter, "Signal Tables" (2022) §3.5 (element types on file).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum SignalType {
-    /// `bool`, written as JSON `true`/`false`.
-    Boolean,
-    /// `i32`, written as a JSON integer.
-    Integer,
-    /// `f64`, written as a JSON number (`null` when not finite).
-    Real,
-    /// Text, written as a JSON string.
-    String,
-}
-
-impl SignalType {
-    /// Position in the per-type arrays.
-    fn index(self) -> usize {
-        match self {
-            SignalType::Boolean => 0,
-            SignalType::Integer => 1,
-            SignalType::Real => 2,
-            SignalType::String => 3,
-        }
-    }
-}
-
-impl fmt::Display for SignalType {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            SignalType::Boolean => "Boolean",
-            SignalType::Integer => "Integer",
-            SignalType::Real => "Real",
-            SignalType::String => "String",
-        })
-    }
-}
 
 /// How a signal varies in time, written as its `variability` attribute.
 ///

@@ -5,7 +5,8 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use anyhow::{Context, bail};
+use anyhow::Context;
+use output::table::{RawTable, ReadOptions};
 
 use super::{ResultData, Series, TextColumn};
 
@@ -20,43 +21,38 @@ struct ColumnReader {
 
 /// Reads a CSV result file: a header line, then one row per line.
 ///
-/// The separator is a tab if the header holds one, else a comma, else a semicolon. The
-/// first column is the time; its unit comes from a caption `Time [<unit>]` (seconds if
-/// none). Other captions `<name> [<unit>]` give the variable's name and unit. Columns
-/// whose fields are all numbers become [`Series`]; the others (String outputs) become
-/// [`TextColumn`]s. Numbers are parsed as Rust `f64` (also `nan`, `inf`), plus `-nan`,
-/// `true` (1) and `false` (0).
+/// The file is split by [`output::table`]: the separator (tab, comma or semicolon) is the
+/// first with which the header and the first data row have the same number of fields;
+/// comma- and semicolon-separated fields may be quoted with `"` (`""` inside is one quote);
+/// blank lines and `#` comment lines are skipped; empty fields are kept, so the columns stay
+/// aligned. The first column is the time; its unit comes from a caption `Time [<unit>]`
+/// (seconds if none). Other captions `<name> [<unit>]` give the variable's name and unit.
+/// Columns whose fields are all numbers become [`Series`]; the others (String outputs)
+/// become [`TextColumn`]s. Numbers are parsed as Rust `f64` (also `nan`, `inf`), plus
+/// `-nan`, `true` (1) and `false` (0).
 ///
 /// # Errors
-/// The file cannot be read; it has no header or no data row; a quote is not closed; a
-/// row has another field count than the header; a time is not a number. Each row error
-/// names the file and the line number.
+/// The file cannot be read; it has no header or no data row; the separator cannot be told;
+/// a quote is not closed on its line; a row has another field count than the header; a
+/// time is not a number. Each row error names the file and the line number.
+///
+/// Spec: MasterSim reference §12.1, §12.2 (tab-separated results); RFC 4180 (quoted
+/// fields of comma-separated reference files).
 pub(super) fn read(path: &Path) -> anyhow::Result<ResultData> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read result file '{}'", path.display()))?;
-    let mut lines = text.lines().enumerate().map(|(i, line)| (i + 1, line));
-    let Some((_, header)) = lines.next() else {
-        bail!("'{}' is empty: no header line", path.display());
+    let options = ReadOptions {
+        separator: None,
+        drop_empty_fields: false,
+        equal_field_counts: true,
     };
-    let separator = if header.contains('\t') {
-        '\t'
-    } else if header.contains(',') {
-        ','
-    } else if header.contains(';') {
-        ';'
-    } else {
-        '\t'
-    };
-    let captions = split_fields(header, separator)
-        .with_context(|| format!("'{}' line 1 (header)", path.display()))?;
-    let (_, time_unit) = split_caption(&captions[0]);
+    let table = RawTable::read(path, &options)?;
+    let mut captions = table.header.fields.iter();
+    let (_, time_unit) = split_caption(captions.next().map_or("", String::as_str));
     let time_unit = if time_unit.is_empty() {
         "s".to_string()
     } else {
         time_unit
     };
-    let mut columns: Vec<ColumnReader> = captions[1..]
-        .iter()
+    let mut columns: Vec<ColumnReader> = captions
         .map(|caption| {
             let (name, unit) = split_caption(caption);
             ColumnReader {
@@ -67,41 +63,27 @@ pub(super) fn read(path: &Path) -> anyhow::Result<ResultData> {
             }
         })
         .collect();
-    let mut time = Vec::new();
-    for (number, line) in lines {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let fields = split_fields(line, separator)
-            .with_context(|| format!("'{}' line {number}", path.display()))?;
-        if fields.len() != captions.len() {
-            bail!(
-                "'{}' line {number}: {} fields, but the header has {}",
-                path.display(),
-                fields.len(),
-                captions.len()
-            );
-        }
-        let t = parse_number(&fields[0]).with_context(|| {
+    let mut time = Vec::with_capacity(table.rows.len());
+    for row in table.rows {
+        let mut fields = row.fields.into_iter();
+        let time_field = fields.next().unwrap_or_default();
+        let t = parse_number(&time_field).with_context(|| {
             format!(
-                "'{}' line {number}: time '{}' is not a number",
+                "'{}' line {}: time '{time_field}' is not a number",
                 path.display(),
-                fields[0]
+                row.line,
             )
         })?;
         time.push(t);
-        for (column, field) in columns.iter_mut().zip(&fields[1..]) {
+        for (column, field) in columns.iter_mut().zip(fields) {
             if column.first_text.is_some() {
                 continue;
             }
-            match parse_number(field) {
+            match parse_number(&field) {
                 Some(v) => column.values.push(v),
-                None => column.first_text = Some((number, field.clone())),
+                None => column.first_text = Some((row.line, field)),
             }
         }
-    }
-    if time.is_empty() {
-        bail!("'{}' has a header but no data rows", path.display());
     }
     let time = Arc::new(time);
     let mut data = ResultData {
@@ -142,60 +124,6 @@ pub(super) fn split_caption(caption: &str) -> (String, String) {
         }
     }
     (caption.to_string(), String::new())
-}
-
-/// Splits one line at `separator`; fields may be quoted with `"` (a doubled `""` inside a
-/// quoted field is one quote). Fields are trimmed of surrounding spaces.
-///
-/// # Errors
-/// A quoted field is not closed, or text follows its closing quote.
-pub(super) fn split_fields(line: &str, separator: char) -> anyhow::Result<Vec<String>> {
-    let line = line.strip_suffix('\r').unwrap_or(line);
-    let mut fields = Vec::new();
-    let mut chars = line.chars().peekable();
-    loop {
-        while chars.peek().is_some_and(|&c| c == ' ') {
-            chars.next();
-        }
-        let mut field = String::new();
-        if chars.peek() == Some(&'"') {
-            chars.next();
-            loop {
-                match chars.next() {
-                    None => bail!("a quoted field is not closed"),
-                    Some('"') if chars.peek() == Some(&'"') => {
-                        chars.next();
-                        field.push('"');
-                    }
-                    Some('"') => break,
-                    Some(c) => field.push(c),
-                }
-            }
-            while chars.peek().is_some_and(|&c| c == ' ') {
-                chars.next();
-            }
-            match chars.next() {
-                None => {
-                    fields.push(field);
-                    return Ok(fields);
-                }
-                Some(c) if c == separator => fields.push(field),
-                Some(c) => bail!("unexpected '{c}' after the quoted field \"{field}\""),
-            }
-        } else {
-            loop {
-                match chars.next() {
-                    None => {
-                        fields.push(field.trim().to_string());
-                        return Ok(fields);
-                    }
-                    Some(c) if c == separator => break,
-                    Some(c) => field.push(c),
-                }
-            }
-            fields.push(field.trim().to_string());
-        }
-    }
 }
 
 /// Parses a number field (see [`read`] for the accepted forms).
