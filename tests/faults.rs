@@ -152,8 +152,8 @@ fn error_from_do_step_ends_the_run_with_valid_results() {
     run.assert_stderr(&[
         "slave 'F'",
         "doStep",
-        "t=0.8999999999999999 s",
-        "h=0.1 s",
+        "t=0.9 s",
+        "h=0.09999999999999998 s",
         "returned Error",
     ]);
     let (outcome, message) = run.outcome();
@@ -186,8 +186,8 @@ fn fatal_from_do_step_ends_the_run_with_valid_results() {
     run.assert_stderr(&[
         "slave 'F'",
         "doStep",
-        "t=0.8999999999999999 s",
-        "h=0.1 s",
+        "t=0.9 s",
+        "h=0.09999999999999998 s",
         "Fatal",
     ]);
     assert_eq!(run.outcome().0, "Failed");
@@ -198,7 +198,7 @@ fn fatal_from_do_step_ends_the_run_with_valid_results() {
 fn nan_output_is_reported_with_slave_variable_and_time() {
     let run = FaultRun::start("nanTime", None, &[], "");
     run.assert_code(1);
-    run.assert_stderr(&["slave 'F': output 'y' is NaN at t=0.9999999999999999 s"]);
+    run.assert_stderr(&["slave 'F': output 'y' is NaN at t=1 s"]);
     let (outcome, message) = run.outcome();
     assert_eq!(outcome, "Failed");
     assert!(message.contains("output 'y' is NaN"), "{message}");
@@ -216,7 +216,7 @@ fn hanging_call_ends_the_run_after_the_step_timeout() {
         started.elapsed()
     );
     run.assert_stderr(&[
-        "slave 'F': doStep did not return within 1 s (t=0.8999999999999999 s, h=0.1 s)",
+        "slave 'F': doStep did not return within 1 s (t=0.9 s, h=0.09999999999999998 s)",
     ]);
     let (outcome, message) = run.outcome();
     assert_eq!(outcome, "TimedOut");

@@ -11,8 +11,6 @@ pub mod number;
 pub mod progress;
 pub mod signal_table;
 mod signal_type;
-pub mod stepstats;
-pub mod summary;
 pub mod table;
 
 pub use csv::{Column, StringsCsvWriter, ValuesCsvWriter};
@@ -26,5 +24,3 @@ pub use signal_table::{
     AttributeMap, AttributeValue, ParameterValue, SignalLayout, SignalTableWriter, SignalType,
     TableAlias, TableParameter, TableSignal,
 };
-pub use stepstats::{StepStatsRow, StepStatsWriter};
-pub use summary::{SlaveStatistics, Statistics, TimeUnit};

@@ -14,6 +14,9 @@
 
 use std::path::{Path, PathBuf};
 
+use output::TableProblem;
+use output::table::{RawTable, ReadOptions, Separator};
+
 use crate::number::parse_float;
 use crate::project::TimeUnit;
 
@@ -40,45 +43,6 @@ pub struct Table {
     pub time: Vec<f64>,
     /// Variable columns (file columns 1..n); the value reference of column `i` is `i`.
     pub columns: Vec<TableColumn>,
-}
-
-/// Column separator of a table file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Flavour {
-    /// Tab-separated; empty fields are dropped.
-    Tab,
-    /// Comma-separated; double quotes group characters.
-    Comma,
-}
-
-impl Flavour {
-    /// Splits a line into fields (empty fields dropped, quotes kept).
-    fn split(self, line: &str) -> Vec<&str> {
-        match self {
-            Flavour::Tab => line.split('\t').filter(|t| !t.is_empty()).collect(),
-            Flavour::Comma => split_quoted_commas(line),
-        }
-    }
-}
-
-/// Splits at commas outside double quotes; quotes stay in the fields, empty fields are dropped.
-fn split_quoted_commas(line: &str) -> Vec<&str> {
-    let mut fields = Vec::new();
-    let mut start = 0;
-    let mut in_quotes = false;
-    for (i, c) in line.char_indices() {
-        match c {
-            '"' => in_quotes = !in_quotes,
-            ',' if !in_quotes => {
-                fields.push(&line[start..i]);
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    fields.push(&line[start..]);
-    fields.retain(|f| !f.is_empty());
-    fields
 }
 
 /// Splits a caption into name and unit: the unit is between the last `[` and the last `]`.
@@ -123,9 +87,11 @@ impl Table {
 
     /// Parses the text of a table file; `path` names it in errors.
     ///
-    /// The header and the first data row decide the flavour: tab-separated when both have the
-    /// same number (≥ 2) of non-empty tab-separated fields, otherwise comma-separated (double
-    /// quotes group) under the same condition. Captions are `name [unit]`; column 0 is time, in
+    /// The text is split by the workspace's one table reader ([`output::table`]), with empty
+    /// fields dropped. The header and the first data row decide the flavour: tab-separated when
+    /// both have the same number (≥ 2) of non-empty tab-separated fields, otherwise
+    /// comma-separated (a field may be quoted, RFC 4180) under the same condition; semicolons
+    /// are not a MasterSim flavour. Captions are `name [unit]`; column 0 is time, in
     /// `s` when it has no unit, converted to s with [`TimeUnit::to_seconds`]. Times must not
     /// decrease; two rows with the same time form a jump (a third row with that time replaces
     /// the second). MasterSim instead let the later row overwrite the earlier one.
@@ -133,8 +99,8 @@ impl Table {
     ///
     /// # Errors
     /// [`TableError::NoData`] without a header and a data row, [`TableError::UnknownFlavour`],
-    /// [`TableError::NotATimeUnit`], [`TableError::ColumnCount`], [`TableError::BadCell`],
-    /// [`TableError::NotIncreasing`]; each names the file and line.
+    /// [`TableError::UnclosedQuote`], [`TableError::NotATimeUnit`], [`TableError::ColumnCount`],
+    /// [`TableError::BadCell`], [`TableError::NotIncreasing`]; each names the file and line.
     ///
     /// Spec: MasterSim reference §4.1, §4.2, §4.4 (duplicate times), §17.
     ///
@@ -150,42 +116,38 @@ impl Table {
     /// # Ok::<(), master::table::TableError>(())
     /// ```
     pub fn parse(text: &str, path: &Path) -> Result<Table, TableError> {
-        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-        let mut lines = text
-            .split('\n')
-            .enumerate()
-            .map(|(i, l)| (i + 1, l.trim_end_matches('\r')))
-            .filter(|(_, l)| {
-                let t = l.trim_start_matches([' ', '\t']);
-                !t.trim_end().is_empty() && !t.starts_with('#')
-            })
-            .peekable();
-        let no_data = || TableError::NoData {
-            path: path.to_path_buf(),
+        let read = |separator| {
+            let options = ReadOptions {
+                separator: Some(separator),
+                drop_empty_fields: true,
+                equal_field_counts: false,
+            };
+            RawTable::parse(text, path, &options).map_err(|e| TableError::from_read(e, path))
         };
-        let (header_line, header) = lines.next().ok_or_else(no_data)?;
-        let &(first_line, first) = lines.peek().ok_or_else(no_data)?;
-        let counts = |l: &str| (Flavour::Tab.split(l).len(), Flavour::Comma.split(l).len());
-        let (header_counts, first_counts) = (counts(header), counts(first));
-        let flavour = if header_counts.0 >= 2 && header_counts.0 == first_counts.0 {
-            Flavour::Tab
-        } else if header_counts.1 >= 2 && header_counts.1 == first_counts.1 {
-            Flavour::Comma
+        // MasterSim's two flavours: tab, then comma (double quotes group characters there).
+        let counts = |t: &RawTable| (t.header.fields.len(), t.rows[0].fields.len());
+        let tab = read(Separator::Tab)?;
+        let (tab_header, tab_row) = counts(&tab);
+        let raw = if tab_header >= 2 && tab_header == tab_row {
+            tab
         } else {
-            return Err(TableError::UnknownFlavour {
-                path: path.to_path_buf(),
-                line: header_line,
-                header: header_counts,
-                row_line: first_line,
-                row: first_counts,
-            });
+            let comma = read(Separator::Comma)?;
+            let (comma_header, comma_row) = counts(&comma);
+            if comma_header >= 2 && comma_header == comma_row {
+                comma
+            } else {
+                return Err(TableError::UnknownFlavour {
+                    path: path.to_path_buf(),
+                    line: tab.header.line,
+                    header: (tab_header, comma_header),
+                    row_line: tab.rows[0].line,
+                    row: (tab_row, comma_row),
+                });
+            }
         };
-
-        let captions: Vec<(String, String)> = flavour
-            .split(header)
-            .into_iter()
-            .map(split_caption)
-            .collect();
+        let header_line = raw.header.line;
+        let captions: Vec<(String, String)> =
+            raw.header.fields.iter().map(|c| split_caption(c)).collect();
         let time_unit = match captions[0].1.as_str() {
             "" => TimeUnit::Second,
             unit => TimeUnit::from_name(unit).ok_or_else(|| TableError::NotATimeUnit {
@@ -211,8 +173,8 @@ impl Table {
                 .collect(),
         };
         let mut last_line = 0;
-        for (line, text) in lines {
-            let cells = flavour.split(text);
+        for row in &raw.rows {
+            let (line, cells) = (row.line, &row.fields);
             if cells.len() != captions.len() {
                 return Err(TableError::ColumnCount {
                     path: path.to_path_buf(),
@@ -228,7 +190,7 @@ impl Table {
                     line,
                     column: column + 1,
                     caption: captions[column].0.clone(),
-                    text: (*cell).to_owned(),
+                    text: cell.clone(),
                 })?);
             }
             let t = time_unit.to_seconds(row[0]);
@@ -385,6 +347,14 @@ pub enum TableError {
         /// The I/O error.
         source: std::io::Error,
     },
+    /// A double quote of a comma-separated table that its line does not close.
+    #[error("{path}:{line}: a quoted field is not closed, expected a closing '\"' on the same line")]
+    UnclosedQuote {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+    },
     /// No header line or no data row.
     #[error("{path}: no data, expected a header line followed by at least one data row")]
     NoData {
@@ -478,6 +448,29 @@ pub enum TableError {
         /// Number of variable columns.
         count: usize,
     },
+}
+
+impl TableError {
+    /// The error of the table reader for the file `path`.
+    fn from_read(e: output::Error, path: &Path) -> TableError {
+        match e {
+            output::Error::Table {
+                line,
+                problem: TableProblem::UnclosedQuote,
+                ..
+            } => TableError::UnclosedQuote {
+                path: path.to_path_buf(),
+                line,
+            },
+            output::Error::Read { source, .. } => TableError::Io {
+                path: path.to_path_buf(),
+                source,
+            },
+            _ => TableError::NoData {
+                path: path.to_path_buf(),
+            },
+        }
+    }
 }
 
 #[cfg(test)]
