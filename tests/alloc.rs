@@ -147,10 +147,7 @@ fn iterating_gauss_seidel_steps_without_allocating() {
 
 #[test]
 fn gauss_jacobi_steps_without_allocating() {
-    assert_no_allocation_per_step(
-        "Gauss-Jacobi",
-        &scale_chain("MasterMode GAUSS_JACOBI", 20),
-    );
+    assert_no_allocation_per_step("Gauss-Jacobi", &scale_chain("MasterMode GAUSS_JACOBI", 20));
 }
 
 #[test]
@@ -214,7 +211,9 @@ fn real_integer_boolean_and_fmi1_steps_without_allocating() {
     // column, read at every row) takes its longest value.
     let text = four_types_chain(10, false, 0.005);
     let counts = window_allocations(tmp.path(), &text, 6.0, &[7.0, 17.0]);
-    println!("four types, FMI 1.0 and 2.0: {counts:?} allocations in windows of 200 and 2000 steps");
+    println!(
+        "four types, FMI 1.0 and 2.0: {counts:?} allocations in windows of 200 and 2000 steps"
+    );
     assert_eq!(counts, [0, 0]);
 }
 

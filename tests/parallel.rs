@@ -97,7 +97,8 @@ fn zero_threads_is_a_usage_error() {
     );
     assert_eq!(run.code(), 2, "{}", run.stderr());
     assert!(
-        run.stderr().contains("threads = 0: expected at least 1 thread"),
+        run.stderr()
+            .contains("threads = 0: expected at least 1 thread"),
         "{}",
         run.stderr()
     );

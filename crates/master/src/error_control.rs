@@ -77,7 +77,14 @@ impl ErrorEstimator {
     ///
     /// Shapes: `y_t` (values at `t`) and `y_next` (values at `t + h`) have one entry per
     /// coupled Real variable.
-    pub fn check(&mut self, y_t: &[f64], y_next: &[f64], t: f64, h: f64, s: &Settings) -> Option<f64> {
+    pub fn check(
+        &mut self,
+        y_t: &[f64],
+        y_next: &[f64],
+        t: f64,
+        h: f64,
+        s: &Settings,
+    ) -> Option<f64> {
         let mut err = None;
         if let Some(t_prev) = self.t_prev {
             let span = t + h - t_prev;
@@ -234,7 +241,9 @@ mod tests {
         );
         for n in 1..50 {
             let t = n as f64 * h;
-            let err = test.check(&[y(t)], &[y(t + h)], t, h, &s).expect("an estimate");
+            let err = test
+                .check(&[y(t)], &[y(t + h)], t, h, &s)
+                .expect("an estimate");
             assert!((err - h * h).abs() < 1e-9, "t={t}: {err}");
         }
         let strict = settings(1e-12, 1e-3);

@@ -13,11 +13,11 @@ use fmi::{Fmu, InstantiateOptions};
 
 use crate::error::Location;
 use crate::file_reader::FileReaderSlave;
-use crate::table::Table;
 use crate::fmu_slave::FmuSlave;
 use crate::plan::{SimulationPlan, SlaveKind};
 use crate::project::{Project, SimulatorDef};
 use crate::slave::Slave;
+use crate::table::Table;
 use crate::{Error, Result};
 
 /// How a `simulator` path is handled, by its extension (case-insensitive).

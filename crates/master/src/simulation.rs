@@ -372,7 +372,11 @@ impl Simulation {
     ) -> Result<Advanced> {
         let mut last = self.report();
         while last.ended.is_none() && self.t < t_target {
-            if self.stop.as_ref().is_some_and(|f| f.load(Ordering::Relaxed)) {
+            if self
+                .stop
+                .as_ref()
+                .is_some_and(|f| f.load(Ordering::Relaxed))
+            {
                 self.end(observer, RunOutcome::Interrupted { t: self.t })?;
                 return Ok(Advanced::Done(self.report()));
             }
@@ -392,7 +396,11 @@ impl Simulation {
             return Ok(Advanced::Done(self.report()));
         }
         if self.threads > 1
-            && self.sys.counters.steps.is_multiple_of(PARALLEL_CHOICE_STEPS)
+            && self
+                .sys
+                .counters
+                .steps
+                .is_multiple_of(PARALLEL_CHOICE_STEPS)
             && self.algorithm.choose_parallel(&self.sys, self.threads)
             && !in_pool
         {
@@ -462,7 +470,11 @@ impl Simulation {
             fmi::VarType::Integer => {
                 let mut v = [0];
                 slave.get_integer(&vrs, &mut v)?;
-                Value::Integer(if var.negated { v[0].wrapping_neg() } else { v[0] })
+                Value::Integer(if var.negated {
+                    v[0].wrapping_neg()
+                } else {
+                    v[0]
+                })
             }
             fmi::VarType::Boolean => {
                 let mut v = [false];

@@ -106,10 +106,7 @@ impl StepControl {
             log::debug!("Adjusting h='{h}' to hit the end time.");
         }
         let h_planned = h;
-        let grid_target = self
-            .grid
-            .map(|g| g.next_point())
-            .filter(|&p| p - t == h);
+        let grid_target = self.grid.map(|g| g.next_point()).filter(|&p| p - t == h);
         if s.needs_states() {
             sys.save_states(StateSlot::Iter)?;
         }

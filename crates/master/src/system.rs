@@ -617,7 +617,9 @@ impl System {
     /// Reads the outputs that feed no connection of every slave that stepped since they were
     /// last read, so that every cached output is current (before a result row).
     pub fn refresh_outputs(&mut self) -> Result<()> {
-        self.nodes.iter_mut().try_for_each(SlaveNode::refresh_outputs)
+        self.nodes
+            .iter_mut()
+            .try_for_each(SlaveNode::refresh_outputs)
     }
 
     /// Saves the state of every slave into `slot`.

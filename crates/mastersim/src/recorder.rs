@@ -79,7 +79,10 @@ impl Recorder {
 
     /// A copy of the rows recorded so far.
     pub fn results(&self) -> Results {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner).clone()
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 }
 

@@ -194,7 +194,8 @@ fn abandon(record: &SharedRecord, w: &Watch, call: BusyCall) -> ! {
             .map(|(i, n)| w.monitor.slave_statistics(i, n))
             .collect(),
     };
-    if let Err(e) = Summary::now(&stats).log_and_write(&w.summary_path, &Ending::TimedOut(message)) {
+    if let Err(e) = Summary::now(&stats).log_and_write(&w.summary_path, &Ending::TimedOut(message))
+    {
         log::error!("{e}");
     }
     log::logger().flush();

@@ -93,7 +93,8 @@ impl Newton {
                         coupling
                             .inputs
                             .push((c.input_slave, c.input_vr, c.scale_factor));
-                        let out_vr = plan.slaves[c.output_slave.0].outputs.real[c.output_local.0].vr;
+                        let out_vr =
+                            plan.slaves[c.output_slave.0].outputs.real[c.output_local.0].vr;
                         coupling.outputs.push((c.output_slave, out_vr));
                     }
                 }

@@ -11,8 +11,8 @@ use crate::observer::{Observer, ObserverError, OutputLayout};
 use crate::plan::{PlanOptions, SimulationPlan, SlaveKind};
 use crate::project::Project;
 use crate::simulation::Simulation;
-use crate::statistics::Statistics;
 use crate::slave::{Slave, SlaveCapabilities, StateId, StepOutcome};
+use crate::statistics::Statistics;
 use crate::values::TypedValues;
 use crate::{Error, Result};
 
@@ -265,7 +265,11 @@ fn newton_solves_the_linear_loop_in_two_iterations() {
         assert_exact(&rows, 1e-9);
         assert_eq!(stats.counters.iteration_limit_exceeded, 0, "{settings}");
         // One iteration to build and solve, one to confirm the residual.
-        assert_eq!(stats.counters.iterations, 2 * stats.counters.steps, "{settings}");
+        assert_eq!(
+            stats.counters.iterations,
+            2 * stats.counters.steps,
+            "{settings}"
+        );
         let rollbacks: u64 = stats.slaves.iter().map(|s| s.set_state.count).sum();
         if derivatives && settings.contains("AUTO") {
             // Directional derivatives: only the second iteration rolls back.

@@ -7,8 +7,8 @@ use std::collections::{BTreeMap, HashMap};
 use fmi::{Causality, ValueRef, VarType, Variability};
 
 use super::{Connection, OutputVariable, SlaveKind, SlavePlan};
-use crate::index::{LocalIndex, SlaveIndex};
 use crate::error::Location;
+use crate::index::{LocalIndex, SlaveIndex};
 use crate::project::{GraphEdge, Project, VariableRef};
 use crate::values::PerType;
 use crate::{Error, Result};

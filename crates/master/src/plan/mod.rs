@@ -14,12 +14,12 @@ use std::sync::Arc;
 
 use fmi::{ScalarVariable, ValueRef, Variability};
 
-use crate::table::Table;
-use crate::project::{Project, SimulatorDef};
 use crate::index::{LocalIndex, SlaveIndex};
 use crate::project::MasterAlgorithm;
+use crate::project::{Project, SimulatorDef};
 use crate::settings::Settings;
 use crate::slave::SlaveCapabilities;
+use crate::table::Table;
 use crate::values::{OUTPUT_TYPE_ORDER, PerType};
 use crate::{Error, Result};
 

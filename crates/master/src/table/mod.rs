@@ -348,7 +348,9 @@ pub enum TableError {
         source: std::io::Error,
     },
     /// A double quote of a comma-separated table that its line does not close.
-    #[error("{path}:{line}: a quoted field is not closed, expected a closing '\"' on the same line")]
+    #[error(
+        "{path}:{line}: a quoted field is not closed, expected a closing '\"' on the same line"
+    )]
     UnclosedQuote {
         /// The file.
         path: PathBuf,

@@ -54,10 +54,9 @@ impl Ending {
                 "Terminated",
                 format!("slave '{slave}' requested the end of the simulation at t={t} s"),
             ),
-            Ending::Interrupted { cause, t } => (
-                "Interrupted",
-                format!("{cause}; stopped at t={t} s"),
-            ),
+            Ending::Interrupted { cause, t } => {
+                ("Interrupted", format!("{cause}; stopped at t={t} s"))
+            }
             Ending::Failed(m) => ("Failed", m.clone()),
             Ending::TimedOut(m) => ("TimedOut", m.clone()),
         };
@@ -329,7 +328,11 @@ impl DisplayUnit {
     ///
     /// Spec: MasterSim reference §12.5 (time fields).
     pub fn write_duration(self, out: &mut String, seconds: f64) {
-        let decimals = if self == DisplayUnit::Milliseconds { 0 } else { 3 };
+        let decimals = if self == DisplayUnit::Milliseconds {
+            0
+        } else {
+            3
+        };
         write_right_aligned(out, 7, |s| {
             write_fixed(s, self.from_seconds(seconds), decimals)
         });

@@ -165,7 +165,9 @@ impl ResultFiles {
             settings.t_end,
         ));
         let step_stats = if options.step_statistics {
-            Some(StepStatsWriter::create(&wd.join("log").join("stepstats.tsv"))?)
+            Some(StepStatsWriter::create(
+                &wd.join("log").join("stepstats.tsv"),
+            )?)
         } else {
             None
         };

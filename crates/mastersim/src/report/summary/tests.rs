@@ -105,7 +105,9 @@ fn write_creates_the_file() -> Result<()> {
     s.write(&path, &Ending::Completed)?;
     assert_eq!(std::fs::read_to_string(&path).expect("read"), s.text(&[]));
     let missing = dir.path().join("no_such_dir").join("summary.txt");
-    let err = s.write(&missing, &Ending::Completed).expect_err("no directory");
+    let err = s
+        .write(&missing, &Ending::Completed)
+        .expect_err("no directory");
     assert!(err.to_string().contains("no_such_dir"), "{err}");
     Ok(())
 }
@@ -196,7 +198,11 @@ fn time_unit_choice() {
         (181.0 * day, "a"),
     ];
     for (seconds, symbol) in cases {
-        assert_eq!(DisplayUnit::suitable(seconds).symbol(), symbol, "{seconds} s");
+        assert_eq!(
+            DisplayUnit::suitable(seconds).symbol(),
+            symbol,
+            "{seconds} s"
+        );
     }
     let mut s = String::new();
     DisplayUnit::Years.write_duration(&mut s, 365.0 * day * 2.5);
