@@ -71,7 +71,9 @@ fn formats_come_from_the_project_unless_the_options_choose() {
         names.sort();
         names
     };
-    let cases: [(&str, &str, Option<Vec<ResultFormat>>, &[&str]); 4] = [
+    /// Name, project lines, formats option, files expected in `results/`.
+    type Case<'a> = (&'a str, &'a str, Option<Vec<ResultFormat>>, &'a [&'a str]);
+    let cases: [Case; 4] = [
         ("default", "", None, &["values.csv"]),
         (
             "project",
