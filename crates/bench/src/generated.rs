@@ -4,6 +4,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use crate::baseline::Contender;
 use crate::process::{self, Measured, median};
 
 /// Steps of every generated run: 0 … 100 s with h = 0.01 s.
@@ -63,13 +64,22 @@ impl Spec<'_> {
         path
     }
 
-    /// Runs the project `runs` times with `args`; returns every measurement.
-    fn measure(&self, mastersim: &Path, runs: usize, args: &[&str]) -> Vec<Measured> {
+    /// Runs the project `runs` times with every contender, alternating (one unmeasured run
+    /// each first, which extracts the FMUs); returns the measurements per contender.
+    fn measure_alternating(&self, contenders: &[Contender], runs: usize) -> Vec<Vec<Measured>> {
         let dir = tempfile::tempdir().expect("temp dir");
         let project = self.write(dir.path());
-        (0..runs)
-            .map(|_| process::run(mastersim, &project, &dir.path().join("wd"), args))
-            .collect()
+        let wd = |k: usize| dir.path().join(format!("wd{k}"));
+        for (k, c) in contenders.iter().enumerate() {
+            process::run(c.binary, &project, &wd(k), &c.args);
+        }
+        let mut measured: Vec<Vec<Measured>> = contenders.iter().map(|_| Vec::new()).collect();
+        for _ in 0..runs {
+            for (k, c) in contenders.iter().enumerate() {
+                measured[k].push(process::run(c.binary, &project, &wd(k), &c.args));
+            }
+        }
+        measured
     }
 }
 
@@ -82,15 +92,23 @@ fn wall_clock(runs: &[Measured]) -> f64 {
     )
 }
 
-/// Chains and rings of N cheap FMUs: µs per slave per step.
-pub fn stepping(mastersim: &Path, runs: usize, max_n: usize) {
+/// Chains and rings of N cheap FMUs: µs per slave per step, for every contender (their runs
+/// alternate), and the ratio of the first to each other one.
+pub fn stepping(contenders: &[Contender], runs: usize, max_n: usize) {
     println!(
         "\n## Stepping cost: chains and rings of Scale FMUs, 10,000 steps, a row per simulated second\n"
     );
+    let labels: Vec<&str> = contenders.iter().map(|c| c.label.as_str()).collect();
     println!(
-        "| topology | algorithm | N | runs | µs per slave per step (median) | outside the loop ms (median) |"
+        "| topology | algorithm | N | runs | {} |",
+        labels
+            .iter()
+            .map(|l| format!("{l}: µs per slave per step (median) | {l}: outside the loop ms"))
+            .collect::<Vec<_>>()
+            .join(" | ")
     );
-    println!("|---|---|---|---|---|---|");
+    println!("|---|---|---|---|{}", "---|---|".repeat(contenders.len()));
+    let mut ratios = Vec::new();
     for (topology, algorithm) in [
         (Topology::Chain, "GAUSS_JACOBI"),
         (Topology::Chain, "GAUSS_SEIDEL"),
@@ -107,19 +125,41 @@ pub fn stepping(mastersim: &Path, runs: usize, max_n: usize) {
                 h_output: "1 s",
                 parameter: None,
             };
-            let measured = spec.measure(mastersim, runs, &[]);
-            let per_slave_step = wall_clock(&measured) / (n as f64 * STEPS) * 1e6;
-            // Reading the project, loading and instantiating, initialization, the summary.
-            let outside = median(
-                measured
-                    .iter()
-                    .map(|m| m.wall.as_secs_f64() - m.summary_number("WallClockTime"))
-                    .collect(),
-            ) * 1e3;
+            let measured = spec.measure_alternating(contenders, runs);
+            let mut cells = Vec::new();
+            let mut per_step = Vec::new();
+            for runs in &measured {
+                let us = wall_clock(runs) / (n as f64 * STEPS) * 1e6;
+                // Reading the project, loading and instantiating, initialization, the summary.
+                let outside = median(
+                    runs.iter()
+                        .map(|m| m.wall.as_secs_f64() - m.summary_number("WallClockTime"))
+                        .collect(),
+                ) * 1e3;
+                cells.push(format!("{us:.4} | {outside:.1}"));
+                per_step.push(us);
+            }
             println!(
-                "| {topology:?} | {algorithm} | {n} | {runs} | {per_slave_step:.4} | {outside:.1} |"
+                "| {topology:?} | {algorithm} | {n} | {runs} | {} |",
+                cells.join(" | ")
             );
+            ratios.push(per_step);
         }
+    }
+    print_ratios(&labels, &ratios, "µs per slave per step");
+}
+
+/// For two or more contenders: the ratio of the first to each later one, per configuration
+/// (geometric mean and worst).
+fn print_ratios(labels: &[&str], rows: &[Vec<f64>], figure: &str) {
+    for (k, label) in labels.iter().enumerate().skip(1) {
+        let ratios: Vec<f64> = rows.iter().map(|r| r[0] / r[k]).collect();
+        let geometric = (ratios.iter().map(|r| r.ln()).sum::<f64>() / ratios.len() as f64).exp();
+        let worst = ratios.iter().copied().fold(0.0, f64::max);
+        println!(
+            "\n{} / {label}: {figure}, geometric mean of the ratios {geometric:.3}, worst {worst:.3}",
+            labels[0]
+        );
     }
 }
 

@@ -12,14 +12,25 @@
 //! - `parallel`: 8 `Busy` FMUs (fixed CPU work per `doStep`), Gauss-Jacobi, 1 thread against
 //!   all cores; the results of both runs must be bit-identical;
 //! - `corpus`: whole-process wall time and peak memory of every project of
-//!   `../shared/corpus/mastersim`, against MasterSim 0.9.8's times.
+//!   `../shared/corpus/mastersim` (with MasterSim's time arithmetic), against MasterSim
+//!   0.9.8's times;
+//! - `lower-bound`: a chain of 100 Reference FMU Feedthroughs of the corpus, mastersim's
+//!   whole-process time per slave-step against the least any master must spend: the same chain
+//!   driven by `doStep` and the connected get/set only.
 //!
-//! Run: `cargo run --release -p mastersim-bench -- [loop|write|parallel|corpus]...`
-//! (all suites when none is named).
+//! `--baseline <commit>` builds the `mastersim` of an earlier commit in a git worktree and runs
+//! `loop` and `corpus` with both binaries, alternating their runs, and prints the ratio.
+//!
+//! Run: `cargo run --release -p mastersim-bench -- [loop|write|parallel|corpus|lower-bound]...
+//! [--baseline <commit>]` (all suites when none is named).
 
+mod baseline;
 mod corpus;
 mod generated;
+mod lower_bound;
 mod process;
+
+use baseline::Contender;
 
 use std::path::PathBuf;
 
@@ -43,10 +54,13 @@ struct Cli {
     /// Busy work per `doStep` of the parallel benchmark, µs.
     #[arg(long, default_value_t = 20.0)]
     work_micros: f64,
-    /// The MasterSim regression corpus [default: $MASTERSIM_CORPUS/mastersim or
-    /// ../shared/corpus/mastersim].
+    /// The conformance corpus [default: $MASTERSIM_CORPUS or ../shared/corpus].
     #[arg(long)]
     corpus: Option<PathBuf>,
+    /// Also measure the `mastersim` of this earlier commit (`loop` and `corpus`), built in a
+    /// git worktree under target/bench-baseline.
+    #[arg(long, value_name = "COMMIT")]
+    baseline: Option<String>,
 }
 
 /// One part of the suite.
@@ -60,6 +74,8 @@ enum Suite {
     Parallel,
     /// Whole runs of the MasterSim regression projects.
     Corpus,
+    /// The Feedthrough chain against the lower bound of any master.
+    LowerBound,
 }
 
 fn main() {
@@ -75,19 +91,51 @@ fn main() {
         process::cores(),
         mastersim.display()
     );
+    let baseline = cli
+        .baseline
+        .as_deref()
+        .map(|commit| (commit, baseline::build(commit)));
+    if let Some((commit, bin)) = &baseline {
+        println!("baseline: commit {commit}, binary {}", bin.display());
+    }
+    // `args` of the current binary: MasterSim's time arithmetic for the corpus projects, the
+    // baseline's default (its runs then do the same work).
+    let contenders = |args: Vec<&'static str>| {
+        let mut all = vec![Contender {
+            label: "current".into(),
+            binary: mastersim,
+            args,
+        }];
+        if let Some((commit, bin)) = &baseline {
+            all.push(Contender {
+                label: format!("baseline {commit}"),
+                binary: bin,
+                args: vec![],
+            });
+        }
+        all
+    };
+    let corpus = || {
+        cli.corpus
+            .clone()
+            .unwrap_or_else(mastersim_tests::corpus_dir)
+    };
     for suite in suites {
         match suite {
-            Suite::Loop => generated::stepping(mastersim, cli.runs.unwrap_or(5), cli.max_n),
+            Suite::Loop => {
+                generated::stepping(&contenders(vec![]), cli.runs.unwrap_or(5), cli.max_n);
+            }
             Suite::Write => generated::writing(mastersim, cli.runs.unwrap_or(5)),
             Suite::Parallel => {
                 generated::parallel(mastersim, cli.runs.unwrap_or(5), cli.work_micros)
             }
-            Suite::Corpus => {
-                let dir = cli
-                    .corpus
-                    .clone()
-                    .unwrap_or_else(|| mastersim_tests::corpus_dir().join("mastersim"));
-                corpus::whole_runs(mastersim, &dir, cli.runs.unwrap_or(21));
+            Suite::Corpus => corpus::whole_runs(
+                &contenders(vec!["--time-arithmetic", "mastersim"]),
+                &corpus().join("mastersim"),
+                cli.runs.unwrap_or(21),
+            ),
+            Suite::LowerBound => {
+                lower_bound::compare(mastersim, &corpus(), cli.runs.unwrap_or(11));
             }
         }
     }

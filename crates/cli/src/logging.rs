@@ -5,9 +5,14 @@
 //! on unless they are warnings or errors. `RUST_LOG` overrides the console filter. The
 //! screenlog records at least standard messages, each line as
 //! `YYYY-MM-DD HH:MM:SS\t[<level>]\t<context padded to 40>\t<message>` (reference §12.4).
+//!
+//! The screenlog is buffered: it is written through at every warning and error, and otherwise
+//! whenever the logger is flushed (the session's supervisor does so every second, as with the
+//! result files, and at the end of the run). A line per system call would cost more than the
+//! setting up of a project of a hundred slaves.
 
 use std::fs::File;
-use std::io::{LineWriter, Write};
+use std::io::{BufWriter, Write};
 use std::path::Path;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -31,10 +36,33 @@ fn level_for(verbosity: u8) -> LevelFilter {
     }
 }
 
+/// The screenlog file with the time stamp of the current second.
+struct Screenlog {
+    out: BufWriter<File>,
+    /// Seconds since the Unix epoch of `stamp`.
+    second: u64,
+    /// Local date and time of `second`, formatted.
+    stamp: String,
+}
+
+impl Screenlog {
+    /// The formatted local time now, computed once per second.
+    fn stamp(&mut self) -> &str {
+        let second = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        if second != self.second || self.stamp.is_empty() {
+            self.second = second;
+            self.stamp = chrono::Local::now().format("%Y-%m-%d %H:%M:%S").to_string();
+        }
+        &self.stamp
+    }
+}
+
 /// Sends each record to the console logger and to the screenlog file.
 struct Tee {
     console: env_logger::Logger,
-    file: Mutex<LineWriter<File>>,
+    file: Mutex<Screenlog>,
     file_level: LevelFilter,
 }
 
@@ -56,15 +84,19 @@ impl Log for Tee {
                 Level::Info => "[Progress]",
                 Level::Debug | Level::Trace => "[Debug   ]",
             };
-            let now = chrono::Local::now().format("%Y-%m-%d %H:%M:%S");
             if let Ok(mut file) = self.file.lock() {
+                let file = &mut *file;
+                let stamp = file.stamp().to_string();
                 // A failing log write must not end the run.
                 let _ = writeln!(
-                    file,
-                    "{now}\t{tag}\t{:<40}\t{}",
+                    file.out,
+                    "{stamp}\t{tag}\t{:<40}\t{}",
                     format!("[{}]", record.target()),
                     record.args()
                 );
+                if record.level() <= Level::Warn {
+                    let _ = file.out.flush();
+                }
             }
         }
     }
@@ -72,7 +104,7 @@ impl Log for Tee {
     fn flush(&self) {
         self.console.flush();
         if let Ok(mut file) = self.file.lock() {
-            let _ = file.flush();
+            let _ = file.out.flush();
         }
     }
 }
@@ -104,7 +136,11 @@ pub fn init(verbosity: u8, screenlog: &Path) -> anyhow::Result<()> {
     let max = console.filter().max(file_level);
     let tee = Tee {
         console,
-        file: Mutex::new(LineWriter::new(file)),
+        file: Mutex::new(Screenlog {
+            out: BufWriter::new(file),
+            second: 0,
+            stamp: String::new(),
+        }),
         file_level,
     };
     log::set_boxed_logger(Box::new(tee)).context("logger already installed")?;

@@ -284,14 +284,16 @@ fn main() -> ExitCode {
     let interrupt = signals::Interrupt::install()
         .inspect_err(|e| eprintln!("Warning: SIGINT/SIGTERM will end the run at once: {e}"))
         .ok();
-    match run(&cli.run, interrupt.as_ref()) {
-        Ok(code) => ExitCode::from(code),
+    let code = match run(&cli.run, interrupt.as_ref()) {
+        Ok(code) => code,
         Err(Failure { code, message }) => {
             log::error!("{message}");
             if !logging::is_initialized() {
                 eprintln!("Error: {message}");
             }
-            ExitCode::from(code)
+            code
         }
-    }
+    };
+    log::logger().flush();
+    ExitCode::from(code)
 }

@@ -11,12 +11,12 @@ use std::sync::Arc;
 use fmi::archive::ExtractOptions;
 use fmi::{Fmu, InstantiateOptions};
 
+use crate::any_slave::AnySlave;
 use crate::error::Location;
 use crate::file_reader::FileReaderSlave;
 use crate::fmu_slave::FmuSlave;
 use crate::plan::{SimulationPlan, SlaveKind};
 use crate::project::{Project, SimulatorDef};
-use crate::slave::Slave;
 use crate::table::Table;
 use crate::{Error, Result};
 
@@ -190,7 +190,7 @@ pub fn resolve_slave(
 /// [`Error::Fmi`] when an FMU cannot be instantiated (including a second instance of an FMU
 /// that may be instantiated only once), [`Error::InvalidSetting`] for an
 /// [`SlaveKind::External`] slave, which the caller must instantiate itself.
-pub fn instantiate(plan: &SimulationPlan, logging_on: bool) -> Result<Vec<Box<dyn Slave>>> {
+pub fn instantiate(plan: &SimulationPlan, logging_on: bool) -> Result<Vec<AnySlave>> {
     log::info!("Instantiating simulation slaves");
     let options = InstantiateOptions {
         visible: false,
@@ -198,7 +198,7 @@ pub fn instantiate(plan: &SimulationPlan, logging_on: bool) -> Result<Vec<Box<dy
     };
     plan.slaves
         .iter()
-        .map(|s| -> Result<Box<dyn Slave>> {
+        .map(|s| -> Result<AnySlave> {
             match &s.kind {
                 SlaveKind::Fmu { fmu, .. } => {
                     let instance =
@@ -207,12 +207,13 @@ pub fn instantiate(plan: &SimulationPlan, logging_on: bool) -> Result<Vec<Box<dy
                                 slave: s.name.clone(),
                                 source: Box::new(source),
                             })?;
-                    Ok(Box::new(FmuSlave::new(s.name.clone(), instance)))
+                    Ok(FmuSlave::new(s.name.clone(), instance).into())
                 }
-                SlaveKind::FileReader { table } => Ok(Box::new(
-                    FileReaderSlave::new(s.name.clone(), table.clone())
-                        .with_held_columns(&s.held_columns),
-                )),
+                SlaveKind::FileReader { table } => {
+                    Ok(FileReaderSlave::new(s.name.clone(), table.clone())
+                        .with_held_columns(&s.held_columns)
+                        .into())
+                }
                 SlaveKind::External { .. } => Err(Error::InvalidSetting {
                     at: Location {
                         file: plan.project_path.clone(),

@@ -3,6 +3,7 @@
 #![deny(missing_docs)]
 
 mod algorithm;
+pub mod any_slave;
 mod convergence;
 pub mod error;
 mod error_control;
@@ -28,6 +29,7 @@ pub mod values;
 pub mod watchdog;
 mod workers;
 
+pub use any_slave::AnySlave;
 pub use error::{Error, Result};
 pub use import::{ImportOptions, ImportedFmus, import_fmus, instantiate, resolve_slave};
 pub use index::{GlobalIndex, LocalIndex, SlaveIndex};

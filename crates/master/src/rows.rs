@@ -11,6 +11,7 @@
 use crate::index::SlaveIndex;
 use crate::observer::{Observer, OutputLayout};
 use crate::plan::SimulationPlan;
+use crate::slave::Slave;
 use crate::system::System;
 use crate::time::OutputSchedule;
 use crate::values::{OUTPUT_TYPE_ORDER, PerType, TypedValues};

@@ -16,6 +16,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::algorithm::Algorithm;
+use crate::any_slave::AnySlave;
 use crate::observer::{Observer, OutputLayout};
 use crate::plan::{SimulationPlan, Value};
 use crate::rows::RowWriter;
@@ -106,7 +107,7 @@ impl Simulation {
     ///
     /// # Errors
     /// [`Error::InvalidSetting`] when the number of slaves differs from the plan.
-    pub fn new(plan: SimulationPlan, slaves: Vec<Box<dyn Slave>>) -> Result<Simulation> {
+    pub fn new(plan: SimulationPlan, slaves: Vec<AnySlave>) -> Result<Simulation> {
         if slaves.len() != plan.slaves.len() {
             return Err(Error::InvalidSetting {
                 at: crate::error::Location {
@@ -220,7 +221,7 @@ impl Simulation {
         log::info!("Initial conditions (parameters, input values, initial condition iteration)");
         for (node, plan) in self.sys.nodes.iter_mut().zip(&self.plan.slaves) {
             for iv in &plan.initial_values {
-                set_value(node.slave.as_mut(), iv).map_err(|e| Error::SetValue {
+                set_value(&mut node.slave, iv).map_err(|e| Error::SetValue {
                     slave: plan.name.clone(),
                     variable: iv.variable.clone(),
                     value: value_text(&iv.value),
@@ -459,7 +460,7 @@ impl Simulation {
     /// Spec: FMI 2.0.2 §2.1.7 (getting values), FMI 1.0 CS §2.4 (negated aliases).
     pub fn value(&mut self, name: &str) -> Result<Value> {
         let var = self.plan.variable(name)?;
-        let slave = self.sys.node_mut(var.slave).slave.as_mut();
+        let slave = &mut self.sys.node_mut(var.slave).slave;
         let vrs = [var.vr];
         Ok(match var.var_type {
             fmi::VarType::Real => {
@@ -521,7 +522,7 @@ impl Simulation {
     }
 }
 
-fn set_value(slave: &mut dyn Slave, iv: &crate::plan::InitialValue) -> Result<()> {
+fn set_value(slave: &mut AnySlave, iv: &crate::plan::InitialValue) -> Result<()> {
     let vrs = [iv.vr];
     match &iv.value {
         Value::Real(v) => slave.set_real(&vrs, &[*v]),

@@ -21,8 +21,8 @@
 use std::sync::Arc;
 
 use fmi::{ValueRef, VarType};
-use smallvec::SmallVec;
 
+use crate::any_slave::AnySlave;
 use crate::index::{GlobalIndex, LocalIndex, SlaveIndex};
 use crate::plan::{OutputVariable, SimulationPlan};
 use crate::project::TimeArithmetic;
@@ -41,53 +41,49 @@ pub(crate) enum StateSlot {
     Err,
 }
 
-/// A slave-local list, stored inside its node up to two entries (most slaves have few
-/// connections), so that a slave's transfer data sits together in memory.
-type Local<T> = SmallVec<[T; 2]>;
-
 /// The cache slot of an output that is neither coupled nor written: it is never read.
 const NOT_READ: usize = usize::MAX;
 
 /// A value type the master moves between slaves: the batched get and set calls of its type.
 pub(crate) trait Transfer: Clone + Default + Send {
     /// Reads `values` (one per value reference) from `slave`.
-    fn get(slave: &mut dyn Slave, vrs: &[ValueRef], values: &mut [Self]) -> Result<()>;
+    fn get(slave: &mut AnySlave, vrs: &[ValueRef], values: &mut [Self]) -> Result<()>;
     /// Writes `values` (one per value reference) into `slave`.
-    fn set(slave: &mut dyn Slave, vrs: &[ValueRef], values: &[Self]) -> Result<()>;
+    fn set(slave: &mut AnySlave, vrs: &[ValueRef], values: &[Self]) -> Result<()>;
 }
 
 impl Transfer for f64 {
-    fn get(slave: &mut dyn Slave, vrs: &[ValueRef], values: &mut [f64]) -> Result<()> {
+    fn get(slave: &mut AnySlave, vrs: &[ValueRef], values: &mut [f64]) -> Result<()> {
         slave.get_real(vrs, values)
     }
-    fn set(slave: &mut dyn Slave, vrs: &[ValueRef], values: &[f64]) -> Result<()> {
+    fn set(slave: &mut AnySlave, vrs: &[ValueRef], values: &[f64]) -> Result<()> {
         slave.set_real(vrs, values)
     }
 }
 
 impl Transfer for i32 {
-    fn get(slave: &mut dyn Slave, vrs: &[ValueRef], values: &mut [i32]) -> Result<()> {
+    fn get(slave: &mut AnySlave, vrs: &[ValueRef], values: &mut [i32]) -> Result<()> {
         slave.get_integer(vrs, values)
     }
-    fn set(slave: &mut dyn Slave, vrs: &[ValueRef], values: &[i32]) -> Result<()> {
+    fn set(slave: &mut AnySlave, vrs: &[ValueRef], values: &[i32]) -> Result<()> {
         slave.set_integer(vrs, values)
     }
 }
 
 impl Transfer for bool {
-    fn get(slave: &mut dyn Slave, vrs: &[ValueRef], values: &mut [bool]) -> Result<()> {
+    fn get(slave: &mut AnySlave, vrs: &[ValueRef], values: &mut [bool]) -> Result<()> {
         slave.get_boolean(vrs, values)
     }
-    fn set(slave: &mut dyn Slave, vrs: &[ValueRef], values: &[bool]) -> Result<()> {
+    fn set(slave: &mut AnySlave, vrs: &[ValueRef], values: &[bool]) -> Result<()> {
         slave.set_boolean(vrs, values)
     }
 }
 
 impl Transfer for String {
-    fn get(slave: &mut dyn Slave, vrs: &[ValueRef], values: &mut [String]) -> Result<()> {
+    fn get(slave: &mut AnySlave, vrs: &[ValueRef], values: &mut [String]) -> Result<()> {
         slave.get_string(vrs, values)
     }
-    fn set(slave: &mut dyn Slave, vrs: &[ValueRef], values: &[String]) -> Result<()> {
+    fn set(slave: &mut AnySlave, vrs: &[ValueRef], values: &[String]) -> Result<()> {
         slave.set_string(vrs, values)
     }
 }
@@ -99,21 +95,21 @@ impl Transfer for String {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Links<T> {
     /// Value references of the selected outputs in cache order: the coupled ones first.
-    output_vrs: Local<ValueRef>,
+    output_vrs: Vec<ValueRef>,
     /// Outputs as read last, in cache order.
-    cache: Local<T>,
+    cache: Vec<T>,
     /// Number of coupled outputs (the first entries of the cache).
     coupled: usize,
     /// `(global, slot)`: copy `cache[slot]` into the coupling vector at `global`.
-    sync: Local<(GlobalIndex, usize)>,
+    sync: Vec<(GlobalIndex, usize)>,
     /// Value references of the connected inputs.
-    input_vrs: Local<ValueRef>,
+    input_vrs: Vec<ValueRef>,
     /// The connection feeding each input.
-    sources: Local<GlobalIndex>,
+    sources: Vec<GlobalIndex>,
     /// `(offset, scale_factor)` per input (Real only; empty for the other types).
-    transforms: Local<(f64, f64)>,
+    transforms: Vec<(f64, f64)>,
     /// The input values of the next set call, one per input.
-    buffer: Local<T>,
+    buffer: Vec<T>,
 }
 
 impl<T: Transfer> Links<T> {
@@ -133,7 +129,7 @@ impl<T: Transfer> Links<T> {
         }
         let links = Links {
             output_vrs: order.iter().map(|&l| outputs[l].vr).collect(),
-            cache: smallvec::smallvec![T::default(); order.len()],
+            cache: vec![T::default(); order.len()],
             coupled: order.iter().filter(|&&l| is_coupled(l)).count(),
             ..Links::default()
         };
@@ -152,9 +148,10 @@ impl<T: Transfer> Links<T> {
         self.buffer.push(T::default());
     }
 
-    /// No outputs, inputs or connections.
-    fn is_empty(&self) -> bool {
-        self.output_vrs.is_empty() && self.input_vrs.is_empty() && self.sync.is_empty()
+    /// Nothing to move at a step: no coupled outputs and no inputs (outputs that feed no
+    /// connection are read only for result rows).
+    fn idle_per_step(&self) -> bool {
+        self.coupled == 0 && self.input_vrs.is_empty()
     }
 
     /// The value in cache slot `slot`.
@@ -163,7 +160,7 @@ impl<T: Transfer> Links<T> {
     }
 
     /// Reads the coupled outputs (one batched call, none without coupled outputs).
-    fn read_coupled(&mut self, slave: &mut dyn Slave) -> Result<()> {
+    fn read_coupled(&mut self, slave: &mut AnySlave) -> Result<()> {
         let k = self.coupled;
         if k == 0 {
             return Ok(());
@@ -172,7 +169,7 @@ impl<T: Transfer> Links<T> {
     }
 
     /// Reads the outputs that feed no connection (one batched call, none without such outputs).
-    fn read_uncoupled(&mut self, slave: &mut dyn Slave) -> Result<()> {
+    fn read_uncoupled(&mut self, slave: &mut AnySlave) -> Result<()> {
         let k = self.coupled;
         if k == self.output_vrs.len() {
             return Ok(());
@@ -190,7 +187,7 @@ impl<T: Transfer> Links<T> {
 
     /// Sets the inputs from the coupling vector `source` (one batched call, none without
     /// inputs).
-    fn update_from(&mut self, slave: &mut dyn Slave, source: &[T]) -> Result<()> {
+    fn update_from(&mut self, slave: &mut AnySlave, source: &[T]) -> Result<()> {
         if self.input_vrs.is_empty() {
             return Ok(());
         }
@@ -207,7 +204,7 @@ impl<T: Transfer> Links<T> {
 /// slave with few connections reads a few adjacent cache lines of its node.
 #[repr(C)]
 pub(crate) struct SlaveNode {
-    pub slave: Box<dyn Slave>,
+    pub slave: AnySlave,
     /// Real outputs and inputs.
     pub real: Links<f64>,
     /// The slave's own clock, s: its current communication point.
@@ -217,8 +214,8 @@ pub(crate) struct SlaveNode {
     /// MasterSim time arithmetic: the slave's clock (not the master's) is the communication
     /// point, and a rollback sets the clock to the master's current time.
     own_clock: bool,
-    /// The slave has no Integer, Boolean or String inputs, outputs or connections, so the
-    /// per-step transfers skip those types without touching their lists.
+    /// The slave has no Integer, Boolean or String inputs or coupled outputs, so the per-step
+    /// transfers skip those types without touching their lists.
     only_real: bool,
     /// A step completed since the outputs that feed no connection were last read.
     stale: bool,
@@ -274,15 +271,14 @@ impl SlaveNode {
         call: SlaveCall,
         t: f64,
         h: f64,
-        f: impl FnOnce(&mut dyn Slave) -> R,
+        f: impl FnOnce(&mut AnySlave) -> R,
     ) -> R {
-        if let Some(m) = &self.monitor {
-            m.begin(self.index.0, call, t, h);
-        }
-        let result = f(self.slave.as_mut());
-        if let Some(m) = &self.monitor {
-            m.end(self.index.0, call);
-        }
+        let Some(m) = &self.monitor else {
+            return f(&mut self.slave);
+        };
+        m.begin(self.index.0, call, t, h);
+        let result = f(&mut self.slave);
+        m.end(self.index.0, call);
         result
     }
 
@@ -319,27 +315,42 @@ impl SlaveNode {
     ///
     /// # Errors
     /// [`Error::NonFiniteOutput`] naming the slave, the variable and `t` (s).
+    #[inline]
     pub fn check_coupled_outputs(&self, t: f64) -> Result<()> {
-        for (slot, &value) in self.real.cache[..self.real.coupled].iter().enumerate() {
-            if !value.is_finite() {
-                return Err(Error::NonFiniteOutput {
-                    slave: self.name().to_string(),
-                    variable: self.real_names[slot].clone(),
-                    t,
-                    value,
-                });
-            }
+        match self.real.cache[..self.real.coupled]
+            .iter()
+            .position(|v| !v.is_finite())
+        {
+            None => Ok(()),
+            Some(slot) => Err(self.non_finite(slot, t)),
         }
-        Ok(())
+    }
+
+    /// The error for the non-finite coupled Real output in cache slot `slot` at `t` (s).
+    #[cold]
+    fn non_finite(&self, slot: usize, t: f64) -> Error {
+        Error::NonFiniteOutput {
+            slave: self.name().to_string(),
+            variable: self.real_names[slot].clone(),
+            t,
+            value: self.real.cache[slot],
+        }
     }
 
     /// Reads the coupled outputs into the cache (one call per type that has any).
+    #[inline]
     fn read_coupled_outputs(&mut self) -> Result<()> {
-        let s = self.slave.as_mut();
-        self.real.read_coupled(s)?;
+        self.real.read_coupled(&mut self.slave)?;
         if self.only_real {
             return Ok(());
         }
+        self.read_coupled_discrete()
+    }
+
+    /// The Integer, Boolean and String part of [`SlaveNode::read_coupled_outputs`].
+    #[inline(never)]
+    fn read_coupled_discrete(&mut self) -> Result<()> {
+        let s = &mut self.slave;
         self.integer.read_coupled(s)?;
         self.boolean.read_coupled(s)?;
         self.string.read_coupled(s)
@@ -351,7 +362,7 @@ impl SlaveNode {
         if !self.stale {
             return Ok(());
         }
-        let s = self.slave.as_mut();
+        let s = &mut self.slave;
         self.real.read_uncoupled(s)?;
         self.integer.read_uncoupled(s)?;
         self.boolean.read_uncoupled(s)?;
@@ -361,11 +372,18 @@ impl SlaveNode {
     }
 
     /// Copies this slave's cached coupled outputs into the coupling vectors `target`.
+    #[inline]
     pub fn sync(&self, target: &mut TypedValues, real_only: bool) {
         self.real.sync_into(&mut target.real);
         if real_only || self.only_real {
             return;
         }
+        self.sync_discrete(target);
+    }
+
+    /// The Integer, Boolean and String part of [`SlaveNode::sync`].
+    #[inline(never)]
+    fn sync_discrete(&self, target: &mut TypedValues) {
         self.integer.sync_into(&mut target.integer);
         self.boolean.sync_into(&mut target.boolean);
         self.string.sync_into(&mut target.string);
@@ -373,6 +391,7 @@ impl SlaveNode {
 
     /// Sets this slave's inputs from the coupling vectors `source`; Reals become
     /// `offset + scale_factor * value`.
+    #[inline]
     pub fn update(&mut self, source: &TypedValues, real_only: bool) -> Result<()> {
         let real = &mut self.real;
         if !real.input_vrs.is_empty() {
@@ -389,7 +408,14 @@ impl SlaveNode {
         if real_only || self.only_real {
             return Ok(());
         }
-        let s = self.slave.as_mut();
+        self.update_discrete(source)
+    }
+
+    /// The Integer, Boolean and String part of [`SlaveNode::update`] (kept out of the Real
+    /// path, which most slaves take alone).
+    #[inline(never)]
+    fn update_discrete(&mut self, source: &TypedValues) -> Result<()> {
+        let s = &mut self.slave;
         self.integer.update_from(s, &source.integer)?;
         self.boolean.update_from(s, &source.boolean)?;
         self.string.update_from(s, &source.string)
@@ -400,10 +426,15 @@ impl SlaveNode {
     /// the clock advances and the coupled outputs are read and checked.
     ///
     /// Spec: MasterSim reference §15.2 (slave communication point).
+    #[inline]
     pub fn do_step(&mut self, t: f64, h: f64) -> Result<StepOutcome> {
         let start = if self.own_clock { self.clock } else { t };
         let started = self.stats.do_step.start();
-        let outcome = self.supervised(SlaveCall::DoStep, start, h, |s| s.do_step(start, h));
+        let outcome = if self.monitor.is_none() {
+            self.slave.do_step(start, h)
+        } else {
+            self.supervised(SlaveCall::DoStep, start, h, |s| s.do_step(start, h))
+        };
         self.stats.do_step.stop(started);
         let outcome = outcome?;
         if outcome == StepOutcome::Completed {
@@ -508,7 +539,7 @@ fn connect<T: Transfer>(
 
 impl System {
     /// Builds the transfer lists of every slave from `plan`; `slaves` are in plan order.
-    pub fn new(plan: &SimulationPlan, slaves: Vec<Box<dyn Slave>>) -> System {
+    pub fn new(plan: &SimulationPlan, slaves: Vec<AnySlave>) -> System {
         let c = &plan.connections;
         let n = plan.slaves.len();
         let coupled = PerType {
@@ -575,8 +606,9 @@ impl System {
         connect(&mut nodes, &c.boolean, VarType::Boolean, |n| &mut n.boolean);
         connect(&mut nodes, &c.string, VarType::String, |n| &mut n.string);
         for node in &mut nodes {
-            node.only_real =
-                node.integer.is_empty() && node.boolean.is_empty() && node.string.is_empty();
+            node.only_real = node.integer.idle_per_step()
+                && node.boolean.idle_per_step()
+                && node.string.idle_per_step();
         }
         let lengths = plan.connection_counts();
         System {

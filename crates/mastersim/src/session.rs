@@ -151,7 +151,7 @@ impl Session {
                 .threads
                 .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
         );
-        let record = SharedRecord::default();
+        let record = SharedRecord::new(options.step_timeout.is_some() || options.step_statistics);
         let watch = options.step_timeout.map(|timeout| {
             let names: Vec<String> = sim.plan().slaves.iter().map(|s| s.name.clone()).collect();
             let monitor = Arc::new(CallMonitor::new(names.len()));

@@ -1,6 +1,6 @@
-//! Supervision of a run from outside the stepping loop: the result files are flushed every
-//! second, so that a crashed or killed run leaves readable results up to about a second ago;
-//! and with a step timeout a watchdog ends the run when an FMU call hangs.
+//! Supervision of a run from outside the stepping loop: the result files (and the logger) are
+//! flushed every second, so that a crashed or killed run leaves readable results up to about a
+//! second ago; and with a step timeout a watchdog ends the run when an FMU call hangs.
 //!
 //! A hanging call cannot be interrupted from inside the process. When one exceeds the timeout,
 //! the supervisor thread finishes the result files (the stepping thread is stuck inside the FMU
@@ -39,13 +39,26 @@ pub(crate) struct RunRecord {
 /// The [`RunRecord`] shared between the stepping thread, where it is one of the session's
 /// observers, and the supervisor thread. The stepping thread holds the lock only while it
 /// hands over a row or a step's counters, never during an FMU call.
-#[derive(Clone, Default)]
-pub(crate) struct SharedRecord(Arc<Mutex<RunRecord>>);
+#[derive(Clone)]
+pub(crate) struct SharedRecord {
+    record: Arc<Mutex<RunRecord>>,
+    /// Steps matter (a step timeout needs the last counters, step statistics a line per
+    /// step); otherwise completed steps are not recorded, which saves a lock per step.
+    per_step: bool,
+}
 
 impl SharedRecord {
+    /// An empty record; `per_step` when completed steps must be recorded.
+    pub fn new(per_step: bool) -> Self {
+        SharedRecord {
+            record: Arc::default(),
+            per_step,
+        }
+    }
+
     /// Locks the record (a panic on another thread does not make it unusable).
     pub fn lock(&self) -> MutexGuard<'_, RunRecord> {
-        self.0
+        self.record
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
@@ -76,6 +89,9 @@ impl Observer for SharedRecord {
     }
 
     fn step_completed(&mut self, counters: &Counters) {
+        if !self.per_step {
+            return;
+        }
         let mut record = self.lock();
         record.last = Some(*counters);
         if let Some(f) = &mut record.files {
@@ -125,6 +141,7 @@ impl Supervisor {
                     std::thread::park_timeout(poll);
                     if last_flush.elapsed() >= FLUSH_INTERVAL {
                         last_flush = Instant::now();
+                        log::logger().flush();
                         if let Some(files) = &mut record.lock().files
                             && let Err(e) = files.flush()
                         {

@@ -33,6 +33,7 @@ use super::{Outcome, StepParams};
 use crate::index::{GlobalIndex, SlaveIndex};
 use crate::plan::SimulationPlan;
 use crate::project::{NewtonDerivatives, NewtonJacobian};
+use crate::slave::Slave;
 use crate::slave::StepOutcome;
 use crate::system::{StateSlot, System};
 use crate::values::TypedValues;

@@ -213,8 +213,8 @@ fn run_loop(settings: &str, derivatives: bool) -> (Vec<(f64, Vec<f64>)>, Statist
     )
     .expect("valid plan");
     let slaves = vec![
-        Gain::boxed("A", K_A, 1.0, derivatives),
-        Gain::boxed("B", K_B, 0.0, derivatives),
+        Gain::boxed("A", K_A, 1.0, derivatives).into(),
+        Gain::boxed("B", K_B, 0.0, derivatives).into(),
     ];
     let mut sim = Simulation::new(plan, slaves).expect("simulation");
     sim.initialize().expect("initialization");
