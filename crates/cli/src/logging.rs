@@ -46,8 +46,8 @@ struct Screenlog {
 }
 
 impl Screenlog {
-    /// The formatted local time now, computed once per second.
-    fn stamp(&mut self) -> &str {
+    /// Brings `stamp` to the current second (formatted once per second).
+    fn refresh_stamp(&mut self) {
         let second = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());
@@ -55,7 +55,6 @@ impl Screenlog {
             self.second = second;
             self.stamp = chrono::Local::now().format("%Y-%m-%d %H:%M:%S").to_string();
         }
-        &self.stamp
     }
 }
 
@@ -86,12 +85,15 @@ impl Log for Tee {
             };
             if let Ok(mut file) = self.file.lock() {
                 let file = &mut *file;
-                let stamp = file.stamp().to_string();
+                file.refresh_stamp();
+                let target = record.target();
+                let padding = 40usize.saturating_sub(target.len() + 2);
                 // A failing log write must not end the run.
                 let _ = writeln!(
                     file.out,
-                    "{stamp}\t{tag}\t{:<40}\t{}",
-                    format!("[{}]", record.target()),
+                    "{}\t{tag}\t[{target}]{:padding$}\t{}",
+                    file.stamp,
+                    "",
                     record.args()
                 );
                 if record.level() <= Level::Warn {

@@ -290,6 +290,7 @@ impl Instance {
     }
 
     /// The FMI function name for this instance's version.
+    #[inline]
     fn function(&self, v1: &'static str, v2: &'static str) -> &'static str {
         match self.fmu.description().fmi_version {
             FmiVersion::V1 => v1,
@@ -297,6 +298,8 @@ impl Instance {
         }
     }
 
+    #[cold]
+    #[inline(never)]
     fn invalid_call(&self, function: &'static str, reason: &'static str) -> Error {
         Error::InvalidCall {
             instance: self.name.clone(),
@@ -314,6 +317,7 @@ impl Instance {
 
     /// Starts a call of `function`: refuses it after an instance of this FMU returned Fatal,
     /// and records it for the crash report while the returned scope lives.
+    #[inline]
     fn enter(&self, function: &'static str) -> Result<crate::crash::CallScope> {
         if self.fmu.is_fatal() {
             return Err(self.invalid_call(function, "an instance of this FMU returned Fatal"));
@@ -321,29 +325,47 @@ impl Instance {
         Ok(crate::crash::CallScope::enter(&self.name, function))
     }
 
+    #[inline]
     fn check_len(&self, function: &'static str, expected: usize, found: usize) -> Result<()> {
         if expected != found {
-            return Err(Error::LengthMismatch {
-                instance: self.name.clone(),
-                function,
-                expected,
-                found,
-            });
+            return Err(self.length_mismatch(function, expected, found));
         }
         Ok(())
     }
 
+    #[cold]
+    #[inline(never)]
+    fn length_mismatch(&self, function: &'static str, expected: usize, found: usize) -> Error {
+        Error::LengthMismatch {
+            instance: self.name.clone(),
+            function,
+            expected,
+            found,
+        }
+    }
+
     /// Maps a status code (identical in FMI 1.0 and 2.0: OK=0, Warning=1, Discard=2, Error=3,
     /// Fatal=4, Pending=5) and records Error and Fatal.
+    #[inline]
     fn check(&mut self, function: &'static str, status: c_int) -> Result<Status> {
+        match status {
+            0 => Ok(Status::Ok),
+            1 => Ok(Status::Warning),
+            _ => Err(self.failure(function, status)),
+        }
+    }
+
+    /// The error of a failing status (Discard, Error, Fatal, Pending or unknown); records Error
+    /// and Fatal.
+    #[cold]
+    #[inline(never)]
+    fn failure(&mut self, function: &'static str, status: c_int) -> Error {
         let failure = match status {
-            0 => return Ok(Status::Ok),
-            1 => return Ok(Status::Warning),
             2 => {
-                return Err(Error::Discard {
+                return Error::Discard {
                     instance: self.name.clone(),
                     function,
-                });
+                };
             }
             3 => FailureStatus::Error,
             4 => FailureStatus::Fatal,
@@ -354,11 +376,11 @@ impl Instance {
             FailureStatus::Fatal => self.fmu.mark_fatal(),
             _ => self.failed = true,
         }
-        Err(Error::CallFailed {
+        Error::CallFailed {
             instance: self.name.clone(),
             function,
             status: failure,
-        })
+        }
     }
 
     /// FMI 2.0: `fmi2SetupExperiment`. FMI 1.0: stores the arguments for
@@ -477,6 +499,7 @@ impl Instance {
     ///
     /// Spec: FMI 2.0.2 §4.2.2 (`fmi2DoStep`, `fmi2GetBooleanStatus`), FMI 1.0 CS §4.3
     /// (`fmiDoStep`).
+    #[inline]
     pub fn do_step(
         &mut self,
         current_communication_point: f64,

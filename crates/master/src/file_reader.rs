@@ -71,16 +71,23 @@ impl FileReaderSlave {
         self.t
     }
 
+    #[inline]
     fn check_len(&self, function: &'static str, vrs: usize, values: usize) -> Result<()> {
         if vrs == values {
             Ok(())
         } else {
-            Err(Error::LengthMismatch {
-                slave: self.name.clone(),
-                function,
-                vrs,
-                values,
-            })
+            Err(self.length_mismatch(function, vrs, values))
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn length_mismatch(&self, function: &'static str, vrs: usize, values: usize) -> Error {
+        Error::LengthMismatch {
+            slave: self.name.clone(),
+            function,
+            vrs,
+            values,
         }
     }
 

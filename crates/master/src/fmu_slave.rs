@@ -34,11 +34,43 @@ impl FmuSlave {
         }
     }
 
+    #[inline]
     fn fmi<T>(&self, result: fmi::Result<T>) -> Result<T> {
-        result.map_err(|source| Error::Fmi {
+        match result {
+            Ok(value) => Ok(value),
+            Err(source) => Err(self.error(source)),
+        }
+    }
+
+    /// The error of a failed FMI call of this slave.
+    #[cold]
+    #[inline(never)]
+    fn error(&self, source: fmi::Error) -> Error {
+        Error::Fmi {
             slave: self.name.clone(),
             source: Box::new(source),
-        })
+        }
+    }
+
+    /// The outcome of a `doStep` that did not succeed at `t` with `h` (s): Discard and Error
+    /// reject the step, anything else fails it.
+    #[cold]
+    #[inline(never)]
+    fn step_failure(&self, e: fmi::Error, t: f64, h: f64) -> Result<StepOutcome> {
+        match e {
+            fmi::Error::Discard { .. } => Ok(StepOutcome::Rejected(RejectReason::Discard)),
+            fmi::Error::CallFailed {
+                status: FailureStatus::Error,
+                ..
+            } => Ok(StepOutcome::Rejected(RejectReason::Error)),
+            e => Err(Error::StepFailed {
+                slave: self.name.clone(),
+                function: "doStep",
+                t,
+                h,
+                reason: e.to_string(),
+            }),
+        }
     }
 
     fn state(&self, id: StateId) -> Result<FmuStateId> {
@@ -79,16 +111,19 @@ impl Slave for FmuSlave {
         self.fmi(r).map(drop)
     }
 
+    #[inline]
     fn get_real(&mut self, vrs: &[ValueRef], values: &mut [f64]) -> Result<()> {
         let r = self.instance.get_real(vrs, values);
         self.fmi(r).map(drop)
     }
 
+    #[inline]
     fn get_integer(&mut self, vrs: &[ValueRef], values: &mut [i32]) -> Result<()> {
         let r = self.instance.get_integer(vrs, values);
         self.fmi(r).map(drop)
     }
 
+    #[inline]
     fn get_boolean(&mut self, vrs: &[ValueRef], values: &mut [bool]) -> Result<()> {
         let r = self.instance.get_boolean(vrs, values);
         self.fmi(r).map(drop)
@@ -99,16 +134,19 @@ impl Slave for FmuSlave {
         self.fmi(r).map(drop)
     }
 
+    #[inline]
     fn set_real(&mut self, vrs: &[ValueRef], values: &[f64]) -> Result<()> {
         let r = self.instance.set_real(vrs, values);
         self.fmi(r).map(drop)
     }
 
+    #[inline]
     fn set_integer(&mut self, vrs: &[ValueRef], values: &[i32]) -> Result<()> {
         let r = self.instance.set_integer(vrs, values);
         self.fmi(r).map(drop)
     }
 
+    #[inline]
     fn set_boolean(&mut self, vrs: &[ValueRef], values: &[bool]) -> Result<()> {
         let r = self.instance.set_boolean(vrs, values);
         self.fmi(r).map(drop)
@@ -119,22 +157,12 @@ impl Slave for FmuSlave {
         self.fmi(r).map(drop)
     }
 
+    #[inline]
     fn do_step(&mut self, t: f64, h: f64) -> Result<StepOutcome> {
         match self.instance.do_step(t, h, true) {
             Ok(fmi::StepOutcome::Completed(_)) => Ok(StepOutcome::Completed),
             Ok(fmi::StepOutcome::Terminated) => Ok(StepOutcome::Terminated),
-            Err(fmi::Error::Discard { .. }) => Ok(StepOutcome::Rejected(RejectReason::Discard)),
-            Err(fmi::Error::CallFailed {
-                status: FailureStatus::Error,
-                ..
-            }) => Ok(StepOutcome::Rejected(RejectReason::Error)),
-            Err(e) => Err(Error::StepFailed {
-                slave: self.name.clone(),
-                function: "doStep",
-                t,
-                h,
-                reason: e.to_string(),
-            }),
+            Err(e) => self.step_failure(e, t, h),
         }
     }
 

@@ -87,6 +87,7 @@ impl Instance {
     ///
     /// Spec: FMI 2.0.2 §2.1.7 (getting and setting variable values), FMI 1.0 CS §4.2 (data
     /// exchange).
+    #[inline]
     pub fn get_real(&mut self, vrs: &[ValueRef], values: &mut [f64]) -> Result<Status> {
         let function = self.function("fmiGetReal", "fmi2GetReal");
         self.check_len(function, vrs.len(), values.len())?;
@@ -255,6 +256,7 @@ impl Instance {
     /// status; [`Error::InvalidCall`] after Fatal.
     ///
     /// Spec: FMI 2.0.2 §2.1.7, FMI 1.0 CS §4.2.
+    #[inline]
     pub fn set_real(&mut self, vrs: &[ValueRef], values: &[f64]) -> Result<Status> {
         let function = self.function("fmiSetReal", "fmi2SetReal");
         self.check_len(function, vrs.len(), values.len())?;
