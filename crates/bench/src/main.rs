@@ -61,6 +61,10 @@ struct Cli {
     /// git worktree under target/bench-baseline.
     #[arg(long, value_name = "COMMIT")]
     baseline: Option<String>,
+    /// Internal: run the lower-bound chain on the FMU extracted in DIR and print its loop time
+    /// (the `lower-bound` suite starts this as a process of its own).
+    #[arg(long, value_name = "DIR", hide = true)]
+    lower_bound_driver: Option<PathBuf>,
 }
 
 /// One part of the suite.
@@ -80,6 +84,10 @@ enum Suite {
 
 fn main() {
     let cli = Cli::parse();
+    if let Some(dir) = &cli.lower_bound_driver {
+        println!("{}", lower_bound::drive(dir));
+        return;
+    }
     let suites = if cli.suites.is_empty() {
         Suite::value_variants().to_vec()
     } else {
