@@ -11,6 +11,9 @@
 //! - String connections allocate only in a window where a String value changes (to a longer
 //!   one, which grows the buffers that hold it), and never in a window where none changes.
 //!
+//! Below the session, `instance` calls the Boolean and String getters and setters of
+//! `fmi::Instance` directly, FMI 1.0 and 2.0: none allocates once its buffers have grown.
+//!
 //! The FMUs are separate shared libraries with their own allocator, so only the master's own
 //! allocations are counted; each test counts only its own thread (the stepping thread).
 //!
@@ -40,6 +43,13 @@ fn allocations() -> u64 {
     ALLOCATIONS.with(Cell::get)
 }
 
+/// Allocations (and reallocations) made by this thread while `f` runs.
+fn allocations_during(f: impl FnOnce()) -> u64 {
+    let before = allocations();
+    f();
+    allocations() - before
+}
+
 // SAFETY: every method forwards to `System` with the same arguments, which upholds the
 // `GlobalAlloc` contract; the counter is a const-initialized thread-local that never
 // allocates.
@@ -64,6 +74,9 @@ unsafe impl GlobalAlloc for Counting {
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
+
+#[path = "alloc/instance.rs"]
+mod instance;
 
 /// A packed test FMU of the current source.
 fn fmu(name: &str) -> String {

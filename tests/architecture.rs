@@ -1,5 +1,6 @@
 //! The shape of the code base, checked from its source: no import cycle between the modules
-//! of any crate (issue 10), and each concept in one type.
+//! of any crate, each concept in one type in one module, one table reader, and a binary crate
+//! that only drives the library.
 //!
 //! Every crate under `crates/` is parsed with `syn`. Its module tree is followed from the crate
 //! root through `mod` declarations (test modules, `#[cfg(test)]`, are left out: they are not part
@@ -28,6 +29,8 @@ struct Module {
     paths: Vec<Vec<String>>,
     /// Names of items defined here (structs, enums, functions, …).
     items: BTreeSet<String>,
+    /// Names of the types defined here (structs, enums, unions, traits, type aliases).
+    types: BTreeSet<String>,
 }
 
 /// A crate's modules.
@@ -139,6 +142,9 @@ fn read_items(
             }
             other => {
                 if let Some(name) = item_name(other) {
+                    if is_type(other) {
+                        module.types.insert(name.clone());
+                    }
                     module.items.insert(name);
                 }
                 PathCollector {
@@ -165,6 +171,17 @@ fn item_name(item: &syn::Item) -> Option<String> {
         syn::Item::Macro(i) => i.ident.as_ref()?.to_string(),
         _ => return None,
     })
+}
+
+fn is_type(item: &syn::Item) -> bool {
+    matches!(
+        item,
+        syn::Item::Struct(_)
+            | syn::Item::Enum(_)
+            | syn::Item::Union(_)
+            | syn::Item::Trait(_)
+            | syn::Item::Type(_)
+    )
 }
 
 /// The file of module `name` declared in a module whose children live in `dir`, and the
@@ -402,5 +419,188 @@ fn no_import_cycles_between_modules() {
         cycles.is_empty(),
         "import cycles between modules:\n{}",
         text.join("\n")
+    );
+}
+
+/// Every type defined in the workspace's crates: name → the modules (`crate::path`) that
+/// define a type of that name.
+fn type_definitions(crates: &[Crate]) -> BTreeMap<String, Vec<String>> {
+    let mut found: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for krate in crates {
+        for (path, module) in &krate.modules {
+            let mut place = vec![krate.name.clone()];
+            place.extend(path.iter().cloned());
+            for name in &module.types {
+                found
+                    .entry(name.clone())
+                    .or_default()
+                    .push(place.join("::"));
+            }
+        }
+    }
+    found
+}
+
+/// The concepts the master is built from, each one type in one module (crate directory name,
+/// then module path).
+const ONE_TYPE_EACH: &[(&str, &str)] = &[
+    ("MasterAlgorithm", "master::project"),
+    ("ErrorControl", "master::project"),
+    ("TimeArithmetic", "master::project"),
+    ("Algorithm", "master::algorithm"),
+    ("Newton", "master::algorithm::newton"),
+    ("StepControl", "master::step_control"),
+    ("ErrorEstimator", "master::error_control"),
+    ("RowWriter", "master::rows"),
+    ("Simulation", "master::simulation"),
+    ("Counters", "master::statistics"),
+    ("SlaveStatistics", "master::statistics"),
+    ("Statistics", "master::statistics"),
+    ("SlaveIndex", "master::index"),
+    ("GlobalIndex", "master::index"),
+    ("LocalIndex", "master::index"),
+    ("Observer", "master::observer"),
+    ("RawTable", "output::table"),
+    ("Session", "mastersim::session"),
+    ("Options", "mastersim::options"),
+    ("Summary", "mastersim::report::summary"),
+];
+
+/// Names of types that were merged into one of the above and must not come back.
+const RETIRED: &[&str] = &[
+    "MasterMode",
+    "ErrorControlMode",
+    "StepInfo",
+    "RunStatistics",
+];
+
+#[test]
+fn each_concept_is_one_type_in_one_module() {
+    let crates: Vec<Crate> = workspace_crates().iter().map(|d| Crate::read(d)).collect();
+    let types = type_definitions(&crates);
+    let mut wrong = Vec::new();
+    for (name, module) in ONE_TYPE_EACH {
+        let places = types.get(*name).cloned().unwrap_or_default();
+        if places != [module.to_string()] {
+            wrong.push(format!(
+                "{name}: expected in {module} only, defined in {places:?}"
+            ));
+        }
+    }
+    for name in RETIRED {
+        if let Some(places) = types.get(*name) {
+            wrong.push(format!("{name}: retired, but defined in {places:?}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// The master algorithm is chosen once: its keyword enum is matched only where projects are
+/// read and validated and where the one `Algorithm` value is built, never in the stepping code.
+#[test]
+fn the_master_algorithm_is_chosen_in_one_place() {
+    let master = Crate::read(&mastersim_tests::workspace_root().join("crates/master"));
+    // Top-level modules (with their children) that may name the variants.
+    let allowed = ["project", "settings", "plan", "algorithm"];
+    let mut wrong = Vec::new();
+    for (path, module) in &master.modules {
+        let names_variant = module
+            .paths
+            .iter()
+            .any(|p| p.len() == 2 && p[0] == "MasterAlgorithm");
+        let is_allowed = path
+            .first()
+            .is_some_and(|top| allowed.contains(&top.as_str()));
+        if names_variant && !is_allowed {
+            wrong.push(path.join("::"));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "modules that branch on MasterAlgorithm after the algorithm was built: {wrong:?}"
+    );
+}
+
+/// One CSV/TSV table reader: only `crates/output` depends on the `csv` crate, only its
+/// `table` module reads with it, and both users (the file-reader slaves of `master` and
+/// `mastersim plot`) go through `output::table`.
+#[test]
+fn one_table_reader() {
+    let root = mastersim_tests::workspace_root();
+    let with_csv: Vec<String> = workspace_crates()
+        .iter()
+        .filter(|d| {
+            let manifest = std::fs::read_to_string(d.join("Cargo.toml")).expect("Cargo.toml");
+            manifest.lines().any(|l| l.trim_start().starts_with("csv"))
+        })
+        .map(|d| d.file_name().expect("name").to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(with_csv, ["output"], "crates that depend on the csv crate");
+
+    let output = Crate::read(&root.join("crates/output"));
+    let readers: Vec<String> = output
+        .modules
+        .iter()
+        .filter(|(_, m)| {
+            m.paths
+                .iter()
+                .any(|p| p.last().is_some_and(|s| s == "ReaderBuilder"))
+        })
+        .map(|(path, _)| path.join("::"))
+        .collect();
+    assert_eq!(
+        readers,
+        ["table"],
+        "modules of output that build a csv reader"
+    );
+
+    for (krate, module) in [("master", &["table"][..]), ("cli", &["plot", "csv"][..])] {
+        let parsed = Crate::read(&root.join("crates").join(krate));
+        let module: ModPath = module.iter().map(|s| s.to_string()).collect();
+        let names_table = parsed.modules[&module]
+            .paths
+            .iter()
+            .any(|p| p.len() >= 2 && p[0] == "output" && p[1] == "table");
+        assert!(
+            names_table,
+            "{krate}::{} reads tables with output::table",
+            module.join("::")
+        );
+    }
+}
+
+/// The binary only drives: its modules are the argument parsing and exit codes (`main`),
+/// logging, signals and `plot`; it names nothing of the result pipeline (the writers of
+/// `output`, the `master` crate) — it talks to the library's `Session`.
+#[test]
+fn the_binary_only_drives() {
+    let cli = Crate::read(&mastersim_tests::workspace_root().join("crates/cli"));
+    let modules: Vec<String> = cli.modules.keys().map(|p| p.join("::")).collect();
+    assert_eq!(modules, ["", "logging", "plot", "plot::csv", "signals"]);
+    let mut wrong = Vec::new();
+    for (path, module) in &cli.modules {
+        for p in &module.paths {
+            // `plot` may use the readers: tables and MAT files.
+            let reader =
+                p[..] == ["output", "mat", "read"] || p.get(1).is_some_and(|m| m == "table");
+            let pipeline = p[0] == "master" || (p[0] == "output" && !reader);
+            if pipeline {
+                wrong.push(format!("{}: {}", path.join("::"), p.join("::")));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "the binary names the result pipeline: {wrong:?}"
+    );
+    let manifest =
+        std::fs::read_to_string(mastersim_tests::workspace_root().join("crates/cli/Cargo.toml"))
+            .expect("crates/cli/Cargo.toml");
+    assert!(
+        !manifest
+            .lines()
+            .any(|l| l.trim_start().starts_with("master")
+                && !l.trim_start().starts_with("mastersim")),
+        "the binary depends on the library (mastersim), not on the master crate"
     );
 }

@@ -154,7 +154,9 @@ pub fn compare(mastersim: &Path, corpus: &Path, runs: usize) {
     );
     println!("| µs per slave-step | whole process | stepping loop |");
     println!("|---|---|---|");
-    println!("| lower bound (doStep and the connected get/set only) | {bound_whole:.4} | {bound_loop:.4} |");
+    println!(
+        "| lower bound (doStep and the connected get/set only) | {bound_whole:.4} | {bound_loop:.4} |"
+    );
     println!("| mastersim | {whole:.4} | {looped:.4} |");
     println!(
         "| mastersim / lower bound | {:.2} | {:.2} |",

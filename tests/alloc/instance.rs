@@ -1,73 +1,22 @@
-//! No allocation per call in the Boolean and String getters and setters of [`Instance`] once
-//! their buffers have grown: a counting global allocator wraps the system allocator, and the
-//! workspace's committed test FMUs (`fmus/packed`, no build step needed) are called through the
-//! public API, FMI 2.0 (`FourVarsFeedThrough`) and FMI 1.0 (`Oscillator`).
-//!
-//! The FMUs are separate shared libraries with their own allocator, so only this crate's
-//! allocations are counted. A test binary of its own: the global allocator applies to the whole
-//! binary, and the counter is per thread, because tests run on several threads at once.
+//! No allocation per call in the Boolean and String getters and setters of [`fmi::Instance`]
+//! once their buffers have grown, called directly (below the session): FMI 2.0
+//! (`FourVarsFeedThrough`) and FMI 1.0 (`Oscillator`).
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::path::Path;
 use std::sync::Arc;
 
 use fmi::archive::{ExtractOptions, extract};
 use fmi::{Error, Fmu, Instance, InstantiateOptions};
 
-/// The system allocator, counting allocations and reallocations per thread.
-struct Counting;
-
-thread_local! {
-    static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
-}
-
-fn count() {
-    // `try_with`: the thread-local may already be gone while a thread shuts down.
-    let _ = ALLOCATIONS.try_with(|c| c.set(c.get() + 1));
-}
-
-// SAFETY: every method forwards to `System` with the same arguments, which upholds the
-// `GlobalAlloc` contract; the counter is a const-initialized thread-local that never
-// allocates.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        count();
-        // SAFETY: forwarded contract.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: forwarded contract.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        count();
-        // SAFETY: forwarded contract.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
-
-/// Allocations (and reallocations) made by this thread while `f` runs.
-fn allocations_during(f: impl FnOnce()) -> u64 {
-    let before = ALLOCATIONS.with(Cell::get);
-    f();
-    ALLOCATIONS.with(Cell::get) - before
-}
+use super::{allocations_during, fmu};
 
 /// Measured calls per case, after one warm-up call.
 const ROUNDS: usize = 100;
 
-/// Extracts `fmus/packed/<name>.fmu` of the workspace into `dir` and loads it.
+/// Extracts the packed test FMU `name` into `dir` and loads it.
 fn load(name: &str, dir: &Path) -> Arc<Fmu> {
-    let packed = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../fmus/packed")
-        .join(format!("{name}.fmu"));
-    extract(&packed, dir, &ExtractOptions::default()).expect("extract the packed FMU");
+    extract(Path::new(&fmu(name)), dir, &ExtractOptions::default())
+        .expect("extract the packed FMU");
     Fmu::load(dir).expect("load the packed FMU")
 }
 
