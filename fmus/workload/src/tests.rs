@@ -1,7 +1,5 @@
 use std::ffi::CString;
-use std::hint::black_box;
 use std::ptr;
-use std::time::Instant;
 
 use fmu_packer::{FmiVersion, MODELS, workspace_root};
 use fmu_support::fmi2;
@@ -342,28 +340,4 @@ fn model_descriptions_match_the_tables() {
         let attribute = format!("canBeInstantiatedOnlyOncePerProcess=\"{once}\"");
         assert!(text.contains(&attribute), "{name}: {attribute}");
     }
-}
-
-/// Measures how long a Busy step with the default `workMicros` takes here, as the README's
-/// calibration did. A measurement, not a check (wall-clock time), so ignored by default:
-/// `cargo test --release -p fmu-workload -- --ignored --nocapture calibration`.
-#[test]
-#[ignore = "a wall-clock measurement; run it in release mode"]
-fn calibration() {
-    let n = iterations(DEFAULT_WORK_MICROS);
-    let mut times: Vec<f64> = (0..400)
-        .map(|_| {
-            let start = Instant::now();
-            black_box(spin(black_box(n), SPIN_SEED));
-            start.elapsed().as_secs_f64() * 1e6
-        })
-        .collect();
-    times.sort_by(f64::total_cmp);
-    println!(
-        "workMicros = {DEFAULT_WORK_MICROS}: {n} iterations, best {:.0} µs, median {:.0} µs \
-         ({:.0} iterations/µs at best)",
-        times[0],
-        times[times.len() / 2],
-        n as f64 / times[0]
-    );
 }
