@@ -41,32 +41,44 @@ fn target_dir() -> PathBuf {
         .unwrap_or_else(|| workspace_root().join("target"))
 }
 
+/// Builds the release `mastersim` binary of the workspace at `workspace` into the target
+/// directory `target` and returns its path.
+///
+/// # Panics
+/// When cargo cannot be started, the build fails or the binary is missing afterwards.
+pub fn build_mastersim(workspace: &Path, target: &Path) -> PathBuf {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let status = Command::new(cargo)
+        .args([
+            "build",
+            "--release",
+            "-p",
+            "mastersim-cli",
+            "--bin",
+            "mastersim",
+        ])
+        .env("CARGO_TARGET_DIR", target)
+        .current_dir(workspace)
+        .status()
+        .expect("cargo can be started");
+    assert!(
+        status.success(),
+        "cargo build of mastersim in '{}' failed",
+        workspace.display()
+    );
+    let bin = target.join("release").join("mastersim");
+    assert!(
+        bin.is_file(),
+        "mastersim binary not found at '{}'",
+        bin.display()
+    );
+    bin
+}
+
 /// The `mastersim` binary, built once per test process in release mode from the current source.
 pub fn mastersim_bin() -> &'static Path {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let status = Command::new(cargo)
-            .args([
-                "build",
-                "--release",
-                "-p",
-                "mastersim-cli",
-                "--bin",
-                "mastersim",
-            ])
-            .current_dir(workspace_root())
-            .status()
-            .expect("cargo can be started");
-        assert!(status.success(), "cargo build of mastersim failed");
-        let bin = target_dir().join("release").join("mastersim");
-        assert!(
-            bin.is_file(),
-            "mastersim binary not found at '{}'",
-            bin.display()
-        );
-        bin
-    })
+    BIN.get_or_init(|| build_mastersim(&workspace_root(), &target_dir()))
 }
 
 /// A copy of the repository's `projects/` next to `fmus/packed/` holding the own test FMUs,

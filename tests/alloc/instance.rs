@@ -30,6 +30,18 @@ mod feed_through {
     pub const IN_STRING: ValueRef = ValueRef(7);
 }
 
+/// `FourVarsFeedThrough`, extracted into `dir`, instantiated and initialized.
+fn initialized_feed_through(dir: &Path) -> Instance {
+    let fmu = load("FourVarsFeedThrough", dir);
+    let mut instance = fmu
+        .instantiate("feed_through", &InstantiateOptions::default())
+        .unwrap();
+    instance.setup_experiment(None, 0.0, None).unwrap();
+    instance.enter_initialization_mode().unwrap();
+    instance.exit_initialization_mode().unwrap();
+    instance
+}
+
 /// One communication step's worth of Boolean and String traffic on `FourVarsFeedThrough`:
 /// sets both inputs and reads them back through the outputs (batches of 1 and 2 values).
 fn feed_through_round(
@@ -57,13 +69,7 @@ fn feed_through_round(
 #[test]
 fn fmi2_boolean_and_string_calls_do_not_allocate_once_warm() {
     let tmp = tempfile::tempdir().unwrap();
-    let fmu = load("FourVarsFeedThrough", tmp.path());
-    let mut instance = fmu
-        .instantiate("feed_through", &InstantiateOptions::default())
-        .unwrap();
-    instance.setup_experiment(None, 0.0, None).unwrap();
-    instance.enter_initialization_mode().unwrap();
-    instance.exit_initialization_mode().unwrap();
+    let mut instance = initialized_feed_through(tmp.path());
 
     let (mut flags, mut texts) = ([false; 2], [String::new(), String::new()]);
     for words in [["ping", "pong"], ["a longer text", "grows buffers"]] {
@@ -152,13 +158,7 @@ fn fmi1_boolean_and_string_calls_do_not_allocate_once_warm() {
 fn interior_nul_is_refused_and_the_buffers_stay_usable() {
     use feed_through::*;
     let tmp = tempfile::tempdir().unwrap();
-    let fmu = load("FourVarsFeedThrough", tmp.path());
-    let mut instance = fmu
-        .instantiate("feed_through", &InstantiateOptions::default())
-        .unwrap();
-    instance.setup_experiment(None, 0.0, None).unwrap();
-    instance.enter_initialization_mode().unwrap();
-    instance.exit_initialization_mode().unwrap();
+    let mut instance = initialized_feed_through(tmp.path());
 
     instance.set_string(&[IN_STRING], &["before"]).unwrap();
     let error = instance

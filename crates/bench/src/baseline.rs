@@ -22,22 +22,7 @@ pub fn build(commit: &str) -> PathBuf {
             .arg(commit)
             .current_dir(&root));
     }
-    let target = base.join("target");
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    run(Command::new(cargo)
-        .args([
-            "build",
-            "--release",
-            "-p",
-            "mastersim-cli",
-            "--bin",
-            "mastersim",
-        ])
-        .env("CARGO_TARGET_DIR", &target)
-        .current_dir(&worktree));
-    let bin = target.join("release").join("mastersim");
-    assert!(bin.is_file(), "no baseline binary at '{}'", bin.display());
-    bin
+    mastersim_tests::build_mastersim(&worktree, &base.join("target"))
 }
 
 fn run(command: &mut Command) {
