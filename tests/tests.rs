@@ -8,6 +8,7 @@ mod cli;
 mod examples;
 mod faults;
 mod hostile;
+mod multirate;
 mod packed_fmus;
 mod parallel;
 mod result_files;

@@ -11,6 +11,7 @@ pub mod file_reader;
 pub mod fmu_slave;
 pub mod import;
 pub mod index;
+mod multirate;
 pub mod number;
 pub mod observer;
 pub mod plan;

@@ -140,7 +140,8 @@ fn columns_of(
 ///
 /// All calls come from the thread that drives the simulation (with parallel Gauss-Jacobi a
 /// worker thread, hence `Send`), one at a time, in this order: [`Observer::start`] once, then
-/// [`Observer::step_completed`] and [`Observer::output`] repeatedly.
+/// [`Observer::step_completed`] (with [`Observer::slave_steps`] in multi-rate runs) and
+/// [`Observer::output`] repeatedly.
 pub trait Observer: Send {
     /// Called once before the first row with the column layout.
     ///
@@ -159,6 +160,13 @@ pub trait Observer: Send {
     /// run's counters (`counters.t` is the new communication point).
     fn step_completed(&mut self, counters: &Counters) {
         let _ = counters;
+    }
+
+    /// Multi-rate runs only: called right after [`Observer::step_completed`] with every
+    /// slave's number of `doStep` calls so far (plan order; one entry per slave), since slaves
+    /// step at different instants.
+    fn slave_steps(&mut self, do_step_calls: &[u64]) {
+        let _ = do_step_calls;
     }
 }
 
@@ -202,6 +210,12 @@ impl Observer for Observers {
     fn step_completed(&mut self, counters: &Counters) {
         for o in &mut self.0 {
             o.step_completed(counters);
+        }
+    }
+
+    fn slave_steps(&mut self, do_step_calls: &[u64]) {
+        for o in &mut self.0 {
+            o.slave_steps(do_step_calls);
         }
     }
 }

@@ -99,6 +99,9 @@ pub struct Simulation {
     /// The worker threads, started when parallel stepping is first chosen.
     workers: Option<Workers>,
     stop: Option<Arc<AtomicBool>>,
+    /// Multi-rate runs: every slave's `doStep` calls so far, for [`Observer::slave_steps`]
+    /// (empty in single-rate runs).
+    do_step_calls: Vec<u64>,
 }
 
 impl Simulation {
@@ -125,13 +128,18 @@ impl Simulation {
         let sys = System::new(&plan, slaves);
         Ok(Simulation {
             algorithm: Algorithm::new(&plan, &sys),
-            control: StepControl::new(&plan.settings, plan.connections.real.len()),
+            control: StepControl::new(&plan),
             rows: RowWriter::new(&plan, &sys),
             t: plan.settings.t_start,
             phase: Phase::Instantiated,
             threads: 1,
             workers: None,
             stop: None,
+            do_step_calls: if plan.multirate.is_some() {
+                vec![0; plan.slaves.len()]
+            } else {
+                Vec::new()
+            },
             sys,
             plan,
         })
@@ -429,6 +437,12 @@ impl Simulation {
                 counters.steps += 1;
                 log::trace!("MASTER: step = {}, t = {t}, h = {h}", counters.steps);
                 observer.step_completed(&self.sys.counters);
+                if !self.do_step_calls.is_empty() {
+                    for (calls, node) in self.do_step_calls.iter_mut().zip(&self.sys.nodes) {
+                        *calls = node.stats.do_step.count;
+                    }
+                    observer.slave_steps(&self.do_step_calls);
+                }
                 if self.control.propose(t, &self.plan.settings) {
                     self.rows.write_if_due(&mut self.sys, observer, t)?;
                 } else {

@@ -15,7 +15,9 @@
 use crate::algorithm::{Algorithm, Outcome, StepParams};
 use crate::error_control::{ErrorEstimator, Verdict};
 use crate::index::SlaveIndex;
+use crate::multirate::Scheduler;
 use crate::number::cpp_min;
+use crate::plan::SimulationPlan;
 use crate::project::{ErrorControl, TimeArithmetic};
 use crate::settings::Settings;
 use crate::slave::RejectReason;
@@ -41,16 +43,20 @@ pub(crate) struct StepControl {
     grid: Option<FixedGrid>,
     /// The local error estimates.
     estimator: ErrorEstimator,
+    /// The multi-rate scheduler, when the plan has multi-rate slaves (fixed steps only).
+    multirate: Option<Scheduler>,
 }
 
 impl StepControl {
-    /// The controller of a run under `s` with `n_real` coupled Real values.
-    pub fn new(s: &Settings, n_real: usize) -> StepControl {
+    /// The controller of a run of `plan`.
+    pub fn new(plan: &SimulationPlan) -> StepControl {
+        let s = &plan.settings;
         let exact = s.time_arithmetic == TimeArithmetic::Exact;
         StepControl {
             h_proposed: s.h_start,
             grid: (exact && !s.adjust_step_size).then(|| FixedGrid::new(s.t_start, s.h_start)),
-            estimator: ErrorEstimator::new(n_real),
+            estimator: ErrorEstimator::new(plan.connections.real.len()),
+            multirate: Scheduler::new(plan),
         }
     }
 
@@ -60,6 +66,15 @@ impl StepControl {
     ///
     /// Spec: MasterSim reference §9 (`hRem` rounding guard, `preventOversteppingOfEndTime`).
     pub fn propose(&mut self, t: f64, s: &Settings) -> bool {
+        if let Some(scheduler) = &mut self.multirate {
+            return match scheduler.propose(t, s) {
+                Some(h) => {
+                    self.h_proposed = h;
+                    true
+                }
+                None => false,
+            };
+        }
         if t >= s.t_end {
             return false;
         }
@@ -100,6 +115,9 @@ impl StepControl {
         sys: &mut System,
         s: &Settings,
     ) -> Result<Stepped> {
+        if let Some(scheduler) = &mut self.multirate {
+            return scheduler.step(t, algorithm, sys, s);
+        }
         let mut h = self.h_proposed;
         if s.adjust_step_size && t + h + time::VARIABLE_STEP_END_GUARD > s.t_end {
             h = s.t_end - t;

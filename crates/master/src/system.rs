@@ -211,6 +211,12 @@ pub(crate) struct SlaveNode {
     pub clock: f64,
     /// Wall-clock supervision of this slave's calls, when installed.
     pub monitor: Option<Arc<CallMonitor>>,
+    /// Multi-rate runs: the communication point this slave steps to at the current instant, s
+    /// (set by the scheduler; `None` in single-rate runs, where the master's step applies).
+    pub target: Option<f64>,
+    /// Multi-rate runs: the slave does not step at the current instant (parallel Gauss-Jacobi
+    /// skips it).
+    pub idle: bool,
     /// MasterSim time arithmetic: the slave's clock (not the master's) is the communication
     /// point, and a rollback sets the clock to the master's current time.
     own_clock: bool,
@@ -422,13 +428,19 @@ impl SlaveNode {
     }
 
     /// Advances the slave by `h` (s) from the master's communication point `t` (s) — or, with
-    /// MasterSim time arithmetic, from the slave's own clock — counting the call; on completion
+    /// MasterSim time arithmetic, from the slave's own clock; in a multi-rate run from its own
+    /// last communication point to its [`SlaveNode::target`] — counting the call; on completion
     /// the clock advances and the coupled outputs are read and checked.
     ///
-    /// Spec: MasterSim reference §15.2 (slave communication point).
+    /// Spec: MasterSim reference §15.2 (slave communication point); `docs/algorithms.md`
+    /// (multi-rate schedule).
     #[inline]
     pub fn do_step(&mut self, t: f64, h: f64) -> Result<StepOutcome> {
-        let start = if self.own_clock { self.clock } else { t };
+        let (start, h) = match self.target {
+            Some(target) => (self.clock, target - self.clock),
+            None if self.own_clock => (self.clock, h),
+            None => (t, h),
+        };
         let started = self.stats.do_step.start();
         let outcome = if self.monitor.is_none() {
             self.slave.do_step(start, h)
@@ -438,7 +450,7 @@ impl SlaveNode {
         self.stats.do_step.stop(started);
         let outcome = outcome?;
         if outcome == StepOutcome::Completed {
-            self.clock = start + h;
+            self.clock = self.target.unwrap_or(start + h);
             self.stale = true;
             self.read_coupled_outputs()?;
             self.check_coupled_outputs(self.clock)?;
@@ -570,6 +582,8 @@ impl System {
                     real,
                     clock: plan.settings.t_start,
                     monitor: None,
+                    target: None,
+                    idle: false,
                     own_clock: plan.settings.time_arithmetic == TimeArithmetic::MasterSim,
                     only_real: false,
                     stale: true,
@@ -657,6 +671,17 @@ impl System {
     /// Saves the state of every slave into `slot`.
     pub fn save_states(&mut self, slot: StateSlot) -> Result<()> {
         self.nodes.iter_mut().try_for_each(|n| n.save_state(slot))
+    }
+
+    /// Saves the state of every slave in the current cycles into `slot` (in a multi-rate run, the
+    /// slaves due at the instant).
+    pub fn save_cycle_states(&mut self, slot: StateSlot) -> Result<()> {
+        for cycle in &self.cycles {
+            for &s in cycle {
+                self.nodes[s.0].save_state(slot)?;
+            }
+        }
+        Ok(())
     }
 
     /// Restores every slave from `slot`; `t` is the master's current time (s).

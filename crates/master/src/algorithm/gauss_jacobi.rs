@@ -90,7 +90,7 @@ impl GaussJacobi {
             counters,
             ..
         } = sys;
-        for cycle in cycles.iter() {
+        for cycle in cycles.iter().filter(|c| !c.is_empty()) {
             counters.iterations += 1;
             for &s in cycle {
                 let node = &mut nodes[s.0];
@@ -118,13 +118,15 @@ fn parallel_step(sys: &mut System, p: &StepParams) -> Result<Outcome> {
     } = sys;
     let y_t = &*y_t;
     nodes.par_iter_mut().with_max_len(1).for_each(|node| {
-        node.pending = Some(
-            node.update(y_t, false)
-                .and_then(|()| node.do_step(p.t, p.h)),
-        );
+        if !node.idle {
+            node.pending = Some(
+                node.update(y_t, false)
+                    .and_then(|()| node.do_step(p.t, p.h)),
+            );
+        }
     });
     let mut result = Ok(Outcome::Converged);
-    for cycle in cycles.iter() {
+    for cycle in cycles.iter().filter(|c| !c.is_empty()) {
         // Counted like the serial loop, which stops at the first slave that does not complete.
         if matches!(result, Ok(Outcome::Converged)) {
             counters.iterations += 1;

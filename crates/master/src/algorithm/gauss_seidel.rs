@@ -17,6 +17,9 @@ use crate::system::{StateSlot, System};
 pub(crate) fn step(sys: &mut System, p: &StepParams) -> Result<Outcome> {
     sys.y_next.copy_from(&sys.y_t);
     for c in 0..sys.cycles.len() {
+        if sys.cycles[c].is_empty() {
+            continue; // multi-rate: no slave of this cycle is due
+        }
         let mut converged = !p.iterate;
         for iteration in 1..=p.max_iterations {
             sys.counters.iterations += 1;

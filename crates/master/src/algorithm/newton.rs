@@ -157,6 +157,9 @@ impl Newton {
         let newton = self;
         sys.y_next.copy_from(&sys.y_t);
         for c in 0..sys.cycles.len() {
+            if sys.cycles[c].is_empty() {
+                continue; // multi-rate: the cycle is not due
+            }
             if newton.cycles[c].vars.is_empty() {
                 // No algebraic coupling inside the cycle: one evaluation is the solution.
                 sys.counters.iterations += 1;

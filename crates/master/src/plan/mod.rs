@@ -26,6 +26,9 @@ use crate::{Error, Result};
 mod graph;
 mod initial;
 mod outputs;
+mod rates;
+
+pub use rates::{MultiRate, SampleGrid, SlaveClock};
 
 use graph::GraphBuilder;
 use initial::initial_values;
@@ -245,6 +248,10 @@ pub struct SimulationPlan {
     pub synonyms: Vec<Synonym>,
     /// Directories created for slaves that declare a `ResultsRootDir` parameter.
     pub slave_directories: Vec<PathBuf>,
+    /// The multi-rate schedule, when the project gives slaves clocks of their own
+    /// (`communicationInterval`, `communicationOffset`, `communicationTrigger`); `None` when
+    /// every slave follows the master's step.
+    pub multirate: Option<MultiRate>,
 }
 
 /// Options of [`SimulationPlan::build`].
@@ -339,6 +346,7 @@ impl SimulationPlan {
             cycles[s.cycle as usize].push(SlaveIndex(i));
         }
         cycles.retain(|c| !c.is_empty());
+        let multirate = rates::resolve(project, &settings, &slaves, &cycles, &connections)?;
 
         Ok(SimulationPlan {
             project_path: project.path.clone(),
@@ -348,6 +356,7 @@ impl SimulationPlan {
             connections,
             synonyms,
             slave_directories,
+            multirate,
         })
     }
 

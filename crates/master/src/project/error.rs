@@ -271,6 +271,20 @@ pub enum ProjectError {
         /// The slave name found.
         slave: String,
     },
+    /// An invalid `communicationInterval`, `communicationOffset` or `communicationTrigger`
+    /// line: malformed, an unknown slave, a value out of range, a repeated or conflicting
+    /// line, or a trigger cycle.
+    #[error("{file}:{line}: {problem}, expected {expected}")]
+    BadCommunication {
+        /// The project file.
+        file: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// What is wrong, naming the keyword.
+        problem: String,
+        /// What a valid line looks like.
+        expected: String,
+    },
 }
 
 impl ProjectError {
@@ -297,7 +311,8 @@ impl ProjectError {
             | ProjectError::BadGraphNumber { line, .. }
             | ProjectError::BadParameter { line, .. }
             | ProjectError::BadParameterName { line, .. }
-            | ProjectError::UnknownParameterSlave { line, .. } => Some(*line),
+            | ProjectError::UnknownParameterSlave { line, .. }
+            | ProjectError::BadCommunication { line, .. } => Some(*line),
         }
     }
 }

@@ -228,6 +228,46 @@ pub struct ParameterDef {
     pub line: usize,
 }
 
+/// What a `communicationInterval`, `communicationOffset` or `communicationTrigger` line sets
+/// for its slave (multi-rate co-simulation, see `docs/algorithms.md`).
+///
+/// Spec: mastersim's own keywords (`docs/project-format.md`); the block-scheduling design of
+/// sampling intervals, first sample times and triggered blocks.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Communication {
+    /// `communicationInterval <slave> <value> [<unit>]`: the slave's own communication interval
+    /// Δt (> 0).
+    Interval(TimeSetting),
+    /// `communicationOffset <slave> <value> [<unit>]`: the slave's first sample time relative to
+    /// tStart (≥ 0).
+    Offset(TimeSetting),
+    /// `communicationTrigger <slave> <other>`: the slave steps whenever `other` has completed a
+    /// step, right after it.
+    Trigger(String),
+}
+
+impl Communication {
+    /// The keyword of the line.
+    pub fn keyword(&self) -> &'static str {
+        match self {
+            Communication::Interval(_) => "communicationInterval",
+            Communication::Offset(_) => "communicationOffset",
+            Communication::Trigger(_) => "communicationTrigger",
+        }
+    }
+}
+
+/// One `communicationInterval`, `communicationOffset` or `communicationTrigger` line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CommunicationDef {
+    /// The slave the line is about.
+    pub slave: String,
+    /// What it sets.
+    pub setting: Communication,
+    /// 1-based line number in the project file.
+    pub line: usize,
+}
+
 /// A time setting with the line it came from (`None` when the default is used).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TimeSetting {
@@ -296,6 +336,10 @@ pub struct Project {
     pub graph: Vec<GraphEdge>,
     /// `parameter` lines in file order (a later line for the same variable overrides).
     pub parameters: Vec<ParameterDef>,
+    /// `communicationInterval`, `communicationOffset` and `communicationTrigger` lines in file
+    /// order (at most one of each keyword per slave; names checked against the `simulator`
+    /// lines, trigger cycles refused).
+    pub communication: Vec<CommunicationDef>,
     /// `outputOnly` patterns with their line numbers (each line may hold several
     /// whitespace-separated glob patterns over `slave.variable`).
     pub output_only: Vec<(String, usize)>,
@@ -353,6 +397,7 @@ impl Project {
             simulators: Vec::new(),
             graph: Vec::new(),
             parameters: Vec::new(),
+            communication: Vec::new(),
             output_only: Vec::new(),
             result_formats: vec![ResultFormat::Csv],
             output_threshold: None,
@@ -411,7 +456,12 @@ impl Project {
     /// * the simulator index must be an integer, slave names must be unique and contain no dot,
     ///   whitespace or quote;
     /// * `outputOnly` keeps its whole pattern text (MasterSim cut it to start with `Only`);
-    /// * an unterminated double quote on a `simulator` or `graph` line is an error.
+    /// * an unterminated double quote on a `simulator` or `graph` line is an error;
+    /// * the multi-rate lines (`communicationInterval`, `communicationOffset`,
+    ///   `communicationTrigger`, mastersim's own) must name slaves of `simulator` lines, give an
+    ///   interval > 0 and an offset ≥ 0 (unit optional, default s), appear at most once per
+    ///   slave and keyword, not combine a trigger with an interval or offset, and not form a
+    ///   trigger cycle.
     ///
     /// # Errors
     /// The first invalid line gives a [`ProjectError`] naming the file, the line and what was

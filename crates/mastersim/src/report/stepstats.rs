@@ -41,16 +41,21 @@ pub struct StepStatsWriter {
     path: PathBuf,
     file: BufWriter<File>,
     line: String,
+    /// Widths of the per-slave `doStep` columns (multi-rate runs; empty otherwise).
+    slave_widths: Vec<usize>,
 }
 
 impl StepStatsWriter {
-    /// Creates (truncates) the file at `path` and writes the header line.
+    /// Creates (truncates) the file at `path` and writes the header line. `slaves` names the
+    /// slaves of a multi-rate run, each of which gets a column `doStep:<slave>` with its number
+    /// of `doStep` calls after the MasterSim columns; it is empty for other runs, whose file is
+    /// MasterSim's.
     ///
     /// # Errors
     /// [`Error::Io`] naming the file when it cannot be created or written.
     ///
-    /// Spec: MasterSim reference §12.7 (header).
-    pub fn create(path: &Path) -> Result<Self> {
+    /// Spec: MasterSim reference §12.7 (header); the per-slave columns are mastersim's own.
+    pub fn create(path: &Path, slaves: &[String]) -> Result<Self> {
         let file = File::create(path).map_err(|source| Error::Io {
             action: "create",
             path: path.to_path_buf(),
@@ -63,11 +68,20 @@ impl StepStatsWriter {
             }
             write_left_aligned(&mut header, width, |s| s.push_str(caption));
         }
+        let mut slave_widths = Vec::with_capacity(slaves.len());
+        for name in slaves {
+            let caption = format!("doStep:{name}");
+            let width = (caption.len() + 2).max(12);
+            header.push('\t');
+            write_left_aligned(&mut header, width, |s| s.push_str(&caption));
+            slave_widths.push(width);
+        }
         header.push('\n');
         let mut writer = StepStatsWriter {
             path: path.to_path_buf(),
             file: BufWriter::new(file),
             line: String::with_capacity(256),
+            slave_widths,
         };
         writer.write_line(&header)?;
         Ok(writer)
@@ -88,7 +102,8 @@ impl StepStatsWriter {
     }
 
     /// Appends the line of the step that `c` describes (its time, step size and counters so
-    /// far); each field is followed by a tab.
+    /// far), then, in a multi-rate run, each slave's `doStep` calls so far from `do_step_calls`
+    /// (one per slave of [`StepStatsWriter::create`]); each field is followed by a tab.
     ///
     /// Units: times and step sizes in seconds; norms are dimensionless.
     ///
@@ -96,7 +111,7 @@ impl StepStatsWriter {
     /// [`Error::Io`] if writing fails.
     ///
     /// Spec: MasterSim reference §12.7 (rows).
-    pub fn write_row(&mut self, c: &Counters) -> Result<()> {
+    pub fn write_row(&mut self, c: &Counters, do_step_calls: &[u64]) -> Result<()> {
         enum Field {
             Real(f64),
             Count(u64),
@@ -120,6 +135,10 @@ impl StepStatsWriter {
                 Field::Real(v) => write_g(s, v, DEFAULT_PRECISION),
                 Field::Count(n) => write_u64(s, n),
             });
+            self.line.push('\t');
+        }
+        for (&calls, &width) in do_step_calls.iter().zip(&self.slave_widths) {
+            write_left_aligned(&mut self.line, width, |s| write_u64(s, calls));
             self.line.push('\t');
         }
         self.line.push('\n');

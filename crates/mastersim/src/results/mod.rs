@@ -136,6 +136,11 @@ pub(crate) struct ResultFiles {
     /// The text writer (CSV files and `progress.txt`), from [`Observer::start`] on.
     text: Option<TextSink>,
     step_stats: Option<StepStatsWriter>,
+    /// Multi-rate runs: the counters of the last step, written to `stepstats.tsv` together with
+    /// the slaves' `doStep` calls when they arrive.
+    pending_step: Option<master::Counters>,
+    /// The run is multi-rate (`stepstats.tsv` has per-slave columns).
+    multirate: bool,
     settings: master::Settings,
 }
 
@@ -165,8 +170,13 @@ impl ResultFiles {
             settings.t_end,
         ));
         let step_stats = if options.step_statistics {
+            let slaves: Vec<String> = match plan.multirate {
+                Some(_) => plan.slaves.iter().map(|s| s.name.clone()).collect(),
+                None => Vec::new(),
+            };
             Some(StepStatsWriter::create(
                 &wd.join("log").join("stepstats.tsv"),
+                &slaves,
             )?)
         } else {
             None
@@ -194,6 +204,8 @@ impl ResultFiles {
             progress_file,
             text: None,
             step_stats,
+            pending_step: None,
+            multirate: plan.multirate.is_some(),
             settings,
         })
     }
@@ -243,6 +255,19 @@ impl ResultFiles {
             s.flush()?;
         }
         Ok(())
+    }
+}
+
+impl ResultFiles {
+    /// Appends one line to `stepstats.tsv` when it is written; a failure is logged once and
+    /// ends the file.
+    fn write_step_row(&mut self, counters: &Counters, do_step_calls: &[u64]) {
+        if let Some(writer) = &mut self.step_stats
+            && let Err(e) = writer.write_row(counters, do_step_calls)
+        {
+            log::warn!("writing stepstats.tsv failed: {e}");
+            self.step_stats = None;
+        }
     }
 }
 
@@ -317,11 +342,16 @@ impl Observer for ResultFiles {
     }
 
     fn step_completed(&mut self, counters: &Counters) {
-        if let Some(writer) = &mut self.step_stats
-            && let Err(e) = writer.write_row(counters)
-        {
-            log::warn!("writing stepstats.tsv failed: {e}");
-            self.step_stats = None;
+        if self.multirate {
+            self.pending_step = Some(*counters);
+        } else {
+            self.write_step_row(counters, &[]);
+        }
+    }
+
+    fn slave_steps(&mut self, do_step_calls: &[u64]) {
+        if let Some(counters) = self.pending_step.take() {
+            self.write_step_row(&counters, do_step_calls);
         }
     }
 }

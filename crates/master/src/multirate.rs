@@ -1,0 +1,227 @@
+//! The multi-rate scheduler: which slaves step at which instant, and to which communication
+//! point.
+//!
+//! Instants are integer ticks k of the master's tick τ (hStart): t = tStart + k·τ. Each slave
+//! with a clock of its own ([`SlaveClock::Periodic`]) has its sample n at a fixed tick; the next
+//! instant is the smallest next sample tick of any slave (a binary heap keeps them, so an
+//! instant costs in proportion to the slaves that step, plus one pass over the cycles' order
+//! lists). At an instant the due slaves step from their last communication point to their
+//! sample time `t_i,1 + n·Δt_i`, computed from n with one multiplication and one addition, so
+//! it never drifts; slaves triggered by a due slave step too, to the same point, after it. The
+//! slaves that do not step hold their outputs: their coupling values stay as they are.
+//!
+//! The master algorithm sees an instant as an ordinary communication step whose cycles hold
+//! only the due slaves, in the order of [`crate::plan::MultiRate::order`]: Gauss-Jacobi reads
+//! the values from before the instant, Gauss-Seidel passes a due slave's new outputs on to the
+//! due slaves after it, and iteration rolls back only the due slaves.
+//!
+//! Spec: the block-scheduling design (next instant = smallest next sample time, predecessors
+//! first, outputs held between samples); `docs/algorithms.md` (multi-rate schedule).
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use crate::algorithm::{Algorithm, Outcome, StepParams};
+use crate::index::SlaveIndex;
+use crate::plan::{MultiRate, SimulationPlan, SlaveClock};
+use crate::settings::Settings;
+use crate::slave::RejectReason;
+use crate::step_control::Stepped;
+use crate::system::{StateSlot, System};
+use crate::time;
+use crate::{Error, Result};
+
+/// The schedule of a multi-rate run between instants.
+#[derive(Debug, Clone)]
+pub(crate) struct Scheduler {
+    rates: MultiRate,
+    t_start: f64,
+    /// Index of the next sample of every slave (periodic slaves only).
+    sample: Vec<u64>,
+    /// `(tick of the next sample, slave)` of every periodic slave.
+    queue: BinaryHeap<Reverse<(u64, usize)>>,
+    /// The slaves each slave triggers.
+    triggered: Vec<Vec<SlaveIndex>>,
+    /// The communication point of the next instant, s (set by [`Scheduler::propose`]).
+    next_time: f64,
+    /// The periodic slaves due at the current instant (popped from the queue).
+    popped: Vec<usize>,
+    /// Slaves due at the current instant, with their target communication points.
+    due: Vec<(SlaveIndex, f64)>,
+    /// Whether each slave is due at the current instant.
+    is_due: Vec<bool>,
+}
+
+impl Scheduler {
+    /// The scheduler of `plan`, when it has a multi-rate schedule.
+    pub fn new(plan: &SimulationPlan) -> Option<Scheduler> {
+        let rates = plan.multirate.clone()?;
+        let t_start = plan.settings.t_start;
+        let n = rates.clocks.len();
+        let mut sample = vec![0; n];
+        let mut queue = BinaryHeap::with_capacity(n);
+        let mut triggered = vec![Vec::new(); n];
+        for (s, clock) in rates.clocks.iter().enumerate() {
+            match clock {
+                SlaveClock::Periodic(grid) => {
+                    // Sample time tStart is the initialization, not a step.
+                    while grid.tick_of(sample[s], rates.tick, t_start) == 0 {
+                        sample[s] += 1;
+                    }
+                    queue.push(Reverse((grid.tick_of(sample[s], rates.tick, t_start), s)));
+                }
+                SlaveClock::Triggered(by) => triggered[by.0].push(SlaveIndex(s)),
+            }
+        }
+        Some(Scheduler {
+            rates,
+            t_start,
+            sample,
+            queue,
+            triggered,
+            next_time: t_start,
+            popped: Vec::with_capacity(n),
+            due: Vec::with_capacity(n),
+            is_due: vec![false; n],
+        })
+    }
+
+    /// The tick of the next instant.
+    fn next_tick(&self) -> u64 {
+        self.queue
+            .peek()
+            .expect("invariant: every run has a periodic slave")
+            .0
+            .0
+    }
+
+    /// Proposes the next instant after communication point `t` (s) and returns the step size
+    /// to it, or `None` when no step remains. An instant beyond the end time is moved to it when
+    /// `preventOversteppingOfEndTime` is on; a remainder below the rounding guard ends the run.
+    ///
+    /// Spec: MasterSim reference §9 (end-time clamps), applied to the instant.
+    pub fn propose(&mut self, t: f64, s: &Settings) -> Option<f64> {
+        if t >= s.t_end {
+            return None;
+        }
+        let mut next = self.t_start + self.next_tick() as f64 * self.rates.tick;
+        if next > s.t_end {
+            if time::remainder_negligible(t, s.t_end) {
+                return None;
+            }
+            if s.prevent_overstepping_of_end_time {
+                next = s.t_end;
+            }
+        }
+        self.next_time = next;
+        Some(next - t)
+    }
+
+    /// Marks the slaves due at the proposed instant, sets their target communication points,
+    /// and fills `sys.cycles` with them in evaluation order.
+    fn prepare(&mut self, sys: &mut System) {
+        let tick = self.next_tick();
+        let truncated = self.next_time != self.t_start + tick as f64 * self.rates.tick;
+        while let Some(&Reverse((k, s))) = self.queue.peek()
+            && k == tick
+        {
+            self.queue.pop();
+            self.popped.push(s);
+            let SlaveClock::Periodic(grid) = self.rates.clocks[s] else {
+                unreachable!("invariant: only periodic slaves are queued");
+            };
+            let target = if truncated {
+                self.next_time
+            } else if grid.interval_ticks.is_some() {
+                grid.first + self.sample[s] as f64 * grid.interval
+            } else {
+                self.next_time
+            };
+            self.due.push((SlaveIndex(s), target));
+        }
+        // Triggered slaves, transitively, to their trigger's point.
+        let mut i = 0;
+        while i < self.due.len() {
+            let (s, target) = self.due[i];
+            for &d in &self.triggered[s.0] {
+                self.due.push((d, target));
+            }
+            i += 1;
+        }
+        for &(s, target) in &self.due {
+            self.is_due[s.0] = true;
+            sys.nodes[s.0].target = Some(target);
+        }
+        for (node, &due) in sys.nodes.iter_mut().zip(&self.is_due) {
+            node.idle = !due;
+        }
+        for (cycle, order) in sys.cycles.iter_mut().zip(&self.rates.order) {
+            cycle.clear();
+            cycle.extend(order.iter().filter(|s| self.is_due[s.0]));
+        }
+    }
+
+    /// Moves every slave that stepped at the instant on to its next sample.
+    fn commit(&mut self) {
+        for &s in &self.popped {
+            self.sample[s] += 1;
+            if let SlaveClock::Periodic(grid) = self.rates.clocks[s] {
+                let k = grid.tick_of(self.sample[s], self.rates.tick, self.t_start);
+                self.queue.push(Reverse((k, s)));
+            }
+        }
+        self.popped.clear();
+        for &(s, _) in &self.due {
+            self.is_due[s.0] = false;
+        }
+        self.due.clear();
+    }
+
+    /// Takes the proposed instant from communication point `t` (s): the due slaves step (their
+    /// states saved first when the settings need rollback), the others hold.
+    ///
+    /// # Errors
+    /// [`Error::StepFailed`] when a slave rejects its step (a slave on its own sample grid
+    /// cannot retry with a smaller step), and any failing slave call.
+    pub fn step(
+        &mut self,
+        t: f64,
+        algorithm: &mut Algorithm,
+        sys: &mut System,
+        s: &Settings,
+    ) -> Result<Stepped> {
+        let t_new = self.next_time;
+        let h = t_new - t;
+        self.prepare(sys);
+        if s.needs_states() {
+            sys.save_cycle_states(StateSlot::Iter)?;
+        }
+        sys.y_next.copy_from(&sys.y_t);
+        match algorithm.step(sys, &StepParams::new(s, t, h))? {
+            Outcome::Converged => {}
+            Outcome::IterationLimitExceeded => log::info!(
+                "Step failure at t={t}, taking step size {h}. Reduction of time step is not enabled, continuing with potentially inaccurate values."
+            ),
+            Outcome::Terminated { slave } => return Ok(Stepped::Terminated { slave }),
+            Outcome::Rejected { slave, reason } => {
+                let status = match reason {
+                    RejectReason::Discard => "Discard",
+                    RejectReason::Error => "Error",
+                };
+                return Err(Error::StepFailed {
+                    slave: sys.node(slave).name().to_string(),
+                    function: "doStep",
+                    t,
+                    h,
+                    reason: format!(
+                        "the slave returned {status}; in a multi-rate project every slave keeps its \
+                         sample grid, so the step cannot be retried with a smaller step size"
+                    ),
+                });
+            }
+        }
+        std::mem::swap(&mut sys.y_t, &mut sys.y_next);
+        self.commit();
+        Ok(Stepped::Accepted { t: t_new, h })
+    }
+}
