@@ -170,3 +170,147 @@ fn missing_project_file_is_a_usage_error() {
         run.stderr()
     );
 }
+
+// Multi-rate lines (`docs/project-format.md`): each bad line and each refused combination
+// names line 9, the communication line.
+
+#[test]
+fn multirate_unknown_slave() {
+    rejects(
+        "communicationInterval Part9 0.2 s",
+        &["communicationInterval", "unknown slave 'Part9'", "Gen, Part1"],
+    );
+}
+
+#[test]
+fn multirate_interval_not_positive() {
+    rejects(
+        "communicationInterval Part1 0 s",
+        &["communicationInterval '0' is not greater than zero", "> 0"],
+    );
+}
+
+#[test]
+fn multirate_negative_offset() {
+    rejects(
+        "communicationOffset Part1 -5 ms",
+        &["communicationOffset '-5' is negative", ">= 0"],
+    );
+}
+
+#[test]
+fn multirate_malformed_trigger() {
+    rejects(
+        "communicationTrigger Part1",
+        &["malformed communicationTrigger line", "<other slave>"],
+    );
+}
+
+#[test]
+fn multirate_trigger_cycle() {
+    rejects(
+        "communicationTrigger Part2 Part3\ncommunicationTrigger Part3 Part2",
+        &["cycle: Part2 -> Part3 -> Part2"],
+    );
+}
+
+#[test]
+fn multirate_interval_below_the_tick() {
+    rejects(
+        "communicationInterval Part1 50 ms",
+        &["interval 0.05 s is shorter than the master's tick hStart = 0.1 s (line 3)"],
+    );
+}
+
+/// The Sampler FMU with `canHandleVariableCommunicationStepSize="false"`, written into the
+/// example workspace as `fmus/packed/FixedStepSampler.fmu` (the own FMUs all handle variable
+/// step sizes).
+fn fixed_step_sampler() -> std::path::PathBuf {
+    use std::io::Read as _;
+    let packed = example_workspace().join("fmus/packed");
+    let file = std::fs::File::open(packed.join("Sampler.fmu")).expect("Sampler.fmu");
+    let mut archive = zip::ZipArchive::new(file).expect("a zip archive");
+    let mut entry = |name: &str| {
+        let mut bytes = Vec::new();
+        archive
+            .by_name(name)
+            .expect("entry")
+            .read_to_end(&mut bytes)
+            .expect("read entry");
+        bytes
+    };
+    let xml = String::from_utf8(entry("modelDescription.xml")).expect("UTF-8");
+    let library = entry("binaries/linux64/Sampler.so");
+    let fixed = xml.replace(
+        "canHandleVariableCommunicationStepSize=\"true\"",
+        "canHandleVariableCommunicationStepSize=\"false\"",
+    );
+    assert_ne!(fixed, xml, "the capability was declared");
+    let bytes = fmu_packer::pack_bytes(fixed.as_bytes(), "Sampler", &library).expect("pack");
+    let path = packed.join("FixedStepSampler.fmu");
+    std::fs::write(&path, bytes).expect("write FMU");
+    path
+}
+
+#[test]
+fn multirate_interval_off_the_tick_without_variable_steps() {
+    rejects(
+        &format!(
+            "communicationInterval Fixed 0.25 s\nsimulator 4 3 Fixed #ff0000 \"{}\"",
+            fixed_step_sampler().display()
+        ),
+        &[
+            "'Fixed': interval 0.25 s is not a whole multiple",
+            "hStart = 0.1 s (line 3)",
+            "canHandleVariableCommunicationStepSize",
+        ],
+    );
+}
+
+#[test]
+fn multirate_trigger_in_an_earlier_cycle() {
+    rejects(
+        "communicationTrigger Part1 Part2",
+        &["'Part1' (cycle 0) is triggered by 'Part2' in the later cycle 1"],
+    );
+}
+
+#[test]
+fn multirate_refused_with_variable_steps() {
+    rejects(
+        "communicationInterval Part2 0.2 s\nadjustStepSize yes\nmaxIterations 3",
+        &[
+            "communicationInterval",
+            "adjustStepSize is yes (line 10)",
+            "cannot keep a fixed sample grid",
+        ],
+    );
+}
+
+#[test]
+fn multirate_refused_with_error_check() {
+    rejects(
+        "communicationOffset Part2 0.1 s\nErrorControlMode CHECK",
+        &["communicationOffset", "ErrorControlMode CHECK (line 10)", "jump"],
+    );
+}
+
+#[test]
+fn multirate_refused_with_mastersim_time_arithmetic() {
+    rejects(
+        "communicationInterval Part2 0.2 s\ntimeArithmetic MASTERSIM",
+        &["timeArithmetic MASTERSIM (line 10)", "integer ticks"],
+    );
+}
+
+#[test]
+fn multirate_refused_for_newton_across_clocks() {
+    rejects(
+        "communicationInterval Part2 0.2 s\nMasterMode NEWTON\nmaxIterations 3\n\
+         graph Part2.x3 Part3.x3\ngraph Part3.x4 Part2.x4",
+        &[
+            "MasterMode NEWTON (line 10)",
+            "'Part2' and 'Part3' of cycle 1 step on different clocks",
+        ],
+    );
+}

@@ -54,12 +54,13 @@ fn counts(stats: &Statistics) -> Vec<u64> {
     counts
 }
 
-/// The lines of `summary.txt` without times.
+/// The lines of `summary.txt` without times and without the per-slave `doStep` calls of
+/// multi-rate runs (compared through the statistics).
 fn summary_counters(wd: &Path) -> Vec<String> {
     std::fs::read_to_string(wd.join("log/summary.txt"))
         .expect("summary.txt")
         .lines()
-        .filter(|l| !l.contains("Time") && !l.contains("doStep") && !l.contains("State ="))
+        .filter(|l| !l.contains("Time") && !l.contains("DoStepCalls"))
         .map(str::to_string)
         .collect()
 }
@@ -124,4 +125,269 @@ fn equal_rates_newton() {
 #[test]
 fn equal_rates_richardson() {
     assert_equal_rates_change_nothing("lotka_volterra_adaptive", false);
+}
+
+/// A project of Sampler (and other multirate) FMUs over `t_end` with tick `h_start`, one row
+/// per instant (`hOutputMin` = tick), `algorithm`, and `body` (simulator, graph, parameter and
+/// multi-rate lines; `{fmus}` stands for the packed FMU directory).
+fn project_text(t_end: &str, h_start: &str, algorithm: &str, body: &str) -> String {
+    let fmus = example_workspace().join("fmus/packed");
+    format!(
+        "tStart 0 s\ntEnd {t_end}\nhStart {h_start}\nhOutputMin {h_start}\nMasterMode {algorithm}\n\
+         maxIterations 1\n{}",
+        body.replace("{fmus}", &fmus.display().to_string())
+    )
+}
+
+/// Runs the project text `text` (written as `name`) with a recorder; returns the recorded
+/// results, the statistics and the working directory (kept in `tmp`).
+fn run_recorded(name: &str, text: &str, tmp: &Path) -> (mastersim::Results, Statistics, PathBuf) {
+    let project = write_project(name, text);
+    let wd = tmp.join(name);
+    let mut session = Session::open(&project, &options(&wd, true))
+        .unwrap_or_else(|e| panic!("open {name}: {e}"));
+    assert!(session.plan().multirate.is_some(), "{name} runs multi-rate");
+    let recorder = mastersim::Recorder::new();
+    session.add_observer(Box::new(recorder.clone())).expect("observer");
+    assert_eq!(session.run().expect("run"), RunOutcome::Completed);
+    let stats = session.finish().expect("finish");
+    (recorder.results(), stats, wd)
+}
+
+/// The recorded column `name`.
+fn column<'r>(results: &'r mastersim::Results, name: &str) -> &'r [f64] {
+    results
+        .column(name)
+        .unwrap_or_else(|| panic!("no column {name} in {:?}", results.names()))
+}
+
+/// The `(communication point, step size)` pairs a Sampler logged.
+fn logged_steps(path: &Path) -> Vec<(f64, f64)> {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    bytes
+        .chunks_exact(16)
+        .map(|c| {
+            let f = |b: &[u8]| f64::from_le_bytes(b.try_into().expect("8 bytes"));
+            (f(&c[..8]), f(&c[8..]))
+        })
+        .collect()
+}
+
+#[test]
+fn a_million_communication_points_are_exact_ticks() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let log = |name: &str| tmp.path().join(format!("{name}.bin"));
+    // Tick 0.1 ms over 100 s: A steps 10^6 times at 0.1 ms, B at 0.7 ms from an offset of
+    // 0.3 ms; both log every doStep and check their grid themselves.
+    let body = format!(
+        "simulator 0 0 A #000000 \"{{fmus}}/Sampler.fmu\"\n\
+         simulator 1 0 B #000000 \"{{fmus}}/Sampler.fmu\"\n\
+         communicationInterval A 0.1 ms\n\
+         communicationInterval B 0.7 ms\ncommunicationOffset B 0.3 ms\n\
+         parameter A.dt 0.0001\nparameter A.logFile \"{}\"\n\
+         parameter B.t1 0.0003\nparameter B.dt 0.0007\nparameter B.logFile \"{}\"\n",
+        log("A").display(),
+        log("B").display()
+    );
+    let text = project_text("100 s", "0.1 ms", "GAUSS_JACOBI", &body).replace(
+        "hOutputMin 0.1 ms",
+        "hOutputMin 10 s",
+    );
+    let (results, stats, _) = run_recorded("ticks", &text, tmp.path());
+    assert_eq!(stats.slaves[0].do_step.count, 1_000_000);
+    assert_eq!(stats.slaves[1].do_step.count, 142_857);
+    for name in ["A", "B"] {
+        let off = column(&results, &format!("{name}.offGrid"));
+        assert_eq!(off.last(), Some(&0.0), "{name}: the FMU found no point off its grid");
+    }
+    for (name, first, interval, offset_step) in [("A", 0.0, 1e-4, false), ("B", 3e-4, 7e-4, true)] {
+        let steps = logged_steps(&log(name));
+        let expected_len = if offset_step { 142_857 } else { 1_000_000 };
+        assert_eq!(steps.len(), expected_len, "{name}");
+        let mut grid = steps.iter();
+        if offset_step {
+            // The first step goes from tStart to the first sample time.
+            assert_eq!(*grid.next().expect("a step"), (0.0, first));
+        }
+        let mut naive = first;
+        let mut drifted = false;
+        for (n, &(t, h)) in grid.enumerate() {
+            let point = first + n as f64 * interval;
+            assert!(
+                t.to_bits() == point.to_bits(),
+                "{name}: step {n} at {t:e}, expected t1 + n·Δt = {point:e}"
+            );
+            let next = first + (n + 1) as f64 * interval;
+            assert_eq!(t + h, next, "{name}: step {n} ends on the next point");
+            drifted |= naive != point;
+            naive += interval;
+        }
+        assert!(drifted, "{name}: summing Δt would have drifted, the test has teeth");
+    }
+}
+
+/// Expected number of doStep calls of a slave with offset `o` and interval `d` ticks over `k`
+/// ticks: one per sample in (tStart, tEnd] (`docs/algorithms.md`).
+fn expected_steps(o: u64, d: u64, k: u64) -> u64 {
+    if o == 0 { k / d } else if o > k { 0 } else { (k - o) / d + 1 }
+}
+
+#[test]
+fn step_counts_follow_the_documented_rule() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    // (slave, interval ms, offset ms); E is triggered by B.
+    let slaves = [("A", 10, 0), ("B", 30, 5), ("C", 70, 0), ("D", 7, 3), ("F", 1, 0)];
+    let mut body = String::new();
+    for (i, (name, interval, offset)) in slaves.iter().enumerate() {
+        body.push_str(&format!(
+            "simulator {i} 0 {name} #000000 \"{{fmus}}/Sampler.fmu\"\n\
+             communicationInterval {name} {interval} ms\ncommunicationOffset {name} {offset} ms\n"
+        ));
+    }
+    body.push_str(
+        "simulator 9 0 E #000000 \"{fmus}/Sampler.fmu\"\ncommunicationTrigger E B\n",
+    );
+    let text = project_text("1 s", "1 ms", "GAUSS_SEIDEL", &body);
+    let (results, stats, wd) = run_recorded("counts", &text, tmp.path());
+    let mut expected: Vec<u64> = slaves
+        .iter()
+        .map(|&(_, d, o)| expected_steps(o, d, 1000))
+        .collect();
+    expected.push(expected_steps(5, 30, 1000));
+    assert_eq!(expected, [100, 34, 14, 143, 1000, 34]);
+    let counted: Vec<u64> = stats.slaves.iter().map(|s| s.do_step.count).collect();
+    assert_eq!(counted, expected, "doStep calls per slave");
+    for (name, n) in slaves.iter().map(|s| s.0).chain(["E"]).zip(&expected) {
+        assert_eq!(column(&results, &format!("{name}.steps")).last(), Some(&(*n as f64)));
+    }
+    // summary.txt and the last line of stepstats.tsv give the same counts.
+    let summary = mastersim_tests::read_summary(&wd.join("log/summary.txt"));
+    for (i, n) in expected.iter().enumerate() {
+        assert_eq!(summary[&format!("Slave[{}]DoStepCalls", i + 1)], n.to_string());
+    }
+    let stepstats = std::fs::read_to_string(wd.join("log/stepstats.tsv")).expect("stepstats");
+    let header: Vec<&str> = stepstats.lines().next().expect("header").split('\t').map(str::trim).collect();
+    assert_eq!(&header[11..], ["doStep:A", "doStep:B", "doStep:C", "doStep:D", "doStep:F", "doStep:E"]);
+    let last: Vec<&str> = stepstats.lines().last().expect("a row").split('\t').map(str::trim).collect();
+    let last_counts: Vec<u64> = last[11..17]
+        .iter()
+        .map(|c| c.parse().unwrap_or_else(|_| panic!("a count in {last:?}")))
+        .collect();
+    assert_eq!(last_counts, expected);
+    // An instant per tick at which some slave is due: F steps at every tick.
+    assert_eq!(stats.counters.steps, 1000);
+
+    // tEnd off the tick grid: the instant after it moves to tEnd, and the slaves due there
+    // take one more step.
+    let text = project_text("1.0005 s", "1 ms", "GAUSS_SEIDEL", &body);
+    let (_, stats, _) = run_recorded("counts_off_grid", &text, tmp.path());
+    assert_eq!(stats.slaves[4].do_step.count, 1001, "F steps to tEnd");
+    assert_eq!(stats.slaves[0].do_step.count, 100, "A is not due at the moved instant");
+}
+
+#[test]
+fn a_slow_sampler_holds_the_ramp_between_samples() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    // R: a 10 ms ramp (its output t); H samples it every 100 ms from 30 ms on.
+    let body = "simulator 0 0 H #000000 \"{fmus}/Sampler.fmu\"\n\
+                simulator 1 0 R #000000 \"{fmus}/Sampler.fmu\"\n\
+                graph R.t H.u\n\
+                communicationInterval R 10 ms\n\
+                communicationInterval H 100 ms\ncommunicationOffset H 30 ms\n";
+    for algorithm in ["GAUSS_SEIDEL", "GAUSS_JACOBI"] {
+        let text = project_text("2 s", "1 ms", algorithm, body);
+        let (results, _, _) = run_recorded(&format!("hold_{algorithm}"), &text, tmp.path());
+        let held = column(&results, "H.y");
+        // A row at every instant: every 10 ms (R's samples; H's fall on them).
+        assert_eq!(results.time().len(), 201);
+        for (&t, &y) in results.time().iter().zip(held) {
+            let k = (t / 1e-3).round() as u64;
+            // H's last sample tick at or before k, and the ramp's step count there; with
+            // Gauss-Jacobi H reads the ramp as it was before the instant.
+            let expected = if k < 30 {
+                0.0
+            } else {
+                let sample = 30 + (k - 30) / 100 * 100;
+                let ramp_steps = if algorithm == "GAUSS_SEIDEL" {
+                    sample / 10
+                } else {
+                    (sample - 1) / 10
+                };
+                ramp_steps as f64 * 0.01
+            };
+            assert!(
+                y.to_bits() == expected.to_bits(),
+                "{algorithm}: H.y = {y} at t = {t}, expected ramp(t_H,1 + ⌊(t − t_H,1)/Δt⌋·Δt) = {expected}"
+            );
+        }
+    }
+}
+
+#[test]
+fn non_harmonic_rates_read_the_latest_value_at_or_before_the_instant() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    // P: 20 ms producer (a ramp), C: 30 ms consumer, listed first: the predecessor order still
+    // steps P first where both are due.
+    let body = "simulator 0 0 C #000000 \"{fmus}/Sampler.fmu\"\n\
+                simulator 1 0 P #000000 \"{fmus}/Sampler.fmu\"\n\
+                graph P.t C.u\n\
+                communicationInterval P 20 ms\ncommunicationInterval C 30 ms\n";
+    for algorithm in ["GAUSS_SEIDEL", "GAUSS_JACOBI"] {
+        let text = project_text("1.2 s", "10 ms", algorithm, body);
+        let (results, stats, _) = run_recorded(&format!("nonharmonic_{algorithm}"), &text, tmp.path());
+        // Instants: the union of both grids, 0.02, 0.03, 0.04, 0.06, …
+        assert_eq!(stats.counters.steps, 80);
+        let consumed = column(&results, "C.y");
+        let produced = column(&results, "P.t");
+        for ((&t, &y), &p) in results.time().iter().zip(consumed).zip(produced) {
+            let k = (t / 1e-2).round() as u64; // ticks of 10 ms
+            let c_sample = k / 3 * 3; // C's last sample tick
+            let p_ticks = if algorithm == "GAUSS_SEIDEL" {
+                c_sample / 2 * 2 // P's last sample at or before C's
+            } else {
+                c_sample.saturating_sub(1) / 2 * 2 // strictly before (values before the instant)
+            };
+            let expected = if c_sample == 0 { 0.0 } else { (p_ticks / 2) as f64 * 0.02 };
+            assert!(
+                y.to_bits() == expected.to_bits(),
+                "{algorithm}: C.y = {y} at t = {t}, expected P at tick {p_ticks} = {expected}"
+            );
+            assert!(y <= t + 1e-12 && y <= p, "{algorithm}: no value from the future at t = {t}");
+        }
+    }
+}
+
+#[test]
+fn a_triggered_slave_steps_exactly_when_and_after_its_trigger() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let logs = |name: &str| tmp.path().join(format!("trigger_{name}.bin"));
+    let body = format!(
+        "simulator 0 0 Nav #000000 \"{{fmus}}/Sampler.fmu\"\n\
+         simulator 1 0 Camera #000000 \"{{fmus}}/Sampler.fmu\"\n\
+         simulator 2 0 Plant #000000 \"{{fmus}}/Sampler.fmu\"\n\
+         graph Camera.t Nav.u\n\
+         communicationInterval Camera 40 ms\ncommunicationOffset Camera 5 ms\n\
+         communicationTrigger Nav Camera\n\
+         parameter Camera.logFile \"{}\"\nparameter Nav.logFile \"{}\"\n",
+        logs("Camera").display(),
+        logs("Nav").display()
+    );
+    let text = project_text("1 s", "1 ms", "GAUSS_SEIDEL", &body);
+    let (results, stats, _) = run_recorded("trigger", &text, tmp.path());
+    assert_eq!(stats.slaves[0].do_step.count, 25);
+    assert_eq!(stats.slaves[1].do_step.count, 25);
+    assert_eq!(stats.slaves[2].do_step.count, 1000);
+    // The same communication points, step for step.
+    assert_eq!(logged_steps(&logs("Nav")), logged_steps(&logs("Camera")));
+    let camera_t = column(&results, "Camera.t");
+    for (row, &t) in results.time().iter().enumerate() {
+        // After its trigger: Nav sampled the camera's time of this very instant.
+        assert_eq!(column(&results, "Nav.y")[row], camera_t[row], "Nav.y at t = {t}");
+        assert_eq!(column(&results, "Nav.t")[row], camera_t[row], "Nav.t at t = {t}");
+        assert_eq!(
+            column(&results, "Nav.steps")[row],
+            column(&results, "Camera.steps")[row],
+            "step counts at t = {t}"
+        );
+    }
 }

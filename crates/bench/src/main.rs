@@ -28,6 +28,7 @@ mod baseline;
 mod corpus;
 mod generated;
 mod lower_bound;
+mod multirate;
 mod process;
 
 use baseline::Contender;
@@ -51,7 +52,7 @@ struct Cli {
     /// Largest N of the chain and ring benchmarks.
     #[arg(long, default_value_t = 10_000)]
     max_n: usize,
-    /// Busy work per `doStep` of the parallel benchmark, µs.
+    /// Busy work per `doStep` of the parallel and multi-rate benchmarks, µs.
     #[arg(long, default_value_t = 20.0)]
     work_micros: f64,
     /// The conformance corpus [default: $MASTERSIM_CORPUS or ../shared/corpus].
@@ -80,6 +81,8 @@ enum Suite {
     Corpus,
     /// The Feedthrough chain against the lower bound of any master.
     LowerBound,
+    /// One fast and 99 slow slaves against all 100 fast (multi-rate co-simulation).
+    Multirate,
 }
 
 fn main() {
@@ -145,6 +148,7 @@ fn main() {
             Suite::LowerBound => {
                 lower_bound::compare(mastersim, &corpus(), cli.runs.unwrap_or(11));
             }
+            Suite::Multirate => multirate::cost(mastersim, cli.runs.unwrap_or(3), cli.work_micros),
         }
     }
 }

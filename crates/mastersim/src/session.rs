@@ -388,7 +388,9 @@ impl Session {
         let files = self.record.finish_files();
         let stats = self.sim.statistics();
         let summary_path = self.working_dir.join("log").join("summary.txt");
-        let summary = Summary::now(&stats).log_and_write(&summary_path, &self.ending());
+        let summary = Summary::now(&stats)
+            .with_do_step_calls(self.plan().multirate.is_some())
+            .log_and_write(&summary_path, &self.ending());
         let terminated = self.terminate();
         files?;
         summary?;

@@ -98,6 +98,15 @@ impl Observer for SharedRecord {
             f.step_completed(counters);
         }
     }
+
+    fn slave_steps(&mut self, do_step_calls: &[u64]) {
+        if !self.per_step {
+            return;
+        }
+        if let Some(f) = &mut self.lock().files {
+            f.slave_steps(do_step_calls);
+        }
+    }
 }
 
 /// Supervision of FMU calls by wall time.

@@ -174,6 +174,26 @@ pub const MODELS: &[ModelSpec] = &[
         package: "fmu-workload",
         xml: "fmus/workload/models/Busy/modelDescription.xml",
     },
+    ModelSpec {
+        name: "Sampler",
+        package: "fmu-multirate",
+        xml: "fmus/multirate/models/Sampler/modelDescription.xml",
+    },
+    ModelSpec {
+        name: "Aircraft",
+        package: "fmu-multirate",
+        xml: "fmus/multirate/models/Aircraft/modelDescription.xml",
+    },
+    ModelSpec {
+        name: "Controller",
+        package: "fmu-multirate",
+        xml: "fmus/multirate/models/Controller/modelDescription.xml",
+    },
+    ModelSpec {
+        name: "NavFilter",
+        package: "fmu-multirate",
+        xml: "fmus/multirate/models/NavFilter/modelDescription.xml",
+    },
 ];
 
 /// The FMU packages, each once, in [`MODELS`] order.
@@ -384,6 +404,6 @@ mod tests {
                 "the library is named after the model"
             );
         }
-        assert_eq!(packages().len(), 7);
+        assert_eq!(packages().len(), 8);
     }
 }

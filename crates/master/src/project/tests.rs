@@ -536,3 +536,58 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn multirate_lines() {
+    let sims = "simulator 0 0 A #ff0000 a.fmu\nsimulator 1 0 B #00ff00 b.fmu\n";
+    let p = parse(&format!(
+        "communicationInterval A 10 ms\n{sims}communicationOffset A 5ms # comment\n\
+         communicationTrigger B A\ncommunicationInterval C 0.25\nsimulator 2 0 C #0000ff c.fmu\n"
+    ));
+    assert_eq!(p.communication.len(), 4);
+    assert_eq!(p.communication[0].slave, "A");
+    assert_eq!(
+        p.communication[0].setting,
+        Communication::Interval(TimeSetting::new(10.0, TimeUnit::Millisecond, Some(1)))
+    );
+    assert_eq!(
+        p.communication[1].setting,
+        Communication::Offset(TimeSetting::new(5.0, TimeUnit::Millisecond, Some(4)))
+    );
+    assert_eq!(p.communication[2].setting, Communication::Trigger("A".into()));
+    assert_eq!(
+        p.communication[3].setting,
+        Communication::Interval(TimeSetting::new(0.25, TimeUnit::Second, Some(6)))
+    );
+    error(
+        &format!("{sims}communicationTrigger B A\ncommunicationInterval B 1 s\n"),
+        4,
+        &["'B' has a communicationTrigger and a communicationInterval (line 3)", "no clock"],
+    );
+    error(
+        &format!("{sims}communicationInterval A 1 s\ncommunicationInterval A 2 s\n"),
+        4,
+        &["communicationInterval for slave 'A' is already given on line 3"],
+    );
+    error(
+        &format!("{sims}communicationInterval A 1 parsec\n"),
+        3,
+        &["'parsec' is not a time unit"],
+    );
+    error(
+        &format!("{sims}communicationInterval A fast\n"),
+        3,
+        &["invalid communicationInterval value 'fast'"],
+    );
+    error(
+        &format!("{sims}communicationTrigger A A\n"),
+        3,
+        &["cycle: A -> A"],
+    );
+    error(
+        &format!("{sims}communicationTrigger A C\n"),
+        3,
+        &["unknown slave 'C' (slaves: A, B)"],
+    );
+    error("communicationOffset A 1 s 2\n", 1, &["malformed communicationOffset line"]);
+}

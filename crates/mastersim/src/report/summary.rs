@@ -78,6 +78,9 @@ pub struct Summary<'a> {
     pub stats: &'a Statistics,
     /// Wall-clock time of the run, s.
     pub wall_clock_time: f64,
+    /// Also write every slave's `doStep` calls (`Slave[i]DoStepCalls`): multi-rate runs, whose
+    /// slaves step at different instants.
+    pub do_step_calls: bool,
 }
 
 impl<'a> Summary<'a> {
@@ -86,6 +89,16 @@ impl<'a> Summary<'a> {
         Summary {
             stats,
             wall_clock_time: stats.counters.wall_clock_time(),
+            do_step_calls: false,
+        }
+    }
+
+    /// The same summary, with `Slave[i]DoStepCalls` lines when `multirate` (see
+    /// [`Summary::text`]).
+    pub fn with_do_step_calls(self, multirate: bool) -> Self {
+        Summary {
+            do_step_calls: multirate,
+            ..self
         }
     }
 
@@ -95,7 +108,9 @@ impl<'a> Summary<'a> {
     /// Keys, in order: `WallClockTime`, `FrameworkTimeWriteOutputs`, `MasterAlgorithmSteps`,
     /// `MasterAlgorithmTime`, `ConvergenceFails`, `ConvergenceIterLimitExceeded`,
     /// `ErrorTestFails`, `ErrorTestTime`, then `Slave[i]Time` for each slave (1-based, the
-    /// sum of its doStep, getState and setState times). Times are printed with `%g` (six
+    /// sum of its doStep, getState and setState times), and in a multi-rate run (see
+    /// [`Summary::with_do_step_calls`]) `Slave[i]DoStepCalls` for each slave, its number of
+    /// `doStep` calls (mastersim's own key). Times are printed with `%g` (six
     /// significant digits), counters as integers. Every line ends with `\n`. MasterSim's
     /// regression runner requires the reference's key set for keys without `Time`, so extra
     /// lines appear only for runs that did not complete.
@@ -134,6 +149,15 @@ impl<'a> Summary<'a> {
             let total =
                 slave.do_step.seconds() + slave.get_state.seconds() + slave.set_state.seconds();
             time(&mut s, &format!("Slave[{}]Time", i + 1), total);
+        }
+        if self.do_step_calls {
+            for (i, slave) in self.stats.slaves.iter().enumerate() {
+                count(
+                    &mut s,
+                    &format!("Slave[{}]DoStepCalls", i + 1),
+                    slave.do_step.count,
+                );
+            }
         }
         for (key, value) in extra {
             s.push_str(key);

@@ -16,6 +16,7 @@ fn summary(stats: &Statistics, wall_clock_time: f64) -> Summary<'_> {
     Summary {
         stats,
         wall_clock_time,
+        do_step_calls: false,
     }
 }
 
