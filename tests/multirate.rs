@@ -391,3 +391,143 @@ fn a_triggered_slave_steps_exactly_when_and_after_its_trigger() {
         );
     }
 }
+
+#[test]
+fn sampled_p_control_matches_the_zero_order_hold_recurrence() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    // Plant dv/dt = −a·v + u (the Aircraft's speed, a = d) stepped every 1 ms; a P controller
+    // u = kp·(r − v) sampled every T = 10 ms closes the loop.
+    let (a, kp, r, period) = (5.0_f64, 3.0, 1.0, 0.01);
+    let body = format!(
+        "simulator 0 0 Plant #000000 \"{{fmus}}/Aircraft.fmu\"\n\
+         simulator 1 0 P #000000 \"{{fmus}}/Controller.fmu\"\n\
+         graph Plant.v P.y\ngraph P.u Plant.u\n\
+         communicationInterval P 10 ms\n\
+         parameter Plant.d {a}\nparameter P.kp {kp}\nparameter P.r {r}\n"
+    );
+    let text = project_text("2 s", "1 ms", "GAUSS_SEIDEL", &body)
+        .replace("hOutputMin 1 ms", "hOutputMin 10 ms");
+    let (results, stats, _) = run_recorded("sampled_control", &text, tmp.path());
+    assert_eq!(stats.slaves[0].do_step.count, 2000);
+    assert_eq!(stats.slaves[1].do_step.count, 200);
+
+    // The exact discretization of the plant under a zero-order hold of period T.
+    let decay = (-a * period).exp();
+    let gain = (1.0 - decay) / a;
+    let (mut v, mut u) = (0.0_f64, kp * r);
+    let mut recurrence = vec![(v, u)];
+    for _ in 0..200 {
+        v = decay * v + gain * u;
+        u = kp * (r - v);
+        recurrence.push((v, u));
+    }
+    // The plant integrates with RK4 at 1 ms: for this linear equation each step's error is the
+    // remainder of RK4's stability polynomial, |z|⁵/120 relative with z = a·1 ms, applied to
+    // |v| + |u|/a ≤ 1.6; the loop is stable, so the errors of the 2000 steps add up at most.
+    let per_step = (a * 1e-3_f64).powi(5) / 120.0 * 1.6;
+    let bound = 2000.0 * per_step + 1e-12;
+    let plant_v = column(&results, "Plant.v");
+    let control_u = column(&results, "P.u");
+    assert_eq!(results.time().len(), recurrence.len());
+    let mut worst = 0.0_f64;
+    for (k, ((&t, &v), &u)) in results.time().iter().zip(plant_v).zip(control_u).enumerate() {
+        assert!((t - k as f64 * period).abs() < 1e-12);
+        let (v_k, u_k) = recurrence[k];
+        worst = worst.max((v - v_k).abs()).max((u - u_k).abs() / kp);
+        assert!(
+            (v - v_k).abs() <= bound && (u - u_k).abs() <= kp * bound,
+            "t = {t}: v = {v}, u = {u}; recurrence v = {v_k}, u = {u_k} (bound {bound:e})"
+        );
+    }
+    assert!(worst <= bound, "largest difference {worst:e}");
+    // The sampling matters: a controller at every tick gives a different trajectory.
+    let fast_decay = (-a * 1e-3_f64).exp();
+    let (mut v_fast, mut u_fast) = (0.0_f64, kp * r);
+    for _ in 0..10 {
+        v_fast = fast_decay * v_fast + (1.0 - fast_decay) / a * u_fast;
+        u_fast = kp * (r - v_fast);
+    }
+    let gap = (v_fast - recurrence[1].0).abs();
+    assert!(gap > 1e3 * bound, "the test distinguishes sampling rates: {gap:e}");
+}
+
+#[test]
+fn iteration_rolls_back_only_the_due_slaves() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    // The algebraic loop of two Gain FMUs iterated by Gauss-Seidel every 0.1 s, and in the same
+    // cycle a Sampler of A.y every 1 s.
+    let text = std::fs::read_to_string(example_workspace().join("projects/algebraic_loop_seidel.msim"))
+        .expect("bundled project")
+        + "simulator 2 0 S #000000 \"../fmus/packed/Sampler.fmu\"\n\
+           graph A.y S.u\ncommunicationInterval S 1 s\n";
+    let project = write_project("iteration_multirate", &text);
+    let wd = tmp.path().join("iteration");
+    let mut session = Session::open(&project, &options(&wd, false)).expect("open");
+    let recorder = mastersim::Recorder::new();
+    session.add_observer(Box::new(recorder.clone())).expect("observer");
+    assert_eq!(session.run().expect("run"), RunOutcome::Completed);
+    let stats = session.finish().expect("finish");
+    let results = recorder.results();
+    let (a, s) = (&stats.slaves[0], &stats.slaves[2]);
+    assert_eq!(stats.counters.steps, 100);
+    assert_eq!(a.get_state.count, 100, "A's state is saved at every instant");
+    assert!(a.set_state.count > 100, "the loop iterates: {}", a.set_state.count);
+    assert_eq!(s.get_state.count, 10, "S's state is saved only at its 10 instants");
+    // S is rolled back only with the iterations of its own instants.
+    assert_eq!(s.do_step.count, 10 + s.set_state.count);
+    assert!(s.set_state.count > 0 && s.set_state.count < a.set_state.count);
+    // S samples the converged A.y at its instants and holds it in between.
+    let (sampled, source) = (column(&results, "S.y"), column(&results, "A.y"));
+    let mut held = source[0];
+    for (row, &t) in results.time().iter().enumerate() {
+        let k = (t / 0.1).round() as u64;
+        if k > 0 && k % 10 == 0 {
+            held = source[row];
+        }
+        assert_eq!(sampled[row], held, "S.y at t = {t}");
+    }
+}
+
+#[test]
+fn the_bundled_flight_example_matches_its_reference() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let project = example_workspace().join("projects/flight_navigation_multirate.msim");
+    let wd = tmp.path().join("flight");
+    let mut session = Session::open(&project, &options(&wd, false)).expect("open");
+    let recorder = mastersim::Recorder::new();
+    session.add_observer(Box::new(recorder.clone())).expect("observer");
+    assert_eq!(session.run().expect("run"), RunOutcome::Completed);
+    let stats = session.finish().expect("finish");
+    let results = recorder.results();
+    let calls: Vec<u64> = stats.slaves.iter().map(|s| s.do_step.count).collect();
+    assert_eq!(calls, [10_000, 1000, 250, 250, 500], "Aircraft, IMU, Camera, Navigation, Autopilot");
+
+    let p = fmu_multirate::FlightParameters::default();
+    let reference = fmu_multirate::flight_reference(&p, 10.0);
+    let signals: [(&str, fn(&fmu_multirate::FlightSample) -> f64); 8] = [
+        ("Aircraft.h", |s| s.h),
+        ("Aircraft.v", |s| s.v),
+        ("IMU.y", |s| s.imu),
+        ("Camera.y", |s| s.camera),
+        ("Navigation.hEst", |s| s.h_est),
+        ("Navigation.vEst", |s| s.v_est),
+        ("Navigation.updates", |s| f64::from(s.updates)),
+        ("Autopilot.u", |s| s.u),
+    ];
+    assert_eq!(results.time().len(), 1001, "a row every 10 ms");
+    // The reference integrates the plant in closed form; the Aircraft FMU uses RK4 at 1 ms,
+    // whose error here is far below 1e-9 (fmus/multirate/README.md).
+    for (name, of) in signals {
+        let values = column(&results, name);
+        for (&t, &value) in results.time().iter().zip(values) {
+            let k = (t / p.tick).round() as usize;
+            let expected = of(&reference[k]);
+            assert!(
+                (value - expected).abs() <= 1e-9,
+                "{name} at t = {t}: {value}, reference {expected}"
+            );
+        }
+    }
+    let h = column(&results, "Aircraft.h");
+    assert!((h[h.len() - 1] - p.r).abs() < 1e-6, "the aircraft holds the target altitude");
+}
