@@ -178,7 +178,11 @@ fn missing_project_file_is_a_usage_error() {
 fn multirate_unknown_slave() {
     rejects(
         "communicationInterval Part9 0.2 s",
-        &["communicationInterval", "unknown slave 'Part9'", "Gen, Part1"],
+        &[
+            "communicationInterval",
+            "unknown slave 'Part9'",
+            "Gen, Part1",
+        ],
     );
 }
 
@@ -291,7 +295,11 @@ fn multirate_refused_with_variable_steps() {
 fn multirate_refused_with_error_check() {
     rejects(
         "communicationOffset Part2 0.1 s\nErrorControlMode CHECK",
-        &["communicationOffset", "ErrorControlMode CHECK (line 10)", "jump"],
+        &[
+            "communicationOffset",
+            "ErrorControlMode CHECK (line 10)",
+            "jump",
+        ],
     );
 }
 

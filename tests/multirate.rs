@@ -91,10 +91,18 @@ fn assert_equal_rates_change_nothing(name: &str, multirate: bool) {
     assert_eq!(session.plan().multirate.is_some(), multirate, "{name}");
     drop(session);
 
-    let single_stats = run(&workspace.join(format!("projects/{name}.msim")), &single, false);
+    let single_stats = run(
+        &workspace.join(format!("projects/{name}.msim")),
+        &single,
+        false,
+    );
     let multi_stats = run(&equal, &multi, false);
     assert!(single_stats.counters.steps >= 100, "{name}: steps taken");
-    assert_eq!(counts(&single_stats), counts(&multi_stats), "{name}: counters");
+    assert_eq!(
+        counts(&single_stats),
+        counts(&multi_stats),
+        "{name}: counters"
+    );
     assert_eq!(
         summary_counters(&single),
         summary_counters(&multi),
@@ -144,11 +152,13 @@ fn project_text(t_end: &str, h_start: &str, algorithm: &str, body: &str) -> Stri
 fn run_recorded(name: &str, text: &str, tmp: &Path) -> (mastersim::Results, Statistics, PathBuf) {
     let project = write_project(name, text);
     let wd = tmp.join(name);
-    let mut session = Session::open(&project, &options(&wd, true))
-        .unwrap_or_else(|e| panic!("open {name}: {e}"));
+    let mut session =
+        Session::open(&project, &options(&wd, true)).unwrap_or_else(|e| panic!("open {name}: {e}"));
     assert!(session.plan().multirate.is_some(), "{name} runs multi-rate");
     let recorder = mastersim::Recorder::new();
-    session.add_observer(Box::new(recorder.clone())).expect("observer");
+    session
+        .add_observer(Box::new(recorder.clone()))
+        .expect("observer");
     assert_eq!(session.run().expect("run"), RunOutcome::Completed);
     let stats = session.finish().expect("finish");
     (recorder.results(), stats, wd)
@@ -189,16 +199,18 @@ fn a_million_communication_points_are_exact_ticks() {
         log("A").display(),
         log("B").display()
     );
-    let text = project_text("100 s", "0.1 ms", "GAUSS_JACOBI", &body).replace(
-        "hOutputMin 0.1 ms",
-        "hOutputMin 10 s",
-    );
+    let text = project_text("100 s", "0.1 ms", "GAUSS_JACOBI", &body)
+        .replace("hOutputMin 0.1 ms", "hOutputMin 10 s");
     let (results, stats, _) = run_recorded("ticks", &text, tmp.path());
     assert_eq!(stats.slaves[0].do_step.count, 1_000_000);
     assert_eq!(stats.slaves[1].do_step.count, 142_857);
     for name in ["A", "B"] {
         let off = column(&results, &format!("{name}.offGrid"));
-        assert_eq!(off.last(), Some(&0.0), "{name}: the FMU found no point off its grid");
+        assert_eq!(
+            off.last(),
+            Some(&0.0),
+            "{name}: the FMU found no point off its grid"
+        );
     }
     for (name, first, interval, offset_step) in [("A", 0.0, 1e-4, false), ("B", 3e-4, 7e-4, true)] {
         let steps = logged_steps(&log(name));
@@ -222,21 +234,36 @@ fn a_million_communication_points_are_exact_ticks() {
             drifted |= naive != point;
             naive += interval;
         }
-        assert!(drifted, "{name}: summing Δt would have drifted, the test has teeth");
+        assert!(
+            drifted,
+            "{name}: summing Δt would have drifted, the test has teeth"
+        );
     }
 }
 
 /// Expected number of doStep calls of a slave with offset `o` and interval `d` ticks over `k`
 /// ticks: one per sample in (tStart, tEnd] (`docs/algorithms.md`).
 fn expected_steps(o: u64, d: u64, k: u64) -> u64 {
-    if o == 0 { k / d } else if o > k { 0 } else { (k - o) / d + 1 }
+    if o == 0 {
+        k / d
+    } else if o > k {
+        0
+    } else {
+        (k - o) / d + 1
+    }
 }
 
 #[test]
 fn step_counts_follow_the_documented_rule() {
     let tmp = tempfile::tempdir().expect("temp dir");
     // (slave, interval ms, offset ms); E is triggered by B.
-    let slaves = [("A", 10, 0), ("B", 30, 5), ("C", 70, 0), ("D", 7, 3), ("F", 1, 0)];
+    let slaves = [
+        ("A", 10, 0),
+        ("B", 30, 5),
+        ("C", 70, 0),
+        ("D", 7, 3),
+        ("F", 1, 0),
+    ];
     let mut body = String::new();
     for (i, (name, interval, offset)) in slaves.iter().enumerate() {
         body.push_str(&format!(
@@ -244,9 +271,7 @@ fn step_counts_follow_the_documented_rule() {
              communicationInterval {name} {interval} ms\ncommunicationOffset {name} {offset} ms\n"
         ));
     }
-    body.push_str(
-        "simulator 9 0 E #000000 \"{fmus}/Sampler.fmu\"\ncommunicationTrigger E B\n",
-    );
+    body.push_str("simulator 9 0 E #000000 \"{fmus}/Sampler.fmu\"\ncommunicationTrigger E B\n");
     let text = project_text("1 s", "1 ms", "GAUSS_SEIDEL", &body);
     let (results, stats, wd) = run_recorded("counts", &text, tmp.path());
     let mut expected: Vec<u64> = slaves
@@ -258,17 +283,40 @@ fn step_counts_follow_the_documented_rule() {
     let counted: Vec<u64> = stats.slaves.iter().map(|s| s.do_step.count).collect();
     assert_eq!(counted, expected, "doStep calls per slave");
     for (name, n) in slaves.iter().map(|s| s.0).chain(["E"]).zip(&expected) {
-        assert_eq!(column(&results, &format!("{name}.steps")).last(), Some(&(*n as f64)));
+        assert_eq!(
+            column(&results, &format!("{name}.steps")).last(),
+            Some(&(*n as f64))
+        );
     }
     // summary.txt and the last line of stepstats.tsv give the same counts.
     let summary = mastersim_tests::read_summary(&wd.join("log/summary.txt"));
     for (i, n) in expected.iter().enumerate() {
-        assert_eq!(summary[&format!("Slave[{}]DoStepCalls", i + 1)], n.to_string());
+        assert_eq!(
+            summary[&format!("Slave[{}]DoStepCalls", i + 1)],
+            n.to_string()
+        );
     }
     let stepstats = std::fs::read_to_string(wd.join("log/stepstats.tsv")).expect("stepstats");
-    let header: Vec<&str> = stepstats.lines().next().expect("header").split('\t').map(str::trim).collect();
-    assert_eq!(&header[11..], ["doStep:A", "doStep:B", "doStep:C", "doStep:D", "doStep:F", "doStep:E"]);
-    let last: Vec<&str> = stepstats.lines().last().expect("a row").split('\t').map(str::trim).collect();
+    let header: Vec<&str> = stepstats
+        .lines()
+        .next()
+        .expect("header")
+        .split('\t')
+        .map(str::trim)
+        .collect();
+    assert_eq!(
+        &header[11..],
+        [
+            "doStep:A", "doStep:B", "doStep:C", "doStep:D", "doStep:F", "doStep:E"
+        ]
+    );
+    let last: Vec<&str> = stepstats
+        .lines()
+        .last()
+        .expect("a row")
+        .split('\t')
+        .map(str::trim)
+        .collect();
     let last_counts: Vec<u64> = last[11..17]
         .iter()
         .map(|c| c.parse().unwrap_or_else(|_| panic!("a count in {last:?}")))
@@ -282,7 +330,10 @@ fn step_counts_follow_the_documented_rule() {
     let text = project_text("1.0005 s", "1 ms", "GAUSS_SEIDEL", &body);
     let (_, stats, _) = run_recorded("counts_off_grid", &text, tmp.path());
     assert_eq!(stats.slaves[4].do_step.count, 1001, "F steps to tEnd");
-    assert_eq!(stats.slaves[0].do_step.count, 100, "A is not due at the moved instant");
+    assert_eq!(
+        stats.slaves[0].do_step.count, 100,
+        "A is not due at the moved instant"
+    );
 }
 
 #[test]
@@ -334,7 +385,8 @@ fn non_harmonic_rates_read_the_latest_value_at_or_before_the_instant() {
                 communicationInterval P 20 ms\ncommunicationInterval C 30 ms\n";
     for algorithm in ["GAUSS_SEIDEL", "GAUSS_JACOBI"] {
         let text = project_text("1.2 s", "10 ms", algorithm, body);
-        let (results, stats, _) = run_recorded(&format!("nonharmonic_{algorithm}"), &text, tmp.path());
+        let (results, stats, _) =
+            run_recorded(&format!("nonharmonic_{algorithm}"), &text, tmp.path());
         // Instants: the union of both grids, 0.02, 0.03, 0.04, 0.06, …
         assert_eq!(stats.counters.steps, 80);
         let consumed = column(&results, "C.y");
@@ -347,12 +399,19 @@ fn non_harmonic_rates_read_the_latest_value_at_or_before_the_instant() {
             } else {
                 c_sample.saturating_sub(1) / 2 * 2 // strictly before (values before the instant)
             };
-            let expected = if c_sample == 0 { 0.0 } else { (p_ticks / 2) as f64 * 0.02 };
+            let expected = if c_sample == 0 {
+                0.0
+            } else {
+                (p_ticks / 2) as f64 * 0.02
+            };
             assert!(
                 y.to_bits() == expected.to_bits(),
                 "{algorithm}: C.y = {y} at t = {t}, expected P at tick {p_ticks} = {expected}"
             );
-            assert!(y <= t + 1e-12 && y <= p, "{algorithm}: no value from the future at t = {t}");
+            assert!(
+                y <= t + 1e-12 && y <= p,
+                "{algorithm}: no value from the future at t = {t}"
+            );
         }
     }
 }
@@ -382,8 +441,16 @@ fn a_triggered_slave_steps_exactly_when_and_after_its_trigger() {
     let camera_t = column(&results, "Camera.t");
     for (row, &t) in results.time().iter().enumerate() {
         // After its trigger: Nav sampled the camera's time of this very instant.
-        assert_eq!(column(&results, "Nav.y")[row], camera_t[row], "Nav.y at t = {t}");
-        assert_eq!(column(&results, "Nav.t")[row], camera_t[row], "Nav.t at t = {t}");
+        assert_eq!(
+            column(&results, "Nav.y")[row],
+            camera_t[row],
+            "Nav.y at t = {t}"
+        );
+        assert_eq!(
+            column(&results, "Nav.t")[row],
+            camera_t[row],
+            "Nav.t at t = {t}"
+        );
         assert_eq!(
             column(&results, "Nav.steps")[row],
             column(&results, "Camera.steps")[row],
@@ -430,7 +497,13 @@ fn sampled_p_control_matches_the_zero_order_hold_recurrence() {
     let control_u = column(&results, "P.u");
     assert_eq!(results.time().len(), recurrence.len());
     let mut worst = 0.0_f64;
-    for (k, ((&t, &v), &u)) in results.time().iter().zip(plant_v).zip(control_u).enumerate() {
+    for (k, ((&t, &v), &u)) in results
+        .time()
+        .iter()
+        .zip(plant_v)
+        .zip(control_u)
+        .enumerate()
+    {
         assert!((t - k as f64 * period).abs() < 1e-12);
         let (v_k, u_k) = recurrence[k];
         worst = worst.max((v - v_k).abs()).max((u - u_k).abs() / kp);
@@ -448,7 +521,10 @@ fn sampled_p_control_matches_the_zero_order_hold_recurrence() {
         u_fast = kp * (r - v_fast);
     }
     let gap = (v_fast - recurrence[1].0).abs();
-    assert!(gap > 1e3 * bound, "the test distinguishes sampling rates: {gap:e}");
+    assert!(
+        gap > 1e3 * bound,
+        "the test distinguishes sampling rates: {gap:e}"
+    );
 }
 
 #[test]
@@ -456,23 +532,36 @@ fn iteration_rolls_back_only_the_due_slaves() {
     let tmp = tempfile::tempdir().expect("temp dir");
     // The algebraic loop of two Gain FMUs iterated by Gauss-Seidel every 0.1 s, and in the same
     // cycle a Sampler of A.y every 1 s.
-    let text = std::fs::read_to_string(example_workspace().join("projects/algebraic_loop_seidel.msim"))
-        .expect("bundled project")
-        + "simulator 2 0 S #000000 \"../fmus/packed/Sampler.fmu\"\n\
+    let text =
+        std::fs::read_to_string(example_workspace().join("projects/algebraic_loop_seidel.msim"))
+            .expect("bundled project")
+            + "simulator 2 0 S #000000 \"../fmus/packed/Sampler.fmu\"\n\
            graph A.y S.u\ncommunicationInterval S 1 s\n";
     let project = write_project("iteration_multirate", &text);
     let wd = tmp.path().join("iteration");
     let mut session = Session::open(&project, &options(&wd, false)).expect("open");
     let recorder = mastersim::Recorder::new();
-    session.add_observer(Box::new(recorder.clone())).expect("observer");
+    session
+        .add_observer(Box::new(recorder.clone()))
+        .expect("observer");
     assert_eq!(session.run().expect("run"), RunOutcome::Completed);
     let stats = session.finish().expect("finish");
     let results = recorder.results();
     let (a, s) = (&stats.slaves[0], &stats.slaves[2]);
     assert_eq!(stats.counters.steps, 100);
-    assert_eq!(a.get_state.count, 100, "A's state is saved at every instant");
-    assert!(a.set_state.count > 100, "the loop iterates: {}", a.set_state.count);
-    assert_eq!(s.get_state.count, 10, "S's state is saved only at its 10 instants");
+    assert_eq!(
+        a.get_state.count, 100,
+        "A's state is saved at every instant"
+    );
+    assert!(
+        a.set_state.count > 100,
+        "the loop iterates: {}",
+        a.set_state.count
+    );
+    assert_eq!(
+        s.get_state.count, 10,
+        "S's state is saved only at its 10 instants"
+    );
     // S is rolled back only with the iterations of its own instants.
     assert_eq!(s.do_step.count, 10 + s.set_state.count);
     assert!(s.set_state.count > 0 && s.set_state.count < a.set_state.count);
@@ -481,12 +570,15 @@ fn iteration_rolls_back_only_the_due_slaves() {
     let mut held = source[0];
     for (row, &t) in results.time().iter().enumerate() {
         let k = (t / 0.1).round() as u64;
-        if k > 0 && k % 10 == 0 {
+        if k > 0 && k.is_multiple_of(10) {
             held = source[row];
         }
         assert_eq!(sampled[row], held, "S.y at t = {t}");
     }
 }
+
+/// Reads one signal of a reference sample.
+type Signal = fn(&fmu_multirate::FlightSample) -> f64;
 
 #[test]
 fn the_bundled_flight_example_matches_its_reference() {
@@ -495,16 +587,22 @@ fn the_bundled_flight_example_matches_its_reference() {
     let wd = tmp.path().join("flight");
     let mut session = Session::open(&project, &options(&wd, false)).expect("open");
     let recorder = mastersim::Recorder::new();
-    session.add_observer(Box::new(recorder.clone())).expect("observer");
+    session
+        .add_observer(Box::new(recorder.clone()))
+        .expect("observer");
     assert_eq!(session.run().expect("run"), RunOutcome::Completed);
     let stats = session.finish().expect("finish");
     let results = recorder.results();
     let calls: Vec<u64> = stats.slaves.iter().map(|s| s.do_step.count).collect();
-    assert_eq!(calls, [10_000, 1000, 250, 250, 500], "Aircraft, IMU, Camera, Navigation, Autopilot");
+    assert_eq!(
+        calls,
+        [10_000, 1000, 250, 250, 500],
+        "Aircraft, IMU, Camera, Navigation, Autopilot"
+    );
 
     let p = fmu_multirate::FlightParameters::default();
     let reference = fmu_multirate::flight_reference(&p, 10.0);
-    let signals: [(&str, fn(&fmu_multirate::FlightSample) -> f64); 8] = [
+    let signals: [(&str, Signal); 8] = [
         ("Aircraft.h", |s| s.h),
         ("Aircraft.v", |s| s.v),
         ("IMU.y", |s| s.imu),
@@ -529,5 +627,8 @@ fn the_bundled_flight_example_matches_its_reference() {
         }
     }
     let h = column(&results, "Aircraft.h");
-    assert!((h[h.len() - 1] - p.r).abs() < 1e-6, "the aircraft holds the target altitude");
+    assert!(
+        (h[h.len() - 1] - p.r).abs() < 1e-6,
+        "the aircraft holds the target altitude"
+    );
 }

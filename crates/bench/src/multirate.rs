@@ -25,13 +25,21 @@ fn write_project(dir: &Path, work_micros: f64, multirate: bool) -> PathBuf {
         );
         // S0's line restates the master's step: it makes both projects multi-rate runs, so
         // that both report their slaves' doStep calls in summary.txt.
-        let interval = if i == 0 || !multirate { "1 ms" } else { "100 ms" };
+        let interval = if i == 0 || !multirate {
+            "1 ms"
+        } else {
+            "100 ms"
+        };
         let _ = writeln!(text, "communicationInterval S{i} {interval}");
         if i > 0 {
             let _ = writeln!(text, "graph S{}.y S{i}.u", i - 1);
         }
     }
-    let path = dir.join(if multirate { "multirate.msim" } else { "single.msim" });
+    let path = dir.join(if multirate {
+        "multirate.msim"
+    } else {
+        "single.msim"
+    });
     std::fs::write(&path, text).expect("write project");
     path
 }
@@ -56,7 +64,10 @@ pub fn cost(mastersim: &Path, runs: usize, work_micros: f64) {
     let dir = tempfile::tempdir().expect("temp dir");
     let projects = [
         ("all at 1 ms", write_project(dir.path(), work_micros, false)),
-        ("1 at 1 ms, 99 at 100 ms", write_project(dir.path(), work_micros, true)),
+        (
+            "1 at 1 ms, 99 at 100 ms",
+            write_project(dir.path(), work_micros, true),
+        ),
     ];
     let wd = |k: usize| dir.path().join(format!("wd{k}"));
     for (k, (_, project)) in projects.iter().enumerate() {

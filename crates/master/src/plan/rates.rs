@@ -126,13 +126,12 @@ pub(super) fn resolve(
         file: project.path.clone(),
         line: Some(line),
     };
-    let refuse = |def: &CommunicationDef, keyword: &'static str, reason: String| {
-        Error::InvalidSetting {
+    let refuse =
+        |def: &CommunicationDef, keyword: &'static str, reason: String| Error::InvalidSetting {
             at: at(def.line),
             keyword,
             reason,
-        }
-    };
+        };
     let seconds = |def: Option<&CommunicationDef>| match def.map(|d| &d.setting) {
         Some(Communication::Interval(s) | Communication::Offset(s)) => Some(s.seconds),
         _ => None,
@@ -153,7 +152,11 @@ pub(super) fn resolve(
                 && seconds(l.offset).is_none_or(|o| o == 0.0)
                 && seconds(l.interval).is_none_or(|i| whole_ticks(i, tick) == Some(1));
             if !own {
-                let def = l.interval.or(l.offset).or(l.trigger.map(|t| t.1)).expect("a line");
+                let def = l
+                    .interval
+                    .or(l.offset)
+                    .or(l.trigger.map(|t| t.1))
+                    .expect("a line");
                 return Err(refuse(
                     def,
                     def.setting.keyword(),
@@ -238,9 +241,17 @@ pub(super) fn resolve(
         let on_ticks = interval_ticks.is_some() && first_tick.is_some();
         if !on_ticks && !variable_ok {
             let (def, what, value) = if interval_ticks.is_none() {
-                (l.interval.expect("a default interval is one tick"), "interval", interval)
+                (
+                    l.interval.expect("a default interval is one tick"),
+                    "interval",
+                    interval,
+                )
             } else {
-                (l.offset.expect("a default offset is zero ticks"), "offset", offset)
+                (
+                    l.offset.expect("a default offset is zero ticks"),
+                    "offset",
+                    offset,
+                )
             };
             return Err(refuse(
                 def,
@@ -285,7 +296,11 @@ pub(super) fn resolve(
                 } else {
                     &lines[first.0]
                 };
-                let def = l.interval.or(l.offset).or(l.trigger.map(|t| t.1)).expect("a line");
+                let def = l
+                    .interval
+                    .or(l.offset)
+                    .or(l.trigger.map(|t| t.1))
+                    .expect("a line");
                 return Err(refuse(
                     def,
                     def.setting.keyword(),
@@ -340,9 +355,24 @@ fn evaluation_order(
         .real
         .iter()
         .map(|c| (c.output_slave, c.input_slave))
-        .chain(connections.integer.iter().map(|c| (c.output_slave, c.input_slave)))
-        .chain(connections.boolean.iter().map(|c| (c.output_slave, c.input_slave)))
-        .chain(connections.string.iter().map(|c| (c.output_slave, c.input_slave)))
+        .chain(
+            connections
+                .integer
+                .iter()
+                .map(|c| (c.output_slave, c.input_slave)),
+        )
+        .chain(
+            connections
+                .boolean
+                .iter()
+                .map(|c| (c.output_slave, c.input_slave)),
+        )
+        .chain(
+            connections
+                .string
+                .iter()
+                .map(|c| (c.output_slave, c.input_slave)),
+        )
     {
         add(out, inp);
     }

@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 
 use super::lexer::{absolute, normalize, parse_color, strip_comment, tokenize};
 use super::{
-    Communication, CommunicationDef, ErrorControl, GraphEdge, MasterAlgorithm, NewtonDerivatives, NewtonJacobian, ParameterDef,
-    Project, ProjectError, ResultFormat, SimulatorDef, TimeArithmetic, TimeSetting, TimeUnit,
-    VariableRef,
+    Communication, CommunicationDef, ErrorControl, GraphEdge, MasterAlgorithm, NewtonDerivatives,
+    NewtonJacobian, ParameterDef, Project, ProjectError, ResultFormat, SimulatorDef,
+    TimeArithmetic, TimeSetting, TimeUnit, VariableRef,
 };
 use crate::number::{extract_f64, extract_i64, extract_u32, parse_float};
 
@@ -556,8 +556,12 @@ fn parse_parameter(ctx: &Ctx, rest: &str) -> Result<ParameterDef, ProjectError> 
 /// The form of each multi-rate line, for messages.
 fn communication_form(keyword: &str) -> &'static str {
     match keyword {
-        "communicationInterval" => "'communicationInterval <slave> <interval> [<unit>]' with an interval > 0 such as '10 ms'",
-        "communicationOffset" => "'communicationOffset <slave> <offset> [<unit>]' with an offset >= 0 such as '5 ms'",
+        "communicationInterval" => {
+            "'communicationInterval <slave> <interval> [<unit>]' with an interval > 0 such as '10 ms'"
+        }
+        "communicationOffset" => {
+            "'communicationOffset <slave> <offset> [<unit>]' with an offset >= 0 such as '5 ms'"
+        }
         _ => "'communicationTrigger <slave> <other slave>'",
     }
 }
@@ -565,7 +569,11 @@ fn communication_form(keyword: &str) -> &'static str {
 /// `communicationInterval|communicationOffset <slave> <value> [<unit>]` or
 /// `communicationTrigger <slave> <other>`; values are checked for range here, names in
 /// [`check_communication`].
-fn parse_communication(ctx: &Ctx, keyword: &str, rest: &str) -> Result<CommunicationDef, ProjectError> {
+fn parse_communication(
+    ctx: &Ctx,
+    keyword: &str,
+    rest: &str,
+) -> Result<CommunicationDef, ProjectError> {
     let bad = |problem: String| ProjectError::BadCommunication {
         file: ctx.file(),
         line: ctx.line,
@@ -576,12 +584,18 @@ fn parse_communication(ctx: &Ctx, keyword: &str, rest: &str) -> Result<Communica
     let words: Vec<&str> = text.split([' ', '\t']).filter(|w| !w.is_empty()).collect();
     let setting = match (keyword, words.as_slice()) {
         ("communicationTrigger", [_, other]) => Communication::Trigger((*other).to_owned()),
-        ("communicationInterval" | "communicationOffset", [_, value, unit @ ..]) if unit.len() <= 1 => {
+        ("communicationInterval" | "communicationOffset", [_, value, unit @ ..])
+            if unit.len() <= 1 =>
+        {
             // The unit may follow the number directly ('10ms'), as for the time keywords.
             let (number, attached) = extract_f64(value)
                 .filter(|(_, rest)| rest.is_empty() || unit.is_empty())
                 .ok_or_else(|| bad(format!("invalid {keyword} value '{value}'")))?;
-            let unit = match unit.first().copied().or(Some(attached).filter(|u| !u.is_empty())) {
+            let unit = match unit
+                .first()
+                .copied()
+                .or(Some(attached).filter(|u| !u.is_empty()))
+            {
                 Some(name) => TimeUnit::from_name(name)
                     .ok_or_else(|| bad(format!("'{name}' is not a time unit in {keyword}")))?,
                 None => TimeUnit::Second,
@@ -651,7 +665,10 @@ fn check_communication(
             if earlier.setting.keyword() == keyword {
                 return Err(error(
                     def,
-                    format!("{keyword} for slave '{}' is already given on line {}", def.slave, earlier.line),
+                    format!(
+                        "{keyword} for slave '{}' is already given on line {}",
+                        def.slave, earlier.line
+                    ),
                 ));
             }
             let trigger = matches!(def.setting, Communication::Trigger(_))
@@ -662,7 +679,11 @@ fn check_communication(
                     format!(
                         "slave '{}' has a communicationTrigger and a {} (line {}): a triggered slave has no clock of its own",
                         def.slave,
-                        if matches!(def.setting, Communication::Trigger(_)) { earlier.setting.keyword() } else { keyword },
+                        if matches!(def.setting, Communication::Trigger(_)) {
+                            earlier.setting.keyword()
+                        } else {
+                            keyword
+                        },
                         earlier.line
                     ),
                 ));
@@ -687,7 +708,10 @@ fn check_communication(
                 chain.push(next);
                 return Err(error(
                     def,
-                    format!("communicationTrigger lines form a cycle: {}", chain.join(" -> ")),
+                    format!(
+                        "communicationTrigger lines form a cycle: {}",
+                        chain.join(" -> ")
+                    ),
                 ));
             }
             if chain.contains(&next) {

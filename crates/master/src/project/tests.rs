@@ -554,7 +554,10 @@ fn multirate_lines() {
         p.communication[1].setting,
         Communication::Offset(TimeSetting::new(5.0, TimeUnit::Millisecond, Some(4)))
     );
-    assert_eq!(p.communication[2].setting, Communication::Trigger("A".into()));
+    assert_eq!(
+        p.communication[2].setting,
+        Communication::Trigger("A".into())
+    );
     assert_eq!(
         p.communication[3].setting,
         Communication::Interval(TimeSetting::new(0.25, TimeUnit::Second, Some(6)))
@@ -562,7 +565,10 @@ fn multirate_lines() {
     error(
         &format!("{sims}communicationTrigger B A\ncommunicationInterval B 1 s\n"),
         4,
-        &["'B' has a communicationTrigger and a communicationInterval (line 3)", "no clock"],
+        &[
+            "'B' has a communicationTrigger and a communicationInterval (line 3)",
+            "no clock",
+        ],
     );
     error(
         &format!("{sims}communicationInterval A 1 s\ncommunicationInterval A 2 s\n"),
@@ -589,5 +595,9 @@ fn multirate_lines() {
         3,
         &["unknown slave 'C' (slaves: A, B)"],
     );
-    error("communicationOffset A 1 s 2\n", 1, &["malformed communicationOffset line"]);
+    error(
+        "communicationOffset A 1 s 2\n",
+        1,
+        &["malformed communicationOffset line"],
+    );
 }

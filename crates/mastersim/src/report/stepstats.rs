@@ -167,16 +167,19 @@ mod tests {
     fn header_and_row_layout() -> Result<()> {
         let dir = tempfile::tempdir().expect("temp dir");
         let path = dir.path().join("stepstats.tsv");
-        let mut w = StepStatsWriter::create(&path)?;
-        w.write_row(&Counters {
-            t: 0.1,
-            steps: 1,
-            h: 0.1,
-            algorithm_calls: 3,
-            iterations: 2,
-            error_norms: (0.000123456789, 1.0),
-            ..Counters::default()
-        })?;
+        let mut w = StepStatsWriter::create(&path, &[])?;
+        w.write_row(
+            &Counters {
+                t: 0.1,
+                steps: 1,
+                h: 0.1,
+                algorithm_calls: 3,
+                iterations: 2,
+                error_norms: (0.000123456789, 1.0),
+                ..Counters::default()
+            },
+            &[],
+        )?;
         w.flush()?;
         let text = std::fs::read_to_string(&path).expect("read");
         let expected = "Time [s]      \tSteps     \tStepSize [s]  \tAlgorithmCalls    \t\
@@ -186,6 +189,27 @@ mod tests {
                         0                 \t0                 \t2           \t\
                         0                 \t0           \t0.000123457       \t1                 \t\n";
         assert_eq!(text, expected);
+        Ok(())
+    }
+
+    #[test]
+    fn multirate_runs_get_a_do_step_column_per_slave() -> Result<()> {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("stepstats.tsv");
+        let slaves = ["Plant".to_string(), "Controller".to_string()];
+        let mut w = StepStatsWriter::create(&path, &slaves)?;
+        w.write_row(&Counters::default(), &[10, 1])?;
+        w.flush()?;
+        let text = std::fs::read_to_string(&path).expect("read");
+        let (header, row) = text.split_once('\n').expect("two lines");
+        assert!(
+            header.ends_with("\tdoStep:Plant  \tdoStep:Controller  "),
+            "{header:?}"
+        );
+        assert!(
+            row.ends_with("\t10            \t1                  \t\n"),
+            "{row:?}"
+        );
         Ok(())
     }
 }
