@@ -105,7 +105,7 @@ fn causality(c: FmuCausality) -> Causality {
 /// reference, type, causality) of the crate's `VR_*` table.
 #[test]
 fn model_descriptions_agree_with_value_reference_tables() {
-    let tables: [(&str, &[Variable]); 13] = [
+    let tables: [(&str, &[Variable]); 17] = [
         ("Prey", fmu_lotka_volterra::PREY_VARIABLES),
         ("Predator", fmu_lotka_volterra::PREDATOR_VARIABLES),
         ("Part1", fmu_control_loop::PART1_VARIABLES),
@@ -119,6 +119,10 @@ fn model_descriptions_agree_with_value_reference_tables() {
         ("Scale", fmu_workload::SCALE_VARIABLES),
         ("ScaleOnce", fmu_workload::SCALE_VARIABLES),
         ("Busy", fmu_workload::BUSY_VARIABLES),
+        ("Sampler", fmu_multirate::SAMPLER_VARIABLES),
+        ("Aircraft", fmu_multirate::AIRCRAFT_VARIABLES),
+        ("Controller", fmu_multirate::CONTROLLER_VARIABLES),
+        ("NavFilter", fmu_multirate::NAV_FILTER_VARIABLES),
     ];
     assert_eq!(tables.len(), fmu_packer::MODELS.len());
     for (name, table) in tables {

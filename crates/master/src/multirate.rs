@@ -10,7 +10,8 @@
 //! it never drifts; slaves triggered by a due slave step too, to the same point, after it. The
 //! slaves that do not step hold their outputs: their coupling values stay as they are.
 //!
-//! The master algorithm sees an instant as an ordinary communication step whose cycles hold
+//! [`crate::step_control`] takes the instant: the master algorithm sees it as an ordinary
+//! communication step whose cycles hold
 //! only the due slaves, in the order of [`crate::plan::MultiRate::order`]: Gauss-Jacobi reads
 //! the values from before the instant, Gauss-Seidel passes a due slave's new outputs on to the
 //! due slaves after it, and iteration rolls back only the due slaves.
@@ -21,15 +22,11 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use crate::algorithm::{Algorithm, Outcome, StepParams};
 use crate::index::SlaveIndex;
 use crate::plan::{MultiRate, SimulationPlan, SlaveClock};
 use crate::settings::Settings;
-use crate::slave::RejectReason;
-use crate::step_control::Stepped;
-use crate::system::{StateSlot, System};
+use crate::system::System;
 use crate::time;
-use crate::{Error, Result};
 
 /// The schedule of a multi-rate run between instants.
 #[derive(Debug, Clone)]
@@ -117,9 +114,14 @@ impl Scheduler {
         Some(next - t)
     }
 
+    /// The communication point of the proposed instant, s.
+    pub fn next_time(&self) -> f64 {
+        self.next_time
+    }
+
     /// Marks the slaves due at the proposed instant, sets their target communication points,
     /// and fills `sys.cycles` with them in evaluation order.
-    fn prepare(&mut self, sys: &mut System) {
+    pub fn prepare(&mut self, sys: &mut System) {
         let tick = self.next_tick();
         let truncated = self.next_time != self.t_start + tick as f64 * self.rates.tick;
         while let Some(&Reverse((k, s))) = self.queue.peek()
@@ -161,8 +163,9 @@ impl Scheduler {
         }
     }
 
-    /// Moves every slave that stepped at the instant on to its next sample.
-    fn commit(&mut self) {
+    /// Moves every slave that stepped at the instant on to its next sample (after the instant
+    /// was accepted).
+    pub fn commit(&mut self) {
         for &s in &self.popped {
             self.sample[s] += 1;
             if let SlaveClock::Periodic(grid) = self.rates.clocks[s] {
@@ -175,53 +178,5 @@ impl Scheduler {
             self.is_due[s.0] = false;
         }
         self.due.clear();
-    }
-
-    /// Takes the proposed instant from communication point `t` (s): the due slaves step (their
-    /// states saved first when the settings need rollback), the others hold.
-    ///
-    /// # Errors
-    /// [`Error::StepFailed`] when a slave rejects its step (a slave on its own sample grid
-    /// cannot retry with a smaller step), and any failing slave call.
-    pub fn step(
-        &mut self,
-        t: f64,
-        algorithm: &mut Algorithm,
-        sys: &mut System,
-        s: &Settings,
-    ) -> Result<Stepped> {
-        let t_new = self.next_time;
-        let h = t_new - t;
-        self.prepare(sys);
-        if s.needs_states() {
-            sys.save_cycle_states(StateSlot::Iter)?;
-        }
-        sys.y_next.copy_from(&sys.y_t);
-        match algorithm.step(sys, &StepParams::new(s, t, h))? {
-            Outcome::Converged => {}
-            Outcome::IterationLimitExceeded => log::info!(
-                "Step failure at t={t}, taking step size {h}. Reduction of time step is not enabled, continuing with potentially inaccurate values."
-            ),
-            Outcome::Terminated { slave } => return Ok(Stepped::Terminated { slave }),
-            Outcome::Rejected { slave, reason } => {
-                let status = match reason {
-                    RejectReason::Discard => "Discard",
-                    RejectReason::Error => "Error",
-                };
-                return Err(Error::StepFailed {
-                    slave: sys.node(slave).name().to_string(),
-                    function: "doStep",
-                    t,
-                    h,
-                    reason: format!(
-                        "the slave returned {status}; in a multi-rate project every slave keeps its \
-                         sample grid, so the step cannot be retried with a smaller step size"
-                    ),
-                });
-            }
-        }
-        std::mem::swap(&mut sys.y_t, &mut sys.y_next);
-        self.commit();
-        Ok(Stepped::Accepted { t: t_new, h })
     }
 }

@@ -116,7 +116,7 @@ impl StepControl {
         s: &Settings,
     ) -> Result<Stepped> {
         if let Some(scheduler) = &mut self.multirate {
-            return scheduler.step(t, algorithm, sys, s);
+            return step_instant(scheduler, t, algorithm, sys, s);
         }
         let mut h = self.h_proposed;
         if s.adjust_step_size && t + h + time::VARIABLE_STEP_END_GUARD > s.t_end {
@@ -216,10 +216,7 @@ fn failure_cause(failed: Outcome, sys: &System, t: f64, h: f64, s: &Settings) ->
             s.max_iterations
         ));
     };
-    let status = match reason {
-        RejectReason::Discard => "Discard",
-        RejectReason::Error => "Error",
-    };
+    let status = status_name(reason);
     let name = sys.node(slave).name();
     if !s.needs_states() {
         return Err(Error::StepFailed {
@@ -233,4 +230,59 @@ fn failure_cause(failed: Outcome, sys: &System, t: f64, h: f64, s: &Settings) ->
         });
     }
     Ok(format!("slave '{name}' returned {status} from doStep"))
+}
+
+/// Takes the multi-rate instant `scheduler` proposed, from communication point `t` (s): the due
+/// slaves step (their states saved first when the settings need rollback), the others hold.
+///
+/// # Errors
+/// [`Error::StepFailed`] when a slave rejects its step (a slave on its own sample grid cannot
+/// retry with a smaller step), and any failing slave call.
+///
+/// Spec: `docs/algorithms.md` (multi-rate co-simulation).
+fn step_instant(
+    scheduler: &mut Scheduler,
+    t: f64,
+    algorithm: &mut Algorithm,
+    sys: &mut System,
+    s: &Settings,
+) -> Result<Stepped> {
+    let t_new = scheduler.next_time();
+    let h = t_new - t;
+    scheduler.prepare(sys);
+    if s.needs_states() {
+        sys.save_cycle_states(StateSlot::Iter)?;
+    }
+    sys.y_next.copy_from(&sys.y_t);
+    match algorithm.step(sys, &StepParams::new(s, t, h))? {
+        Outcome::Converged => {}
+        Outcome::IterationLimitExceeded => log::info!(
+            "Step failure at t={t}, taking step size {h}. Reduction of time step is not enabled, continuing with potentially inaccurate values."
+        ),
+        Outcome::Terminated { slave } => return Ok(Stepped::Terminated { slave }),
+        Outcome::Rejected { slave, reason } => {
+            return Err(Error::StepFailed {
+                slave: sys.node(slave).name().to_string(),
+                function: "doStep",
+                t,
+                h,
+                reason: format!(
+                    "the slave returned {}; in a multi-rate project every slave keeps its sample \
+                     grid, so the step cannot be retried with a smaller step size",
+                    status_name(reason)
+                ),
+            });
+        }
+    }
+    std::mem::swap(&mut sys.y_t, &mut sys.y_next);
+    scheduler.commit();
+    Ok(Stepped::Accepted { t: t_new, h })
+}
+
+/// The FMI status name of a rejection.
+fn status_name(reason: RejectReason) -> &'static str {
+    match reason {
+        RejectReason::Discard => "Discard",
+        RejectReason::Error => "Error",
+    }
 }
