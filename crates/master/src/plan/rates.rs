@@ -78,6 +78,15 @@ struct Lines<'a> {
     trigger: Option<(SlaveIndex, &'a CommunicationDef)>,
 }
 
+impl<'a> Lines<'a> {
+    /// The slave's first multi-rate line of interval, offset and trigger, if any.
+    fn any(&self) -> Option<&'a CommunicationDef> {
+        self.interval
+            .or(self.offset)
+            .or(self.trigger.map(|(_, def)| def))
+    }
+}
+
 /// `value / tick` as a whole number of ticks, if it is one.
 fn whole_ticks(value: f64, tick: f64) -> Option<u64> {
     let ratio = value / tick;
@@ -151,12 +160,7 @@ pub(super) fn resolve(
             let own = l.trigger.is_none()
                 && seconds(l.offset).is_none_or(|o| o == 0.0)
                 && seconds(l.interval).is_none_or(|i| whole_ticks(i, tick) == Some(1));
-            if !own {
-                let def = l
-                    .interval
-                    .or(l.offset)
-                    .or(l.trigger.map(|t| t.1))
-                    .expect("a line");
+            if let Some(def) = l.any().filter(|_| !own) {
                 return Err(refuse(
                     def,
                     def.setting.keyword(),
@@ -290,17 +294,11 @@ pub(super) fn resolve(
             if let Some(&other) = cycle.iter().find(|&&s| clocks[s.0] != clocks[first.0])
                 && coupled
             {
-                let l = &lines[other.0];
-                let l = if l.interval.is_some() || l.offset.is_some() || l.trigger.is_some() {
-                    l
-                } else {
-                    &lines[first.0]
-                };
-                let def = l
-                    .interval
-                    .or(l.offset)
-                    .or(l.trigger.map(|t| t.1))
-                    .expect("a line");
+                // Two clocks differ only when one of the slaves has a line.
+                let def = lines[other.0]
+                    .any()
+                    .or(lines[first.0].any())
+                    .expect("invariant: different clocks come from a multi-rate line");
                 return Err(refuse(
                     def,
                     def.setting.keyword(),
