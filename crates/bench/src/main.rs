@@ -16,12 +16,15 @@
 //!   0.9.8's times;
 //! - `lower-bound`: a chain of 100 Reference FMU Feedthroughs of the corpus, mastersim's
 //!   whole-process time per slave-step against the least any master must spend: the same chain
-//!   driven by `doStep` and the connected get/set only.
+//!   driven by `doStep` and the connected get/set only;
+//! - `multirate`: 100 `Busy` FMUs at 1 ms against 1 at 1 ms and 99 at 100 ms over 10 s:
+//!   `doStep` calls and whole-process wall time, and their ratios.
 //!
 //! `--baseline <commit>` builds the `mastersim` of an earlier commit in a git worktree and runs
 //! `loop` and `corpus` with both binaries, alternating their runs, and prints the ratio.
 //!
-//! Run: `cargo run --release -p mastersim-bench -- [loop|write|parallel|corpus|lower-bound]...
+//! Run: `cargo run --release -p mastersim-bench --
+//! [loop|write|parallel|corpus|lower-bound|multirate]...
 //! [--baseline <commit>]` (all suites when none is named).
 
 mod baseline;

@@ -91,7 +91,7 @@ pub fn cost(mastersim: &Path, runs: usize, work_micros: f64) {
     let call_ratio = calls[1] as f64 / calls[0] as f64;
     let wall_ratio = wall[1] / wall[0];
     println!(
-        "\nmulti-rate / single-rate: doStep calls {call_ratio:.4} (1/{:.1}), whole process {wall_ratio:.4} (1/{:.1}); required: at most 1/20 each",
+        "\nmulti-rate / single-rate: doStep calls {call_ratio:.4} (1/{:.1}), whole process {wall_ratio:.4} (1/{:.1}); target: at most 1/20 each",
         1.0 / call_ratio,
         1.0 / wall_ratio
     );
