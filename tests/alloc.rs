@@ -164,6 +164,21 @@ fn gauss_jacobi_steps_without_allocating() {
 }
 
 #[test]
+fn multirate_steps_without_allocating() {
+    // Rates of 1, 3 and 7 ticks, an offset and a trigger: the scheduler reuses its heap and
+    // its lists of due slaves.
+    let mut rates = String::from(
+        "MasterMode GAUSS_SEIDEL\nmaxIterations 2\ncommunicationInterval S1 0.03 s\n\
+         communicationInterval S2 0.07 s\ncommunicationOffset S2 0.02 s\n\
+         communicationTrigger S3 S2",
+    );
+    for i in 4..20 {
+        let _ = write!(rates, "\ncommunicationInterval S{i} 0.0{} s", 1 + i % 3);
+    }
+    assert_no_allocation_per_step("multi-rate", &scale_chain(&rates, 20));
+}
+
+#[test]
 fn richardson_error_control_steps_without_allocating() {
     assert_no_allocation_per_step(
         "Gauss-Seidel with Richardson",
