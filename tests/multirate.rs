@@ -512,6 +512,7 @@ fn sampled_p_control_matches_the_zero_order_hold_recurrence() {
             "t = {t}: v = {v}, u = {u}; recurrence v = {v_k}, u = {u_k} (bound {bound:e})"
         );
     }
+    println!("sampled control: largest difference {worst:e}, bound {bound:e}");
     assert!(worst <= bound, "largest difference {worst:e}");
     // The sampling matters: a controller at every tick gives a different trajectory.
     let fast_decay = (-a * 1e-3_f64).exp();
@@ -631,4 +632,29 @@ fn the_bundled_flight_example_matches_its_reference() {
         (h[h.len() - 1] - p.r).abs() < 1e-6,
         "the aircraft holds the target altitude"
     );
+}
+
+#[test]
+fn an_interval_off_the_tick_grid_falls_on_the_nearest_ticks() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let log = tmp.path().join("off_grid.bin");
+    // The Sampler handles variable step sizes: 2.5 ms on a 1 ms tick samples at the ticks
+    // nearest to 2.5·n ms (2.5 rounds to 3), so its steps alternate between 3 and 2 ms.
+    let body = format!(
+        "simulator 0 0 S #000000 \"{{fmus}}/Sampler.fmu\"\n\
+         simulator 1 0 F #000000 \"{{fmus}}/Sampler.fmu\"\n\
+         communicationInterval S 2.5 ms\nparameter S.logFile \"{}\"\n",
+        log.display()
+    );
+    let text = project_text("0.1 s", "1 ms", "GAUSS_JACOBI", &body);
+    let (_, stats, _) = run_recorded("off_tick_grid", &text, tmp.path());
+    assert_eq!(stats.slaves[0].do_step.count, 40);
+    let steps = logged_steps(&log);
+    assert_eq!(steps.len(), 40);
+    for (j, &(t, h)) in steps.iter().enumerate() {
+        let start = (2.5 * j as f64).round() * 1e-3;
+        let end = (2.5 * (j + 1) as f64).round() * 1e-3;
+        assert_eq!(t, start, "step {j} starts on its nearest tick");
+        assert_eq!(t + h, end, "step {j} ends on the next one");
+    }
 }
