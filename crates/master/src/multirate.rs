@@ -83,13 +83,10 @@ impl Scheduler {
         })
     }
 
-    /// The tick of the next instant.
-    fn next_tick(&self) -> u64 {
-        self.queue
-            .peek()
-            .expect("invariant: every run has a periodic slave")
-            .0
-            .0
+    /// The tick of the next instant (`None` when no slave has a clock of its own, which only a
+    /// trigger cycle in a project built in code can cause: then nothing steps).
+    fn next_tick(&self) -> Option<u64> {
+        self.queue.peek().map(|&Reverse((k, _))| k)
     }
 
     /// Proposes the next instant after communication point `t` (s) and returns the step size
@@ -101,7 +98,7 @@ impl Scheduler {
         if t >= s.t_end {
             return None;
         }
-        let mut next = self.t_start + self.next_tick() as f64 * self.rates.tick;
+        let mut next = self.t_start + self.next_tick()? as f64 * self.rates.tick;
         if next > s.t_end {
             if time::remainder_negligible(t, s.t_end) {
                 return None;
@@ -122,7 +119,9 @@ impl Scheduler {
     /// Marks the slaves due at the proposed instant, sets their target communication points,
     /// and fills `sys.cycles` with them in evaluation order.
     pub fn prepare(&mut self, sys: &mut System) {
-        let tick = self.next_tick();
+        let Some(tick) = self.next_tick() else {
+            return;
+        };
         let truncated = self.next_time != self.t_start + tick as f64 * self.rates.tick;
         while let Some(&Reverse((k, s))) = self.queue.peek()
             && k == tick

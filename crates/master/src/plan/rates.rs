@@ -114,21 +114,28 @@ pub(super) fn resolve(
     let Some(first_line) = project.communication.first() else {
         return Ok(None);
     };
-    let index_of = |name: &str| {
-        SlaveIndex(
-            slaves
-                .iter()
-                .position(|s| s.name == name)
-                .expect("invariant: the parser checked the slave names"),
-        )
+    // Projects built in code have not been through the parser's name check.
+    let index_of = |name: &str, def: &CommunicationDef| {
+        slaves
+            .iter()
+            .position(|s| s.name == name)
+            .map(SlaveIndex)
+            .ok_or_else(|| Error::InvalidSetting {
+                at: Location {
+                    file: project.path.clone(),
+                    line: Some(def.line),
+                },
+                keyword: def.setting.keyword(),
+                reason: format!("unknown slave '{name}'"),
+            })
     };
     let mut lines: Vec<Lines> = slaves.iter().map(|_| Lines::default()).collect();
     for def in &project.communication {
-        let l = &mut lines[index_of(&def.slave).0];
+        let l = &mut lines[index_of(&def.slave, def)?.0];
         match &def.setting {
             Communication::Interval(_) => l.interval = Some(def),
             Communication::Offset(_) => l.offset = Some(def),
-            Communication::Trigger(other) => l.trigger = Some((index_of(other), def)),
+            Communication::Trigger(other) => l.trigger = Some((index_of(other, def)?, def)),
         }
     }
     let at = |line: usize| Location {
@@ -387,12 +394,18 @@ fn evaluation_order(
     while order.len() < cycle.len() {
         let remaining = || cycle.iter().enumerate().filter(|(_, s)| !order.contains(s));
         let free = remaining().find(|(j, _)| preds[*j].iter().all(|p| order.contains(p)));
-        let next = free.or_else(|| {
-            remaining().find(|(_, s)| {
-                trigger_of(**s).is_none_or(|t| order.contains(&t) || position(t).is_none())
+        // A trigger cycle (refused by the parser, possible in a project built in code) never
+        // steps: its slaves go last.
+        let next = free
+            .or_else(|| {
+                remaining().find(|(_, s)| {
+                    trigger_of(**s).is_none_or(|t| order.contains(&t) || position(t).is_none())
+                })
             })
-        });
-        let (_, &s) = next.expect("invariant: trigger chains are acyclic");
+            .or_else(|| remaining().next());
+        let Some((_, &s)) = next else {
+            break;
+        };
         order.push(s);
     }
     order
