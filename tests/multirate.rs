@@ -36,24 +36,6 @@ fn run(project: &Path, wd: &Path, step_statistics: bool) -> Statistics {
     session.finish().expect("finish")
 }
 
-/// The counters that do not depend on the wall clock: run-wide and every slave's call counts.
-fn counts(stats: &Statistics) -> Vec<u64> {
-    let c = &stats.counters;
-    let mut counts = vec![
-        c.steps,
-        c.algorithm_calls,
-        c.iterations,
-        c.iteration_limit_exceeded,
-        c.convergence_fails,
-        c.error_test_fails,
-        c.fmu_errors,
-    ];
-    for s in &stats.slaves {
-        counts.extend([s.do_step.count, s.get_state.count, s.set_state.count]);
-    }
-    counts
-}
-
 /// The lines of `summary.txt` without times and without the per-slave `doStep` calls of
 /// multi-rate runs (compared through the statistics).
 fn summary_counters(wd: &Path) -> Vec<String> {
@@ -99,8 +81,8 @@ fn assert_equal_rates_change_nothing(name: &str, multirate: bool) {
     let multi_stats = run(&equal, &multi, false);
     assert!(single_stats.counters.steps >= 100, "{name}: steps taken");
     assert_eq!(
-        counts(&single_stats),
-        counts(&multi_stats),
+        single_stats.counts(),
+        multi_stats.counts(),
         "{name}: counters"
     );
     assert_eq!(

@@ -94,3 +94,26 @@ pub struct Statistics {
     /// Per-slave statistics, in project order.
     pub slaves: Vec<SlaveStatistics>,
 }
+
+impl Statistics {
+    /// The counts that do not depend on the wall clock, for comparing two runs: steps,
+    /// algorithm calls, iterations, iteration-limit, convergence, error-test and FMU-error
+    /// counts, then every slave's `doStep`, `getState` and `setState` calls (length
+    /// 7 + 3 × slaves). Two runs of the same project and settings give equal counts.
+    pub fn counts(&self) -> Vec<u64> {
+        let c = &self.counters;
+        let mut counts = vec![
+            c.steps,
+            c.algorithm_calls,
+            c.iterations,
+            c.iteration_limit_exceeded,
+            c.convergence_fails,
+            c.error_test_fails,
+            c.fmu_errors,
+        ];
+        for s in &self.slaves {
+            counts.extend([s.do_step.count, s.get_state.count, s.set_state.count]);
+        }
+        counts
+    }
+}
