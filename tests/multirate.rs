@@ -318,6 +318,17 @@ fn step_counts_follow_the_documented_rule() {
     );
 }
 
+/// The samples a producer with samples every `interval` ticks (from tick 0) has completed when
+/// a consumer reads it at tick `at`: Gauss-Seidel passes on the value of the same instant,
+/// Gauss-Jacobi only those from before it (`docs/algorithms.md`).
+fn samples_seen(at: u64, interval: u64, algorithm: &str) -> u64 {
+    if algorithm == "GAUSS_SEIDEL" {
+        at / interval
+    } else {
+        at.saturating_sub(1) / interval
+    }
+}
+
 #[test]
 fn a_slow_sampler_holds_the_ramp_between_samples() {
     let tmp = tempfile::tempdir().expect("temp dir");
@@ -341,12 +352,7 @@ fn a_slow_sampler_holds_the_ramp_between_samples() {
                 0.0
             } else {
                 let sample = 30 + (k - 30) / 100 * 100;
-                let ramp_steps = if algorithm == "GAUSS_SEIDEL" {
-                    sample / 10
-                } else {
-                    (sample - 1) / 10
-                };
-                ramp_steps as f64 * 0.01
+                samples_seen(sample, 10, algorithm) as f64 * 0.01
             };
             assert!(
                 y.to_bits() == expected.to_bits(),
@@ -376,19 +382,15 @@ fn non_harmonic_rates_read_the_latest_value_at_or_before_the_instant() {
         for ((&t, &y), &p) in results.time().iter().zip(consumed).zip(produced) {
             let k = (t / 1e-2).round() as u64; // ticks of 10 ms
             let c_sample = k / 3 * 3; // C's last sample tick
-            let p_ticks = if algorithm == "GAUSS_SEIDEL" {
-                c_sample / 2 * 2 // P's last sample at or before C's
-            } else {
-                c_sample.saturating_sub(1) / 2 * 2 // strictly before (values before the instant)
-            };
+            let p_samples = samples_seen(c_sample, 2, algorithm);
             let expected = if c_sample == 0 {
                 0.0
             } else {
-                (p_ticks / 2) as f64 * 0.02
+                p_samples as f64 * 0.02
             };
             assert!(
                 y.to_bits() == expected.to_bits(),
-                "{algorithm}: C.y = {y} at t = {t}, expected P at tick {p_ticks} = {expected}"
+                "{algorithm}: C.y = {y} at t = {t}, expected P after {p_samples} samples = {expected}"
             );
             assert!(
                 y <= t + 1e-12 && y <= p,

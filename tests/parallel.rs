@@ -103,3 +103,56 @@ fn zero_threads_is_a_usage_error() {
         run.stderr()
     );
 }
+
+#[test]
+fn parallel_multirate_steps_only_the_due_slaves_and_is_bit_identical() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let busy = example_workspace().join("fmus/packed/Busy.fmu");
+    // Eight Busy FMUs at 1, 2 and 3 ms: parallel stepping must skip the slaves not due.
+    let mut text = String::from(
+        "tStart 0 s\ntEnd 0.3 s\nhStart 1 ms\nhOutputMin 1 ms\nMasterMode GAUSS_JACOBI\nmaxIterations 1\n",
+    );
+    for i in 0..8 {
+        text += &format!(
+            "simulator {i} 0 S{i} #000000 \"{}\"\nparameter S{i}.workMicros 50\n\
+             communicationInterval S{i} {} ms\n",
+            busy.display(),
+            1 + i % 3
+        );
+        if i > 0 {
+            text += &format!("graph S{}.y S{i}.u\n", i - 1);
+        }
+    }
+    let project = tmp.path().join("multirate.msim");
+    std::fs::write(&project, text).expect("write project");
+    let runs: Vec<_> = [1, 2]
+        .into_iter()
+        .map(|threads| {
+            let run = run_mastersim(
+                &project,
+                &tmp.path().join(format!("wd{threads}")),
+                &["--threads", &threads.to_string()],
+            );
+            run.assert_success();
+            run
+        })
+        .collect();
+    let screenlog = std::fs::read_to_string(runs[1].path("log/screenlog.txt")).expect("screenlog");
+    assert!(
+        screenlog.contains("Gauss-Jacobi: parallel stepping (8 slaves"),
+        "{screenlog}"
+    );
+    let values = |k: usize| std::fs::read(runs[k].path("results/values.csv")).expect("values");
+    assert!(
+        values(0) == values(1),
+        "parallel multi-rate results differ from serial ones"
+    );
+    let summary = read_summary(&runs[1].path("log/summary.txt"));
+    for (i, expected) in ["300", "150", "100"].iter().cycle().take(8).enumerate() {
+        assert_eq!(
+            &summary[&format!("Slave[{}]DoStepCalls", i + 1)],
+            expected,
+            "S{i}"
+        );
+    }
+}

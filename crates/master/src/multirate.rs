@@ -151,10 +151,9 @@ impl Scheduler {
         }
         for &(s, target) in &self.due {
             self.is_due[s.0] = true;
-            sys.nodes[s.0].target = Some(target);
-        }
-        for (node, &due) in sys.nodes.iter_mut().zip(&self.is_due) {
-            node.idle = !due;
+            let node = &mut sys.nodes[s.0];
+            node.target = Some(target);
+            node.idle = false;
         }
         for (cycle, order) in sys.cycles.iter_mut().zip(&self.rates.order) {
             cycle.clear();
@@ -163,8 +162,8 @@ impl Scheduler {
     }
 
     /// Moves every slave that stepped at the instant on to its next sample (after the instant
-    /// was accepted).
-    pub fn commit(&mut self) {
+    /// was accepted) and marks it idle again.
+    pub fn commit(&mut self, sys: &mut System) {
         for &s in &self.popped {
             self.sample[s] += 1;
             if let SlaveClock::Periodic(grid) = self.rates.clocks[s] {
@@ -175,6 +174,7 @@ impl Scheduler {
         self.popped.clear();
         for &(s, _) in &self.due {
             self.is_due[s.0] = false;
+            sys.nodes[s.0].idle = true;
         }
         self.due.clear();
     }

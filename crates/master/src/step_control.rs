@@ -275,7 +275,7 @@ fn step_instant(
         }
     }
     std::mem::swap(&mut sys.y_t, &mut sys.y_next);
-    scheduler.commit();
+    scheduler.commit(sys);
     Ok(Stepped::Accepted { t: t_new, h })
 }
 

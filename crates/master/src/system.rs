@@ -215,7 +215,7 @@ pub(crate) struct SlaveNode {
     /// (set by the scheduler; `None` in single-rate runs, where the master's step applies).
     pub target: Option<f64>,
     /// Multi-rate runs: the slave does not step at the current instant (parallel Gauss-Jacobi
-    /// skips it).
+    /// skips it); only the due slaves are cleared, for the instant.
     pub idle: bool,
     /// MasterSim time arithmetic: the slave's clock (not the master's) is the communication
     /// point, and a rollback sets the clock to the master's current time.
@@ -583,7 +583,7 @@ impl System {
                     clock: plan.settings.t_start,
                     monitor: None,
                     target: None,
-                    idle: false,
+                    idle: plan.multirate.is_some(),
                     own_clock: plan.settings.time_arithmetic == TimeArithmetic::MasterSim,
                     only_real: false,
                     stale: true,
