@@ -88,6 +88,15 @@ struct Args {
     /// clocks), for results comparable with it.
     #[arg(long, value_name = "MODE")]
     time_arithmetic: Option<Arithmetic>,
+    /// Write a checkpoint to <working-dir>/checkpoint/ at the first communication point after
+    /// every this many seconds of wall time, so that `--resume` can continue an interrupted
+    /// run (a checkpoint is also written when SIGINT or SIGTERM stops the run).
+    #[arg(long, value_name = "SECONDS")]
+    checkpoint_interval: Option<f64>,
+    /// Continue the run interrupted at the last checkpoint in the working directory; the
+    /// results end exactly as those of an unbroken run.
+    #[arg(long)]
+    resume: bool,
 }
 
 /// A result format on the command line.
@@ -190,6 +199,8 @@ fn options(args: &Args) -> Result<Options, Failure> {
         step_statistics: args.verbosity_level >= 2,
         console_progress: true,
         step_timeout,
+        checkpoint_interval: args.checkpoint_interval,
+        checkpoint_on_stop: true,
     })
 }
 
@@ -217,8 +228,12 @@ fn run(args: &Args, interrupt: Option<&signals::Interrupt>) -> Result<u8, Failur
         message: format!("{e:#}"),
     })?;
     log::info!("mastersim, version {}", env!("CARGO_PKG_VERSION"));
-    let mut session =
-        Session::open(&project, &options).map_err(|e| Failure::new(INPUT_ERROR, &e))?;
+    let session = if args.resume {
+        Session::open_resume(&project, &options, options.checkpoint_path_for(&project))
+    } else {
+        Session::open(&project, &options)
+    };
+    let mut session = session.map_err(|e| Failure::new(INPUT_ERROR, &e))?;
     if let Some(interrupt) = interrupt {
         session.set_stop_flag(interrupt.flag());
     }
@@ -247,7 +262,7 @@ fn run(args: &Args, interrupt: Option<&signals::Interrupt>) -> Result<u8, Failur
         Ending::Interrupted { cause, t } => log::warn!(
             "{cause}: simulation stopped at t = {t} s; results up to there are complete."
         ),
-        Ending::Completed | Ending::Failed(_) | Ending::TimedOut(_) => {}
+        Ending::Completed | Ending::Failed(_) | Ending::TimedOut(_) | Ending::FmuExited { .. } => {}
     }
     let finished = session.finish();
     // Report in order of cause: the run's own failure first, then the files and the slaves.

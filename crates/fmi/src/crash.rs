@@ -206,3 +206,105 @@ extern "C" fn report(
         }
     }
 }
+
+/// The FMU call that ended the process by calling the C library's `exit`.
+///
+/// Spec: C `exit` (exit handlers run on the calling thread, before the process ends).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExitInCall {
+    /// The instance that called `exit` (its instance name, the slave name in mastersim).
+    pub instance: String,
+    /// The FMI function it was in.
+    pub function: String,
+    /// The exit status it passed.
+    pub code: i32,
+}
+
+/// The handler installed by [`on_exit_in_fmu_call`].
+static EXIT_HANDLER: std::sync::OnceLock<fn(&ExitInCall)> = std::sync::OnceLock::new();
+
+/// The call in progress on the calling thread, if it is inside an FMU.
+fn current_call() -> Option<(String, String)> {
+    let slot = MY_SLOT.with(Cell::get);
+    let entry = CALLS.get(slot)?;
+    let function = entry.function.load(Ordering::Acquire);
+    let instance = entry.instance.load(Ordering::Relaxed);
+    if function.is_null() || instance.is_null() {
+        return None;
+    }
+    // SAFETY: as in `report`: the pointers and lengths were stored together from a live
+    // `&str` and a `&'static str`, and the call they describe is still in progress on this
+    // very thread (it is the one calling `exit`), so the instance name is alive.
+    let (instance, function) = unsafe {
+        (
+            std::slice::from_raw_parts(instance, entry.instance_len.load(Ordering::Relaxed)),
+            std::slice::from_raw_parts(function, entry.function_len.load(Ordering::Relaxed)),
+        )
+    };
+    Some((
+        String::from_utf8_lossy(instance).into_owned(),
+        String::from_utf8_lossy(function).into_owned(),
+    ))
+}
+
+/// The exit handler registered with the C library: calls the installed handler when the
+/// thread calling `exit` is inside an FMU call.
+extern "C" fn exit_hook(code: libc::c_int, _arg: *mut libc::c_void) {
+    let (Some(handler), Some((instance, function))) = (EXIT_HANDLER.get(), current_call()) else {
+        return;
+    };
+    handler(&ExitInCall {
+        instance,
+        function,
+        code,
+    });
+}
+
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+unsafe extern "C" {
+    /// glibc's `on_exit`: like `atexit`, but the handler receives the exit status.
+    fn on_exit(
+        function: extern "C" fn(libc::c_int, *mut libc::c_void),
+        arg: *mut libc::c_void,
+    ) -> libc::c_int;
+}
+
+/// Installs, once per process, `handler` to run when code inside an FMU call ends the process
+/// with the C library's `exit` (some FMUs do that when their solver fails). The handler runs
+/// on the thread that called `exit`, while that FMU call is still in progress and the other
+/// threads still run, before the process ends with the FMU's exit status; it must not return
+/// into the FMU (it cannot) and should only save what is complete. Exits outside FMU calls do
+/// not call it. Later calls keep the first handler.
+///
+/// # Errors
+/// The operating system's error when the exit handler cannot be registered; on C libraries
+/// without `on_exit` (other than glibc), always.
+///
+/// Spec: C `exit`, glibc `on_exit(3)`.
+pub fn on_exit_in_fmu_call(handler: fn(&ExitInCall)) -> std::io::Result<()> {
+    static REGISTERED: Once = Once::new();
+    let mut result = Ok(());
+    if EXIT_HANDLER.set(handler).is_err() {
+        return Ok(());
+    }
+    REGISTERED.call_once(|| result = register_exit_hook());
+    result
+}
+
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn register_exit_hook() -> std::io::Result<()> {
+    // SAFETY: `exit_hook` is an `extern "C"` function with the signature glibc expects, valid
+    // for the life of the process; the argument is unused.
+    if unsafe { on_exit(exit_hook, ptr::null_mut()) } != 0 {
+        return Err(std::io::Error::other("on_exit failed"));
+    }
+    Ok(())
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn register_exit_hook() -> std::io::Result<()> {
+    Err(std::io::Error::new(
+        std::io::ErrorKind::Unsupported,
+        "this C library has no on_exit",
+    ))
+}

@@ -14,7 +14,7 @@ mod instance;
 mod kinds;
 pub mod model_description;
 
-pub use crash::install_crash_report;
+pub use crash::{ExitInCall, install_crash_report, on_exit_in_fmu_call};
 pub use error::{Error, FailureStatus, Result};
 pub use fmu::Fmu;
 pub use instance::{FmuStateId, Instance, InstantiateOptions, StepOutcome};

@@ -122,6 +122,12 @@ impl Slave for AnySlave {
     fn free_state(&mut self, state: StateId) -> Result<()> {
         forward!(self, s => s.free_state(state))
     }
+    fn serialize_state(&mut self) -> Result<Option<Vec<u8>>> {
+        forward!(self, s => s.serialize_state())
+    }
+    fn deserialize_state(&mut self, bytes: &[u8]) -> Result<()> {
+        forward!(self, s => s.deserialize_state(bytes))
+    }
     fn get_directional_derivative(
         &mut self,
         unknowns: &[ValueRef],

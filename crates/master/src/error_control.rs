@@ -49,7 +49,7 @@ fn adapt(err: f64, h_half: f64, h_min: f64) -> f64 {
 }
 
 /// The local error estimates of a run: scratch vectors and the history they need.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct ErrorEstimator {
     /// Real values of the full step (Richardson).
     y_full: Vec<f64>,

@@ -230,6 +230,20 @@ impl Slave for FileReaderSlave {
         Ok(())
     }
 
+    /// The reader's clock (s), 8 bytes little-endian.
+    fn serialize_state(&mut self) -> Result<Option<Vec<u8>>> {
+        Ok(Some(self.t.to_le_bytes().to_vec()))
+    }
+
+    fn deserialize_state(&mut self, bytes: &[u8]) -> Result<()> {
+        let t = <[u8; 8]>::try_from(bytes).map_err(|_| Error::Unsupported {
+            slave: self.name.clone(),
+            function: "a file reader state of other than 8 bytes",
+        })?;
+        self.set_time(f64::from_le_bytes(t));
+        Ok(())
+    }
+
     fn terminate(&mut self) -> Result<()> {
         Ok(())
     }

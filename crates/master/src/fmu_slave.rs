@@ -203,6 +203,31 @@ impl Slave for FmuSlave {
         self.fmi(r).map(drop)
     }
 
+    /// `fmi2GetFMUstate` into a new state, `fmi2SerializeFMUstate`, `fmi2FreeFMUstate`;
+    /// `None` unless the FMU declares `canSerializeFMUstate`.
+    fn serialize_state(&mut self) -> Result<Option<Vec<u8>>> {
+        if !self.instance.can_serialize_fmu_state() {
+            return Ok(None);
+        }
+        let r = self.instance.get_fmu_state(None);
+        let state = self.fmi(r)?;
+        let bytes = self.instance.serialize_fmu_state(state);
+        let freed = self.instance.free_fmu_state(state);
+        let bytes = self.fmi(bytes)?;
+        self.fmi(freed)?;
+        Ok(Some(bytes))
+    }
+
+    /// `fmi2DeSerializeFMUstate` into a new state, `fmi2SetFMUstate`, `fmi2FreeFMUstate`.
+    fn deserialize_state(&mut self, bytes: &[u8]) -> Result<()> {
+        let r = self.instance.deserialize_fmu_state(bytes);
+        let state = self.fmi(r)?;
+        let set = self.instance.set_fmu_state(state);
+        let freed = self.instance.free_fmu_state(state);
+        self.fmi(set)?;
+        self.fmi(freed).map(drop)
+    }
+
     fn get_directional_derivative(
         &mut self,
         unknowns: &[ValueRef],

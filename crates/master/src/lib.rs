@@ -4,6 +4,7 @@
 
 mod algorithm;
 pub mod any_slave;
+pub mod checkpoint;
 mod convergence;
 pub mod error;
 mod error_control;
@@ -31,6 +32,7 @@ pub mod watchdog;
 mod workers;
 
 pub use any_slave::AnySlave;
+pub use checkpoint::MasterState;
 pub use error::{Error, Result};
 pub use import::{ImportOptions, ImportedFmus, import_fmus, instantiate, resolve_slave};
 pub use index::{GlobalIndex, LocalIndex, SlaveIndex};

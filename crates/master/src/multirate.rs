@@ -22,6 +22,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+use crate::checkpoint::SchedulerState;
 use crate::index::SlaveIndex;
 use crate::plan::{MultiRate, SimulationPlan, SlaveClock};
 use crate::settings::Settings;
@@ -50,6 +51,22 @@ pub(crate) struct Scheduler {
 }
 
 impl Scheduler {
+    /// The state a checkpoint keeps: the sample counters, the queue and the next instant.
+    pub fn snapshot(&self) -> SchedulerState {
+        SchedulerState {
+            sample: self.sample.clone(),
+            queue: self.queue.iter().map(|Reverse(entry)| *entry).collect(),
+            next_time: self.next_time,
+        }
+    }
+
+    /// Puts the scheduler back into a state taken by [`Scheduler::snapshot`].
+    pub fn restore(&mut self, state: &SchedulerState) {
+        self.sample.clone_from(&state.sample);
+        self.queue = state.queue.iter().map(|&entry| Reverse(entry)).collect();
+        self.next_time = state.next_time;
+    }
+
     /// The scheduler of `plan`, when it has a multi-rate schedule.
     pub fn new(plan: &SimulationPlan) -> Option<Scheduler> {
         let rates = plan.multirate.clone()?;

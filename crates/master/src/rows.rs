@@ -86,6 +86,33 @@ impl RowWriter {
         self.write(sys, observer, t)
     }
 
+    /// The output schedule, for a checkpoint.
+    pub fn schedule(&self) -> &OutputSchedule {
+        &self.schedule
+    }
+
+    /// Continues the output of a resumed run: reads the parameter values, hands the layout to
+    /// `observer` and takes over `schedule`, without writing a row (the result files already
+    /// hold the rows up to the checkpoint).
+    ///
+    /// # Errors
+    /// [`Error::Observer`] when the observer fails.
+    pub fn resume(
+        &mut self,
+        plan: &SimulationPlan,
+        sys: &mut System,
+        observer: &mut dyn Observer,
+        schedule: &OutputSchedule,
+    ) -> Result<()> {
+        self.read_parameters(plan, sys);
+        observer
+            .start(&self.layout)
+            .map_err(|source| Error::Observer { source })?;
+        self.started = true;
+        self.schedule.clone_from(schedule);
+        Ok(())
+    }
+
     /// Writes the row at communication point `t` (s) if the schedule says it is due.
     ///
     /// # Errors

@@ -17,6 +17,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::algorithm::Algorithm;
 use crate::any_slave::AnySlave;
+use crate::checkpoint::{MasterState, NodeState};
 use crate::observer::{Observer, OutputLayout};
 use crate::plan::{SimulationPlan, Value};
 use crate::rows::RowWriter;
@@ -99,6 +100,8 @@ pub struct Simulation {
     /// The worker threads, started when parallel stepping is first chosen.
     workers: Option<Workers>,
     stop: Option<Arc<AtomicBool>>,
+    /// Flags that make [`Simulation::run_until`] return at the next communication point.
+    pause: Vec<Arc<AtomicBool>>,
     /// Multi-rate runs: every slave's `doStep` calls so far, for [`Observer::slave_steps`]
     /// (empty in single-rate runs).
     do_step_calls: Vec<u64>,
@@ -135,6 +138,7 @@ impl Simulation {
             threads: 1,
             workers: None,
             stop: None,
+            pause: Vec::new(),
             do_step_calls: if plan.multirate.is_some() {
                 vec![0; plan.slaves.len()]
             } else {
@@ -177,6 +181,149 @@ impl Simulation {
     /// at the next communication point with [`RunOutcome::Interrupted`].
     pub fn set_stop_flag(&mut self, flag: Arc<AtomicBool>) {
         self.stop = Some(flag);
+    }
+
+    /// Installs flags that, once one is set, make [`Simulation::run_until`] return at the next
+    /// communication point without ending the run (the caller may then write a checkpoint,
+    /// stop with [`Simulation::interrupt`], or go on). [`Simulation::run`] ignores them.
+    pub fn set_pause_flags(&mut self, flags: Vec<Arc<AtomicBool>>) {
+        self.pause = flags;
+    }
+
+    /// Ends the run at the current communication point with [`RunOutcome::Interrupted`],
+    /// writing the last row unless it was written (nothing when the run has ended already).
+    ///
+    /// # Errors
+    /// [`Error::Observer`] when the observer fails; a failing slave call.
+    pub fn interrupt(&mut self, observer: &mut dyn Observer) -> Result<()> {
+        match self.phase {
+            Phase::Initialized if self.rows.is_started() => {
+                self.end(observer, RunOutcome::Interrupted { t: self.t })
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The master's state at the current communication point, for a checkpoint.
+    ///
+    /// # Errors
+    /// [`Error::InvalidPhase`] before the first result row or after the run ended.
+    ///
+    /// Spec: `docs/checkpoints.md`.
+    pub fn snapshot(&self) -> Result<MasterState> {
+        if self.phase != Phase::Initialized || !self.rows.is_started() {
+            return Err(Error::InvalidPhase {
+                call: "snapshot",
+                reason: "outside a running simulation",
+            });
+        }
+        Ok(MasterState {
+            t: self.t,
+            counters: self.sys.counters,
+            wall_clock: self.sys.counters.wall_clock_time(),
+            control: self.control.snapshot(),
+            y_t: self.sys.y_t.clone(),
+            slaves: self
+                .sys
+                .nodes
+                .iter()
+                .map(|n| NodeState {
+                    clock: n.clock,
+                    stats: n.stats.clone(),
+                })
+                .collect(),
+            output: self.rows.schedule().clone(),
+        })
+    }
+
+    /// Every slave's state as bytes ([`Slave::serialize_state`]), in plan order; `None` for
+    /// a slave that cannot serialize. Not counted in the statistics.
+    ///
+    /// # Errors
+    /// A failing slave call.
+    pub fn serialize_slaves(&mut self) -> Result<Vec<Option<Vec<u8>>>> {
+        self.sys
+            .nodes
+            .iter_mut()
+            .map(|n| n.slave.serialize_state())
+            .collect()
+    }
+
+    /// Puts an initialized simulation of the same plan into `state`, taken by
+    /// [`Simulation::snapshot`] in an earlier process: restores every slave from
+    /// `slave_states` (plan order, as [`Simulation::serialize_slaves`] returned them; empty
+    /// when the slaves are already there, e.g. after a replay), then the master's state, and
+    /// hands the layout to `observer` without writing a row.
+    ///
+    /// # Errors
+    /// [`Error::InvalidPhase`] unless initialized and before the first row;
+    /// [`Error::InvalidSetting`] when `state` or `slave_states` does not fit the plan; a slave
+    /// that cannot restore its state; an observer's error.
+    ///
+    /// Spec: `docs/checkpoints.md` (resume).
+    pub fn resume(
+        &mut self,
+        state: &MasterState,
+        slave_states: &[Vec<u8>],
+        observer: &mut dyn Observer,
+    ) -> Result<()> {
+        if self.phase != Phase::Initialized || self.rows.is_started() {
+            return Err(Error::InvalidPhase {
+                call: "resume",
+                reason: "other than right after initialization",
+            });
+        }
+        let n = self.sys.nodes.len();
+        if state.slaves.len() != n || !(slave_states.is_empty() || slave_states.len() == n) {
+            return Err(Error::InvalidSetting {
+                at: crate::error::Location {
+                    file: self.plan.project_path.clone(),
+                    line: None,
+                },
+                keyword: "checkpoint",
+                reason: format!(
+                    "the checkpoint holds {} slaves, the project {n}",
+                    state.slaves.len()
+                ),
+            });
+        }
+        for (node, bytes) in self.sys.nodes.iter_mut().zip(slave_states) {
+            node.slave.deserialize_state(bytes)?;
+        }
+        self.sys.transfer_outputs(state.t, true)?;
+        self.restore(state);
+        self.rows
+            .resume(&self.plan, &mut self.sys, observer, &state.output)
+    }
+
+    /// Restores the master's state from `state` (see [`Simulation::resume`]).
+    fn restore(&mut self, state: &MasterState) {
+        self.t = state.t;
+        self.control.restore(&state.control);
+        self.sys.y_t.clone_from(&state.y_t);
+        self.sys.y_next.clone_from(&state.y_t);
+        for (node, s) in self.sys.nodes.iter_mut().zip(&state.slaves) {
+            node.clock = s.clock;
+        }
+        self.restore_statistics(state);
+    }
+
+    /// Replaces the counters, timers and per-slave statistics by those of `state`; the wall
+    /// clock continues from the time elapsed there. A replayed run takes over the interrupted
+    /// run's statistics this way, so that `summary.txt` counts the whole run once.
+    pub fn restore_statistics(&mut self, state: &MasterState) {
+        let started = std::time::Instant::now()
+            .checked_sub(std::time::Duration::from_secs_f64(state.wall_clock.max(0.0)));
+        self.sys.counters = state.counters;
+        self.sys.counters.started = started.or_else(|| Some(std::time::Instant::now()));
+        for (node, s) in self.sys.nodes.iter_mut().zip(&state.slaves) {
+            node.stats.clone_from(&s.stats);
+        }
+        if !self.do_step_calls.is_empty() {
+            for (calls, node) in self.do_step_calls.iter_mut().zip(&self.sys.nodes) {
+                *calls = node.stats.do_step.count;
+            }
+        }
     }
 
     /// Installs a call monitor that records every slave's `doStep`, state and initialization
@@ -315,15 +462,25 @@ impl Simulation {
     /// # Errors
     /// As [`Simulation::step`].
     pub fn run_until(&mut self, t: f64, observer: &mut dyn Observer) -> Result<StepReport> {
+        self.run_to(t, true, observer)
+    }
+
+    /// [`Simulation::run_until`], returning early at a pause flag when `pausable`.
+    fn run_to(
+        &mut self,
+        t: f64,
+        pausable: bool,
+        observer: &mut dyn Observer,
+    ) -> Result<StepReport> {
         self.start_output(observer)?;
         loop {
             let advanced = match self.workers.take() {
                 Some(workers) => {
-                    let advanced = workers.install(|| self.advance_until(t, observer, true));
+                    let advanced = workers.install(|| self.advance_until(t, pausable, observer, true));
                     self.workers = Some(workers);
                     advanced
                 }
-                None => self.advance_until(t, observer, false),
+                None => self.advance_until(t, pausable, observer, false),
             }?;
             match advanced {
                 Advanced::Done(report) => return Ok(report),
@@ -340,7 +497,7 @@ impl Simulation {
     ///
     /// Spec: MasterSim reference §9 (`simulate`).
     pub fn run(&mut self, observer: &mut dyn Observer) -> Result<RunOutcome> {
-        let report = self.run_until(f64::INFINITY, observer)?;
+        let report = self.run_to(f64::INFINITY, false, observer)?;
         Ok(report
             .ended
             .expect("invariant: a run to infinity ends the simulation"))
@@ -376,11 +533,15 @@ impl Simulation {
     fn advance_until(
         &mut self,
         t_target: f64,
+        pausable: bool,
         observer: &mut dyn Observer,
         in_pool: bool,
     ) -> Result<Advanced> {
         let mut last = self.report();
         while last.ended.is_none() && self.t < t_target {
+            if pausable && self.pause.iter().any(|f| f.load(Ordering::Relaxed)) {
+                return Ok(Advanced::Done(self.report()));
+            }
             if self
                 .stop
                 .as_ref()

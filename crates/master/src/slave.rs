@@ -154,6 +154,29 @@ pub trait Slave: Send {
     /// Unknown id or a failing FMI call. Spec: FMI 2.0.2 §2.1.8 (`fmi2FreeFMUstate`).
     fn free_state(&mut self, state: StateId) -> Result<()>;
 
+    /// The slave's current state as bytes, for a checkpoint on disk, or `None` when the slave
+    /// cannot serialize its state (the default; a resumed run then replays it).
+    ///
+    /// # Errors
+    /// A failing FMI call. Spec: FMI 2.0.2 §2.1.8 (`fmi2SerializeFMUstate`).
+    fn serialize_state(&mut self) -> Result<Option<Vec<u8>>> {
+        Ok(None)
+    }
+
+    /// Restores a state from bytes that [`Slave::serialize_state`] of the same slave (in an
+    /// earlier process) returned.
+    ///
+    /// # Errors
+    /// [`crate::Error::Unsupported`] (the default), or a failing FMI call (bytes the slave
+    /// does not accept). Spec: FMI 2.0.2 §2.1.8 (`fmi2DeSerializeFMUstate`).
+    fn deserialize_state(&mut self, bytes: &[u8]) -> Result<()> {
+        let _ = bytes;
+        Err(crate::Error::Unsupported {
+            slave: self.name().to_string(),
+            function: "deSerializeFMUstate",
+        })
+    }
+
     /// Partial derivatives of Real outputs (`unknowns`) with respect to Real inputs (`knowns`)
     /// at the current state, times the seed `dv_known`:
     /// `dv_unknown[i] = Σ_j ∂unknowns[i]/∂knowns[j] · dv_known[j]`.

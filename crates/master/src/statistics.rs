@@ -17,7 +17,7 @@ use crate::timer::Timer;
 /// Run-wide counters and timers after the last completed communication step. Times in s.
 ///
 /// Spec: MasterSim reference §12.7, §12.8.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Counters {
     /// Communication point after the last completed step (the start time before the first), s.
     pub t: f64,
@@ -47,6 +47,8 @@ pub struct Counters {
     /// Result rows handed to the observer, timed (sampled).
     pub output: Timer,
     /// When the first result row was prepared (the wall clock of `summary.txt` starts there).
+    /// Not part of a checkpoint, which holds the wall time elapsed instead.
+    #[serde(skip)]
     pub started: Option<Instant>,
 }
 
@@ -71,7 +73,7 @@ impl Counters {
 /// Call counts and timers of one slave.
 ///
 /// Spec: MasterSim reference §12.8 (per-slave counts).
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SlaveStatistics {
     /// Slave name.
     pub name: String,

@@ -13,6 +13,7 @@
 //! `docs/algorithms.md` (time arithmetic, the fixed grid).
 
 use crate::algorithm::{Algorithm, Outcome, StepParams};
+use crate::checkpoint::ControlState;
 use crate::error_control::{ErrorEstimator, Verdict};
 use crate::index::SlaveIndex;
 use crate::multirate::Scheduler;
@@ -57,6 +58,27 @@ impl StepControl {
             grid: (exact && !s.adjust_step_size).then(|| FixedGrid::new(s.t_start, s.h_start)),
             estimator: ErrorEstimator::new(plan.connections.real.len()),
             multirate: Scheduler::new(plan),
+        }
+    }
+
+    /// The controller's state for a checkpoint.
+    pub fn snapshot(&self) -> ControlState {
+        ControlState {
+            h_proposed: self.h_proposed,
+            grid: self.grid,
+            estimator: self.estimator.clone(),
+            scheduler: self.multirate.as_ref().map(Scheduler::snapshot),
+        }
+    }
+
+    /// Puts the controller back into a state taken by [`StepControl::snapshot`] in a run of
+    /// the same plan.
+    pub fn restore(&mut self, state: &ControlState) {
+        self.h_proposed = state.h_proposed;
+        self.grid = state.grid;
+        self.estimator.clone_from(&state.estimator);
+        if let (Some(scheduler), Some(s)) = (&mut self.multirate, &state.scheduler) {
+            scheduler.restore(s);
         }
     }
 

@@ -34,7 +34,7 @@ pub fn remainder_negligible(t: f64, t_end: f64) -> bool {
 ///
 /// Spec: issue 3 ("fixed-step communication points are computed without drift"); MasterSim
 /// reference §9 describes the drifting `t += h` this replaces.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct FixedGrid {
     anchor: f64,
     step: f64,
@@ -81,7 +81,7 @@ impl FixedGrid {
 /// counting up from zero as MasterSim does.
 ///
 /// Spec: MasterSim reference §12.3 (legacy 1e-8-tolerant rule).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct OutputSchedule {
     h_output_min: f64,
     next_due: Option<f64>,

@@ -16,7 +16,7 @@ use std::time::Instant;
 pub const SAMPLE: u64 = 64;
 
 /// Number of calls and estimated accumulated wall time (s) of one kind of call.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Timer {
     /// Number of calls.
     pub count: u64,

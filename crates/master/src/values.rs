@@ -59,7 +59,7 @@ pub const OUTPUT_TYPE_ORDER: [VarType; 4] = [
 ///
 /// Shapes: the vector lengths are fixed when the container is created (the number of coupled
 /// quantities or outputs of each type) and never change afterwards.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct TypedValues {
     /// Real values.
     pub real: Vec<f64>,

@@ -56,6 +56,19 @@ pub enum Error {
         /// The operating system's error.
         source: std::io::Error,
     },
+    /// A checkpoint cannot be resumed from: missing, corrupt or truncated, written by an
+    /// incompatible format, or the project, an FMU archive or a GUID changed since.
+    #[error("cannot resume from checkpoint '{}': {problem}", path.display())]
+    Checkpoint {
+        /// The checkpoint file.
+        path: PathBuf,
+        /// What is wrong, and what to do about it.
+        problem: String,
+    },
+    /// A resumed run could not reach its checkpoint as the interrupted run did: a replayed
+    /// slave is not deterministic, or the result files do not hold the rows recomputed.
+    #[error("resume failed: {0}")]
+    Resume(String),
     /// A result writer thread ended without finishing its files.
     #[error("the result writer thread {name} {reason}")]
     Writer {

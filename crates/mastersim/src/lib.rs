@@ -2,8 +2,10 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod checkpoint;
 mod console;
 mod error;
+mod exit;
 mod options;
 mod recorder;
 pub mod report;

@@ -62,6 +62,12 @@ pub struct Options {
     pub console_progress: bool,
     /// Abandon the run when an FMU call hangs (default: no limit).
     pub step_timeout: Option<StepTimeout>,
+    /// Write a checkpoint to `<working_dir>/checkpoint/state.bin` at the first communication
+    /// point after every this many seconds of wall time, > 0 (default: none).
+    pub checkpoint_interval: Option<f64>,
+    /// Write a checkpoint when the stop flag ends the run (SIGINT, SIGTERM), before the last
+    /// row (default false).
+    pub checkpoint_on_stop: bool,
 }
 
 impl Default for Options {
@@ -78,6 +84,8 @@ impl Default for Options {
             step_statistics: false,
             console_progress: false,
             step_timeout: None,
+            checkpoint_interval: None,
+            checkpoint_on_stop: false,
         }
     }
 }
@@ -93,6 +101,16 @@ impl Options {
             .unwrap_or_else(|| project.with_extension(""))
     }
 
+    /// Where the checkpoint of `project` under these options is written and resumed from:
+    /// `<working dir>/checkpoint/state.bin`.
+    ///
+    /// Spec: `docs/checkpoints.md`.
+    pub fn checkpoint_path_for(&self, project: &Path) -> PathBuf {
+        self.working_dir_for(project)
+            .join("checkpoint")
+            .join("state.bin")
+    }
+
     /// Checks the ranges of the numeric options.
     ///
     /// # Errors
@@ -106,6 +124,15 @@ impl Options {
                 option: "output threshold",
                 value: t.to_string(),
                 expected: "a relative threshold > 0",
+            });
+        }
+        if let Some(s) = self.checkpoint_interval
+            && !(s.is_finite() && s > 0.0)
+        {
+            return Err(Error::InvalidOption {
+                option: "checkpoint interval",
+                value: s.to_string(),
+                expected: "a number of seconds > 0",
             });
         }
         if self.threads == Some(0) {

@@ -6,19 +6,21 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use master::project::{Project, ResultFormat};
 use master::watchdog::CallMonitor;
 use master::{
-    Counters, ImportOptions, Observer, Observers, PlanOptions, RunOutcome, Simulation,
-    SimulationPlan, Statistics, StepReport, Value,
+    Counters, ImportOptions, MasterState, Observer, Observers, PlanOptions, RunOutcome,
+    Simulation, SimulationPlan, SlaveKind, Statistics, StepReport, Value,
 };
+
+use crate::checkpoint::{Checkpoint, FileHash, SlaveSource, SlaveStates};
 
 use crate::console::ConsoleProgress;
 use crate::options::Options;
 use crate::report::{Ending, Summary};
-use crate::results::{ResultFiles, ResultOptions};
+use crate::results::{Continued, ResultFiles, ResultOptions};
 use crate::supervise::{SharedRecord, Supervisor, Watch};
 use crate::{Error, Result};
 
@@ -50,6 +52,16 @@ pub struct Session {
     project_name: String,
     results: ResultOptions,
     stop: Arc<AtomicBool>,
+    /// Raised by the supervisor every checkpoint interval.
+    checkpoint_due: Arc<AtomicBool>,
+    /// The project file.
+    project_path: PathBuf,
+    /// Where periodic checkpoints and the checkpoint at a stop are written.
+    checkpoint_path: PathBuf,
+    /// Write a checkpoint when the stop flag ends the run.
+    checkpoint_on_stop: bool,
+    /// The hashes of the project file and the slaves' files, once computed.
+    sources: Option<(FileHash, Vec<SlaveSource>)>,
     /// What raised the stop flag, for `summary.txt`.
     stop_cause: String,
     /// The message of the error that ended the run, for `summary.txt`.
@@ -85,6 +97,10 @@ impl Session {
     /// instantiation), §7 (connections).
     pub fn open(project: impl AsRef<Path>, options: &Options) -> Result<Session> {
         options.validate()?;
+        Self::open_unchecked(project.as_ref(), options)
+    }
+
+    fn open_unchecked(project: &Path, options: &Options) -> Result<Session> {
         let project_path = project.as_ref();
         let wd = options.working_dir_for(project_path);
         let log_dir = wd.join("log");
@@ -145,7 +161,8 @@ impl Session {
         let slaves = master::instantiate(&plan, options.fmu_logging)?;
         let mut sim = Simulation::new(plan, slaves)?;
         let stop = Arc::new(AtomicBool::new(false));
-        sim.set_stop_flag(stop.clone());
+        let checkpoint_due = Arc::new(AtomicBool::new(false));
+        sim.set_pause_flags(vec![stop.clone(), checkpoint_due.clone()]);
         sim.set_threads(
             options
                 .threads
@@ -163,7 +180,15 @@ impl Session {
                 names,
             }
         });
-        let supervisor = Supervisor::spawn(record.clone(), watch);
+        let checkpoints = options
+            .checkpoint_interval
+            .map(|s| (std::time::Duration::from_secs_f64(s), checkpoint_due.clone()));
+        let supervisor = Supervisor::spawn(record.clone(), watch, checkpoints);
+        crate::exit::watch(crate::exit::ExitWatch {
+            record: record.clone(),
+            summary_path: log_dir.join("summary.txt"),
+            names: sim.plan().slaves.iter().map(|s| s.name.clone()).collect(),
+        });
         let mut observers = Observers::default();
         observers.push(Box::new(record.clone()));
         if options.console_progress {
@@ -180,6 +205,11 @@ impl Session {
                 .map_or_else(|| "results".into(), |s| s.to_string_lossy().into_owned()),
             results,
             stop,
+            checkpoint_due,
+            project_path: project_path.to_path_buf(),
+            checkpoint_path: options.checkpoint_path_for(project_path),
+            checkpoint_on_stop: options.checkpoint_on_stop,
+            sources: None,
             stop_cause: "stop requested".into(),
             failure: None,
             initialized: false,
@@ -206,15 +236,22 @@ impl Session {
 
     fn initialize_once(&mut self) -> Result<()> {
         self.sim.initialize().map_err(Error::Initialization)?;
+        self.create_result_files(Continued::Fresh)?;
+        self.sim.start_output(&mut self.observers)?;
+        self.initialized = true;
+        Ok(())
+    }
+
+    /// Creates the result files (see [`Continued`]) and hands them to the record.
+    fn create_result_files(&mut self, continued: Continued<'_>) -> Result<()> {
         let files = ResultFiles::create(
             &self.working_dir,
             &self.project_name,
             self.sim.plan(),
             self.results.clone(),
+            continued,
         )?;
         self.record.lock().files = Some(files);
-        self.sim.start_output(&mut self.observers)?;
-        self.initialized = true;
         Ok(())
     }
 
@@ -257,22 +294,229 @@ impl Session {
     /// As [`Session::step`].
     pub fn run_until(&mut self, t: f64) -> Result<StepReport> {
         self.ensure_initialized()?;
-        self.sim
-            .run_until(t, &mut self.observers)
-            .map_err(|e| self.failed(e))
+        loop {
+            let report = self
+                .sim
+                .run_until(t, &mut self.observers)
+                .map_err(|e| self.failed(e))?;
+            if report.ended.is_some() || self.sim.time() >= t {
+                return Ok(report);
+            }
+            if self.stop.load(Ordering::Relaxed) {
+                if self.checkpoint_on_stop {
+                    self.write_checkpoint("stop")?;
+                }
+                self.sim
+                    .interrupt(&mut self.observers)
+                    .map_err(|e| self.failed(e))?;
+                return Ok(StepReport {
+                    t: self.sim.time(),
+                    h: report.h,
+                    ended: self.sim.outcome().cloned(),
+                });
+            }
+            if self.checkpoint_due.swap(false, Ordering::Relaxed) {
+                self.write_checkpoint("periodic")?;
+            }
+        }
     }
 
-    /// Runs to the end (initializing first if needed).
+    /// Runs to the end (initializing first if needed), writing the checkpoints the options
+    /// ask for.
     ///
     /// # Errors
-    /// As [`Session::step`].
+    /// As [`Session::step`]; a checkpoint that cannot be written.
     ///
     /// Spec: MasterSim reference §9 (`simulate`).
     pub fn run(&mut self) -> Result<RunOutcome> {
-        self.ensure_initialized()?;
-        self.sim
-            .run(&mut self.observers)
-            .map_err(|e| self.failed(e))
+        let report = self.run_until(f64::INFINITY)?;
+        Ok(report
+            .ended
+            .expect("invariant: a run to infinity ends the simulation"))
+    }
+
+    /// Writes the checkpoint of the options' path; `why` for the log.
+    fn write_checkpoint(&mut self, why: &str) -> Result<()> {
+        let path = self.checkpoint_path.clone();
+        let result = self.save_checkpoint(&path);
+        match &result {
+            Ok(size) => log::debug!(
+                "Checkpoint ({why}) at t={} s: {size} bytes in '{}'",
+                self.sim.time(),
+                path.display()
+            ),
+            Err(e) => self.failure = Some(e.chain_text()),
+        }
+        result.map(drop)
+    }
+
+    /// Writes a checkpoint of the run at the current communication point to `path`
+    /// atomically (see `docs/checkpoints.md`): the master's state, where the result files
+    /// stand (they are flushed), the hashes of the project file and of every slave's file,
+    /// and every slave's serialized state, unless a slave cannot serialize or results are
+    /// kept in memory, in which case a resume replays the run. Returns the file's size, bytes.
+    ///
+    /// # Errors
+    /// [`Error::Master`] before the first result row or after the run ended, or when a slave
+    /// fails to serialize; [`Error::Io`] or [`Error::Output`] when a file cannot be read or
+    /// written.
+    ///
+    /// Spec: FMI 2.0.2 §2.1.8 (serialization of FMU states); `docs/checkpoints.md`.
+    pub fn save_checkpoint(&mut self, path: &Path) -> Result<u64> {
+        let master = self.sim.snapshot()?;
+        let results = match self.record.lock().files.as_mut() {
+            Some(files) => files.checkpoint_state()?,
+            None => {
+                return Err(Error::Master(master::Error::InvalidPhase {
+                    call: "save_checkpoint",
+                    reason: "without result files",
+                }));
+            }
+        };
+        let states = self.sim.serialize_slaves()?;
+        let unserializable: Vec<String> = states
+            .iter()
+            .zip(&self.sim.plan().slaves)
+            .filter(|(s, _)| s.is_none())
+            .map(|(_, p)| p.name.clone())
+            .collect();
+        let slave_states = if unserializable.is_empty() && !results.rows_in_memory {
+            SlaveStates::Serialized(states.into_iter().flatten().collect())
+        } else {
+            SlaveStates::Replay {
+                slaves: unserializable,
+            }
+        };
+        let (project, slaves) = self.sources()?.clone();
+        let checkpoint = Checkpoint {
+            project,
+            slaves,
+            master,
+            results,
+            slave_states,
+        };
+        checkpoint.write(path)
+    }
+
+    /// The hashes of the project file and of every slave's file (computed once).
+    fn sources(&mut self) -> Result<&(FileHash, Vec<SlaveSource>)> {
+        if self.sources.is_none() {
+            self.sources = Some(sources_of(&self.project_path, self.sim.plan())?);
+        }
+        Ok(self.sources.as_ref().expect("invariant: set above"))
+    }
+
+    /// Opens the project `project` to continue the run interrupted at the checkpoint
+    /// `checkpoint` (written by [`Session::save_checkpoint`] in the same working directory),
+    /// and brings it to the checkpoint's communication point; [`Session::run`] then completes
+    /// it exactly as the interrupted run would have completed.
+    ///
+    /// The slaves are instantiated and initialized. When the checkpoint holds every slave's
+    /// state, those are restored and the result files are cut back to the checkpoint and
+    /// continued. Otherwise the run is replayed from the start time to the checkpoint without
+    /// writing results: every recomputed row is compared with the row already in the result
+    /// files, and the first difference stops the resume with an error naming the slave,
+    /// column and time (a slave that is not deterministic cannot be resumed by replay).
+    ///
+    /// # Errors
+    /// As [`Session::open`] and [`Session::initialize`]; [`Error::Checkpoint`] when no
+    /// checkpoint exists, it is corrupt or truncated, was written in another checkpoint format,
+    /// or the project file, an FMU archive or a GUID changed since; [`Error::Resume`] when the
+    /// replay does not reproduce the interrupted run.
+    ///
+    /// Spec: `docs/checkpoints.md` (resume, replay); the block simulator's design
+    /// (continuing an interrupted simulation).
+    pub fn open_resume(
+        project: impl AsRef<Path>,
+        options: &Options,
+        checkpoint: impl AsRef<Path>,
+    ) -> Result<Session> {
+        options.validate()?;
+        let path = checkpoint.as_ref();
+        // Refuse a missing or corrupt checkpoint before extracting anything.
+        let checkpoint = Checkpoint::read(path)?;
+        let mut session = Self::open_unchecked(project.as_ref(), options)?;
+        let (project_hash, slaves) = session.sources()?.clone();
+        checkpoint.check_sources(path, &project_hash, &slaves)?;
+        session.resume(&checkpoint)?;
+        Ok(session)
+    }
+
+    /// Brings the freshly opened session to `checkpoint` (see [`Session::open_resume`]).
+    fn resume(&mut self, checkpoint: &Checkpoint) -> Result<()> {
+        let result = self.resume_once(checkpoint);
+        if let Err(e) = &result {
+            self.failure = Some(e.chain_text());
+        }
+        result
+    }
+
+    fn resume_once(&mut self, checkpoint: &Checkpoint) -> Result<()> {
+        self.sim.initialize().map_err(Error::Initialization)?;
+        let master = &checkpoint.master;
+        match &checkpoint.slave_states {
+            SlaveStates::Serialized(states) => {
+                log::info!(
+                    "Resuming at t={} s from the slaves' serialized states",
+                    master.t
+                );
+                self.create_result_files(Continued::Resume(&checkpoint.results))?;
+                self.sim.resume(master, states, &mut self.observers)?;
+            }
+            SlaveStates::Replay { slaves } => {
+                let why = if slaves.is_empty() {
+                    "the Signal Table or the output filter keeps rows in memory".to_string()
+                } else {
+                    format!(
+                        "these slaves cannot serialize their state: {}",
+                        slaves.join(", ")
+                    )
+                };
+                log::warn!(
+                    "Resuming at t={} s by replaying the run from the start time, because {why}",
+                    master.t
+                );
+                let started = std::time::Instant::now();
+                self.create_result_files(Continued::Replay(&checkpoint.results))?;
+                self.replay(master).map_err(replay_error)?;
+                log::warn!(
+                    "Replay to t={} s ({} steps) took {:.3} s",
+                    master.t,
+                    master.counters.steps,
+                    started.elapsed().as_secs_f64()
+                );
+            }
+        }
+        self.initialized = true;
+        Ok(())
+    }
+
+    /// Recomputes the run up to the checkpoint's step, comparing rows with the result files,
+    /// then continues the files and takes over the checkpoint's statistics.
+    fn replay(&mut self, master: &MasterState) -> Result<()> {
+        self.sim.start_output(&mut self.observers)?;
+        while self.sim.counters().steps < master.counters.steps {
+            let report = self.sim.step(&mut self.observers)?;
+            if report.ended.is_some() {
+                return Err(Error::Resume(format!(
+                    "the replay ended at t={} s, before the checkpoint at t={} s",
+                    report.t, master.t
+                )));
+            }
+        }
+        if let Some(files) = self.record.lock().files.as_mut() {
+            files.end_replay()?;
+        }
+        if let Some(difference) = master.difference(&self.sim.snapshot()?) {
+            return Err(Error::Resume(format!(
+                "the replay reached step {} at t={} s, but {difference}; a slave is not \
+                 deterministic",
+                master.counters.steps,
+                self.sim.time()
+            )));
+        }
+        self.sim.restore_statistics(master);
+        Ok(())
     }
 
     /// The current value of any variable, named `<slave>.<variable>` (a file reader's column:
@@ -312,7 +556,8 @@ impl Session {
     /// Replaces the stop flag by `flag` (e.g. one that signal handlers installed before the
     /// session was opened already raise).
     pub fn set_stop_flag(&mut self, flag: Arc<AtomicBool>) {
-        self.sim.set_stop_flag(flag.clone());
+        self.sim
+            .set_pause_flags(vec![flag.clone(), self.checkpoint_due.clone()]);
         self.stop = flag;
     }
 
@@ -413,6 +658,7 @@ impl Session {
     /// Terminates the slaves and stops the supervisor.
     fn terminate(&mut self) -> Result<()> {
         self.closed = true;
+        crate::exit::unwatch(&self.record);
         let terminated = self.sim.terminate();
         self.supervisor.stop();
         Ok(terminated?)
@@ -430,5 +676,59 @@ impl Drop for Session {
         if let Err(e) = self.terminate() {
             log::warn!("{e}");
         }
+    }
+}
+
+/// The hashes of the project file `project` and of every slave's file in `plan`.
+fn sources_of(project: &Path, plan: &SimulationPlan) -> Result<(FileHash, Vec<SlaveSource>)> {
+    let slaves = plan
+        .slaves
+        .iter()
+        .map(|s| {
+            let (file, guid) = match &s.kind {
+                SlaveKind::Fmu { fmu, path } => (
+                    Some(FileHash::of(path)?),
+                    fmu.description().guid.clone(),
+                ),
+                SlaveKind::FileReader { table } => (Some(FileHash::of(&table.path)?), String::new()),
+                SlaveKind::External { .. } => (None, String::new()),
+            };
+            Ok(SlaveSource {
+                name: s.name.clone(),
+                file,
+                guid,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok((FileHash::of(project)?, slaves))
+}
+
+/// The error of a replay: a recomputed row that differs from the result files names the
+/// slave (a slave that is not deterministic).
+fn replay_error(e: Error) -> Error {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(&e);
+    while let Some(cause) = source {
+        let mismatch = match cause.downcast_ref::<Error>() {
+            Some(Error::Output(inner)) => Some(inner),
+            _ => cause.downcast_ref::<output::Error>(),
+        };
+        if let Some(
+            cause @ output::Error::Mismatch {
+                column: Some(column),
+                ..
+            },
+        ) = mismatch
+        {
+            let slave = column.split('.').next().unwrap_or(column);
+            return Error::Resume(format!(
+                "slave '{slave}' did not recompute the results of the interrupted run, so it is \
+                 not deterministic and the run cannot be resumed by replay: {cause}"
+            ));
+        }
+        source = cause.source();
+    }
+    match e {
+        Error::Resume(_) => e,
+        other => Error::Resume(other.chain_text()),
     }
 }

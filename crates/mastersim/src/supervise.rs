@@ -45,6 +45,9 @@ pub(crate) struct SharedRecord {
     /// Steps matter (a step timeout needs the last counters, step statistics a line per
     /// step); otherwise completed steps are not recorded, which saves a lock per step.
     per_step: bool,
+    /// Without `per_step`: the counters of the last completed step, kept here (not shared)
+    /// and published with the next result row.
+    pending: Option<Counters>,
 }
 
 impl SharedRecord {
@@ -53,6 +56,34 @@ impl SharedRecord {
         SharedRecord {
             record: Arc::default(),
             per_step,
+            pending: None,
+        }
+    }
+
+    /// Identifies the record (the same for all its clones).
+    pub fn id(&self) -> usize {
+        Arc::as_ptr(&self.record) as usize
+    }
+
+    /// The statistics after the last recorded step (every step with `per_step`, else the
+    /// last result row), for slaves named `names`; per-slave counts and times are unknown here
+    /// and left at 0.
+    pub fn last_statistics(&self, names: &[String]) -> Statistics {
+        let (last, started) = {
+            let r = self.lock();
+            (r.last, r.started)
+        };
+        let mut counters = last.unwrap_or_default();
+        counters.started = started;
+        Statistics {
+            counters,
+            slaves: names
+                .iter()
+                .map(|n| master::SlaveStatistics {
+                    name: n.clone(),
+                    ..Default::default()
+                })
+                .collect(),
         }
     }
 
@@ -82,14 +113,17 @@ impl Observer for SharedRecord {
     }
 
     fn output(&mut self, t: f64, values: &TypedValues) -> std::result::Result<(), ObserverError> {
-        self.lock()
-            .files
-            .as_mut()
-            .map_or(Ok(()), |f| f.output(t, values))
+        let pending = self.pending.take();
+        let mut record = self.lock();
+        if pending.is_some() {
+            record.last = pending;
+        }
+        record.files.as_mut().map_or(Ok(()), |f| f.output(t, values))
     }
 
     fn step_completed(&mut self, counters: &Counters) {
         if !self.per_step {
+            self.pending = Some(*counters);
             return;
         }
         let mut record = self.lock();
@@ -136,18 +170,35 @@ impl Supervisor {
     /// [`FLUSH_INTERVAL`] and, with a `watch`, abandons the run when a call takes longer than
     /// the timeout. Without a thread (spawning failed) the run goes on unsupervised, with a
     /// warning.
-    pub fn spawn(record: SharedRecord, watch: Option<Watch>) -> Supervisor {
-        let poll = watch.as_ref().map_or(FLUSH_INTERVAL, |w| {
+    ///
+    /// With `checkpoints = Some((interval, flag))` it also raises `flag` every `interval` of
+    /// wall time, asking the stepping thread for a checkpoint at its next communication point.
+    pub fn spawn(
+        record: SharedRecord,
+        watch: Option<Watch>,
+        checkpoints: Option<(Duration, Arc<AtomicBool>)>,
+    ) -> Supervisor {
+        let mut poll = watch.as_ref().map_or(FLUSH_INTERVAL, |w| {
             (w.timeout.limit / 10).clamp(Duration::from_millis(5), Duration::from_millis(100))
         });
+        if let Some((interval, _)) = &checkpoints {
+            poll = poll.min((*interval / 4).max(Duration::from_millis(1)));
+        }
         let stop = Arc::new(AtomicBool::new(false));
         let stopped = stop.clone();
         let spawned = std::thread::Builder::new()
             .name("mastersim-supervisor".into())
             .spawn(move || {
                 let mut last_flush = Instant::now();
+                let mut last_checkpoint = Instant::now();
                 while !stopped.load(Ordering::Acquire) {
                     std::thread::park_timeout(poll);
+                    if let Some((interval, flag)) = &checkpoints
+                        && last_checkpoint.elapsed() >= *interval
+                    {
+                        last_checkpoint = Instant::now();
+                        flag.store(true, Ordering::Relaxed);
+                    }
                     if last_flush.elapsed() >= FLUSH_INTERVAL {
                         last_flush = Instant::now();
                         log::logger().flush();
@@ -205,21 +256,13 @@ fn abandon(record: &SharedRecord, w: &Watch, call: BusyCall) -> ! {
     if let Err(e) = record.finish_files() {
         log::error!("finishing the result files failed: {e}");
     }
-    let (last, started) = {
-        let r = record.lock();
-        (r.last, r.started)
-    };
-    let mut counters = last.unwrap_or_default();
-    counters.started = started;
-    let stats = Statistics {
-        counters,
-        slaves: w
-            .names
-            .iter()
-            .enumerate()
-            .map(|(i, n)| w.monitor.slave_statistics(i, n))
-            .collect(),
-    };
+    let mut stats = record.last_statistics(&w.names);
+    stats.slaves = w
+        .names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| w.monitor.slave_statistics(i, n))
+        .collect();
     if let Err(e) = Summary::now(&stats).log_and_write(&w.summary_path, &Ending::TimedOut(message))
     {
         log::error!("{e}");

@@ -12,7 +12,7 @@
 
 use std::path::Path;
 
-use crate::file::TextFile;
+use crate::file::{OpenMode, TextFile};
 use crate::number::{VALUE_PRECISION, write_g_bytes};
 use crate::{Error, Result};
 
@@ -69,17 +69,39 @@ impl ValuesCsvWriter {
     ///
     /// Spec: MasterSim reference §12.1 (header).
     pub fn create(path: impl AsRef<Path>, time_unit: &str, columns: &[Column]) -> Result<Self> {
-        let mut file = TextFile::create(path.as_ref())?;
-        let mut header = format!("Time [{time_unit}]");
-        for column in columns {
-            header.push_str(" \t");
-            header.push_str(&column.name);
-            header.push_str(" [");
-            header.push_str(&column.unit);
-            header.push(']');
+        Self::open(path, time_unit, columns, OpenMode::Create)
+    }
+
+    /// Opens the file at `path` in `mode`: [`OpenMode::Create`] as [`create`](Self::create);
+    /// [`OpenMode::Append`] continues the file after its first `len` bytes (the header is not
+    /// written again); [`OpenMode::Verify`] compares the header and every row with the file
+    /// (see [`end_verify`](Self::end_verify)).
+    ///
+    /// # Errors
+    /// As [`create`](Self::create); [`Error::Read`] when an existing file cannot be opened;
+    /// [`Error::Mismatch`] when appending to a file shorter than `len`, or when verifying
+    /// finds a different header.
+    ///
+    /// Spec: `docs/checkpoints.md` (result files of a resumed run).
+    pub fn open(
+        path: impl AsRef<Path>,
+        time_unit: &str,
+        columns: &[Column],
+        mode: OpenMode,
+    ) -> Result<Self> {
+        let mut file = TextFile::open(path.as_ref(), mode)?;
+        if !matches!(mode, OpenMode::Append { .. }) {
+            let mut header = format!("Time [{time_unit}]");
+            for column in columns {
+                header.push_str(" \t");
+                header.push_str(&column.name);
+                header.push_str(" [");
+                header.push_str(&column.unit);
+                header.push(']');
+            }
+            header.push('\n');
+            file.write(&header)?;
         }
-        header.push('\n');
-        file.write(&header)?;
         Ok(ValuesCsvWriter {
             file,
             columns: columns.len(),
@@ -141,6 +163,16 @@ impl ValuesCsvWriter {
     pub fn flush(&mut self) -> Result<()> {
         self.file.flush()
     }
+
+    /// Ends verifying (see [`OpenMode::Verify`]): the file is cut back to the bytes compared
+    /// and later rows are appended. Returns the file's length, bytes; a writer that was not
+    /// verifying flushes and returns its file's length.
+    ///
+    /// # Errors
+    /// [`Error::Read`], [`Error::Write`] from the file system.
+    pub fn end_verify(&mut self) -> Result<u64> {
+        self.file.end_verify()
+    }
 }
 
 /// Writer of `results/strings.csv`: time plus one string per column and row.
@@ -172,14 +204,31 @@ impl StringsCsvWriter {
     ///
     /// Spec: MasterSim reference §12.2 (header).
     pub fn create(path: impl AsRef<Path>, time_unit: &str, names: &[String]) -> Result<Self> {
-        let mut file = TextFile::create(path.as_ref())?;
-        let mut header = format!("Time [{time_unit}]");
-        for name in names {
-            header.push_str(" \t");
-            header.push_str(name);
+        Self::open(path, time_unit, names, OpenMode::Create)
+    }
+
+    /// Opens the file at `path` in `mode`, as [`ValuesCsvWriter::open`].
+    ///
+    /// # Errors
+    /// As [`ValuesCsvWriter::open`].
+    ///
+    /// Spec: `docs/checkpoints.md` (result files of a resumed run).
+    pub fn open(
+        path: impl AsRef<Path>,
+        time_unit: &str,
+        names: &[String],
+        mode: OpenMode,
+    ) -> Result<Self> {
+        let mut file = TextFile::open(path.as_ref(), mode)?;
+        if !matches!(mode, OpenMode::Append { .. }) {
+            let mut header = format!("Time [{time_unit}]");
+            for name in names {
+                header.push_str(" \t");
+                header.push_str(name);
+            }
+            header.push('\n');
+            file.write(&header)?;
         }
-        header.push('\n');
-        file.write(&header)?;
         Ok(StringsCsvWriter {
             file,
             columns: names.len(),
@@ -240,6 +289,16 @@ impl StringsCsvWriter {
     /// Spec: MasterSim reference §12.2.
     pub fn flush(&mut self) -> Result<()> {
         self.file.flush()
+    }
+
+    /// Ends verifying (see [`OpenMode::Verify`]): the file is cut back to the bytes compared
+    /// and later rows are appended. Returns the file's length, bytes; a writer that was not
+    /// verifying flushes and returns its file's length.
+    ///
+    /// # Errors
+    /// [`Error::Read`], [`Error::Write`] from the file system.
+    pub fn end_verify(&mut self) -> Result<u64> {
+        self.file.end_verify()
     }
 }
 

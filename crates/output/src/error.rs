@@ -40,6 +40,20 @@ pub enum Error {
         /// Number of values passed for the row.
         found: usize,
     },
+    /// A verifying writer found different bytes in the file than it would have written, or
+    /// an appending writer found the file shorter than expected (`line` 0).
+    #[error("'{}' line {line}: {detail}", path.display())]
+    Mismatch {
+        /// The file compared.
+        path: PathBuf,
+        /// 1-based line of the first difference (0: the file as a whole).
+        line: u64,
+        /// The column (`<slave>.<variable>`, with its unit in CSV files) whose value differs,
+        /// when one does.
+        column: Option<String>,
+        /// What differs: the column, the recomputed and the stored value.
+        detail: String,
+    },
     /// A file could not be opened or read.
     #[error("cannot read file '{}': {source}", path.display())]
     Read {

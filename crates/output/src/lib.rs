@@ -15,9 +15,13 @@ pub mod table;
 
 pub use csv::{Column, StringsCsvWriter, ValuesCsvWriter};
 pub use error::{Error, Result};
+pub use file::OpenMode;
 pub use error::{MatProblem, TableProblem};
 pub use filter::{ColumnFilter, KeptRow, RowFilter};
-pub use mat::{MatAlias, MatFile, MatParameter, MatReadSignal, MatSeries, MatSignal, MatWriter};
+pub use mat::{
+    MatAlias, MatFile, MatOpen, MatParameter, MatReadSignal, MatSeries, MatSignal, MatState,
+    MatWriter,
+};
 pub use number::{format_fixed, format_g, write_fixed, write_g, write_g_bytes};
 pub use progress::ProgressWriter;
 pub use signal_table::{

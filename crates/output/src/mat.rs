@@ -44,7 +44,7 @@ mod tests;
 mod writer;
 
 pub use reader::read;
-pub use writer::{MatWriter, write_series};
+pub use writer::{MatOpen, MatState, MatWriter, write_series};
 
 /// MAT v4 type code (`M0PT`) of little-endian 64-bit floating-point numbers.
 const TYPE_DOUBLE: i32 = 0;

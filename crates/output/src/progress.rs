@@ -8,7 +8,7 @@
 use std::path::Path;
 
 use crate::Result;
-use crate::file::TextFile;
+use crate::file::{OpenMode, TextFile};
 use crate::number::{write_g, write_right_aligned};
 
 /// Width of every field of `progress.txt` (bytes).
@@ -41,8 +41,24 @@ impl ProgressWriter {
     ///
     /// Spec: MasterSim reference §12.6 (header).
     pub fn create(path: impl AsRef<Path>, t_start: f64) -> Result<Self> {
-        let mut file = TextFile::create(path.as_ref())?;
-        if t_start == 0.0 {
+        Self::open(path, t_start, None)
+    }
+
+    /// Continues the existing file at `path` after its first `len` bytes (a resumed run).
+    ///
+    /// # Errors
+    /// [`Error::Read`](crate::Error::Read) when the file cannot be opened,
+    /// [`Error::Mismatch`](crate::Error::Mismatch) when it is shorter than `len`.
+    ///
+    /// Spec: `docs/checkpoints.md` (result files of a resumed run).
+    pub fn append(path: impl AsRef<Path>, len: u64) -> Result<Self> {
+        Self::open(path, 0.0, Some(len))
+    }
+
+    fn open(path: impl AsRef<Path>, t_start: f64, append: Option<u64>) -> Result<Self> {
+        let mode = append.map_or(OpenMode::Create, |len| OpenMode::Append { len });
+        let mut file = TextFile::open(path.as_ref(), mode)?;
+        if t_start == 0.0 && append.is_none() {
             let mut header = String::new();
             for (i, caption) in ["Simtime [s] ", "Realtime [s]", "Percentage [%]"]
                 .into_iter()

@@ -56,11 +56,33 @@ impl StepStatsWriter {
     ///
     /// Spec: MasterSim reference §12.7 (header); the per-slave columns are mastersim's own.
     pub fn create(path: &Path, slaves: &[String]) -> Result<Self> {
-        let file = File::create(path).map_err(|source| Error::Io {
-            action: "create",
+        Self::open(path, slaves, None)
+    }
+
+    /// As [`StepStatsWriter::create`], or with `append = Some(len)` continuing the existing
+    /// file after its first `len` bytes (a resumed run; no header is written).
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming the file when it cannot be opened, cut back or written.
+    pub fn open(path: &Path, slaves: &[String], append: Option<u64>) -> Result<Self> {
+        let io = |action, source| Error::Io {
+            action,
             path: path.to_path_buf(),
             source,
-        })?;
+        };
+        let file = match append {
+            None => File::create(path).map_err(|e| io("create", e))?,
+            Some(len) => {
+                let mut file = std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(path)
+                    .map_err(|e| io("open", e))?;
+                file.set_len(len)
+                    .and_then(|()| std::io::Seek::seek(&mut file, std::io::SeekFrom::End(0)))
+                    .map_err(|e| io("cut back", e))?;
+                file
+            }
+        };
         let mut header = String::with_capacity(256);
         for (i, (caption, width)) in COLUMNS.into_iter().enumerate() {
             if i > 0 {
@@ -83,7 +105,9 @@ impl StepStatsWriter {
             line: String::with_capacity(256),
             slave_widths,
         };
-        writer.write_line(&header)?;
+        if append.is_none() {
+            writer.write_line(&header)?;
+        }
         Ok(writer)
     }
 
@@ -156,6 +180,19 @@ impl StepStatsWriter {
     /// Spec: MasterSim reference §12.7.
     pub fn flush(&mut self) -> Result<()> {
         self.file.flush().map_err(|source| self.io_error(source))
+    }
+
+    /// Flushes and returns the file's length, bytes (for a checkpoint).
+    ///
+    /// # Errors
+    /// [`Error::Io`] if flushing or reading the length fails.
+    pub fn len(&mut self) -> Result<u64> {
+        self.flush()?;
+        self.file
+            .get_ref()
+            .metadata()
+            .map(|m| m.len())
+            .map_err(|source| self.io_error(source))
     }
 }
 

@@ -42,6 +42,17 @@ pub enum Ending {
     Failed(String),
     /// An FMU call exceeded the step timeout (message).
     TimedOut(String),
+    /// Code inside an FMU ended the process with the C library's `exit`.
+    FmuExited {
+        /// The slave whose FMU called `exit`.
+        slave: String,
+        /// The FMI function it was in.
+        function: String,
+        /// The exit status it passed (the process ends with it).
+        code: i32,
+        /// The last communication point with a complete result row, s.
+        t: f64,
+    },
 }
 
 impl Ending {
@@ -59,6 +70,18 @@ impl Ending {
             }
             Ending::Failed(m) => ("Failed", m.clone()),
             Ending::TimedOut(m) => ("TimedOut", m.clone()),
+            Ending::FmuExited {
+                slave,
+                function,
+                code,
+                t,
+            } => (
+                "FmuExited",
+                format!(
+                    "slave '{slave}' ended the process with exit code {code} inside {function}; \
+                     results are complete up to t={t} s"
+                ),
+            ),
         };
         vec![
             ("Outcome", outcome.to_string()),

@@ -113,7 +113,7 @@ pub struct Background<D: Drain> {
     inline: Option<D>,
     /// The hand-over state, once the writer thread runs.
     shared: Option<Arc<Shared<D::Batch>>>,
-    writer: Option<JoinHandle<Result<()>>>,
+    writer: Option<JoinHandle<Result<D>>>,
     /// The batch being filled.
     pub current: D::Batch,
 }
@@ -217,17 +217,21 @@ impl<D: Drain> Background<D> {
         Err(self.writer_error())
     }
 
-    /// Writes the rest, flushes and ends the writer thread.
+    /// Writes the rest, flushes, ends the writer thread and gives back the drain.
     ///
     /// # Errors
     /// The drain's or the writer's error.
-    pub fn finish(mut self) -> Result<()> {
+    pub fn finish(mut self) -> Result<D> {
         self.flush()?;
         self.close()
     }
 
-    /// Asks the writer to end once the queue is written, and waits for it.
-    fn close(&mut self) -> Result<()> {
+    /// Asks the writer to end once the queue is written, waits for it and takes back the
+    /// drain.
+    fn close(&mut self) -> Result<D> {
+        if let Some(drain) = self.inline.take() {
+            return Ok(drain);
+        }
         if let Some(shared) = &self.shared {
             let mut state = shared.lock();
             state.closing = true;
@@ -239,7 +243,10 @@ impl<D: Drain> Background<D> {
                 name: self.name,
                 reason: "panicked",
             }),
-            None => Ok(()),
+            None => Err(Error::Writer {
+                name: self.name,
+                reason: "ended early",
+            }),
         }
     }
 
@@ -273,8 +280,8 @@ enum Job<B> {
 }
 
 /// The writer thread: writes batches in order, serves flushes, ends when the stepping side
-/// closes.
-fn run<D: Drain>(mut drain: D, shared: &Shared<D::Batch>) -> Result<()> {
+/// closes, giving back the drain.
+fn run<D: Drain>(mut drain: D, shared: &Shared<D::Batch>) -> Result<D> {
     loop {
         let job = {
             let mut state = shared.wait_until(shared.lock(), |s| {
@@ -302,7 +309,10 @@ fn run<D: Drain>(mut drain: D, shared: &Shared<D::Batch>) -> Result<()> {
                 state.flushes_done = target;
                 shared.publish(state);
             }
-            Job::End => return drain.flush(),
+            Job::End => {
+                drain.flush()?;
+                return Ok(drain);
+            }
         }
     }
 }

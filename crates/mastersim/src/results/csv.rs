@@ -4,12 +4,15 @@
 //! Spec: MasterSim reference §12.1–12.2. Deviation: `strings.csv` gives its time column in
 //! `outputTimeUnit`, like `values.csv` (MasterSim always writes seconds there).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use master::OutputLayout;
 use master::project::TimeUnit;
 use master::values::TypedValues;
+use output::OpenMode;
 use output::csv::{Column, StringsCsvWriter, ValuesCsvWriter};
+
+use super::Continued;
 
 /// Bytes reserved per String value of a batch (longer values grow their String once).
 const STRING_CAPACITY: usize = 32;
@@ -76,7 +79,16 @@ impl CsvFiles {
         results_dir: &Path,
         time_unit: TimeUnit,
         layout: &OutputLayout,
+        continued: Continued<'_>,
     ) -> crate::Result<Self> {
+        let mode = |len: Option<u64>| match continued {
+            Continued::Fresh => OpenMode::Create,
+            Continued::Resume(_) => OpenMode::Append {
+                len: len.unwrap_or(0),
+            },
+            Continued::Replay(_) => OpenMode::Verify,
+        };
+        let lengths = continued.state().map_or([None, None], |s| s.csv);
         let c = &layout.columns;
         let columns: Vec<Column> = [&c.boolean, &c.integer, &c.real]
             .into_iter()
@@ -87,8 +99,12 @@ impl CsvFiles {
             })
             .collect();
         log::info!("Creating output file 'values.csv'.");
-        let values =
-            ValuesCsvWriter::create(results_dir.join("values.csv"), time_unit.name(), &columns)?;
+        let values = ValuesCsvWriter::open(
+            results_dir.join("values.csv"),
+            time_unit.name(),
+            &columns,
+            mode(lengths[0]),
+        )?;
         let strings = if c.string.is_empty() {
             log::debug!(
                 "Skipping output file 'strings.csv', no outputs of this type are generated."
@@ -100,10 +116,11 @@ impl CsvFiles {
                 c.string.len()
             );
             let names: Vec<String> = c.string.iter().map(|c| c.name.clone()).collect();
-            Some(StringsCsvWriter::create(
+            Some(StringsCsvWriter::open(
                 results_dir.join("strings.csv"),
                 time_unit.name(),
                 &names,
+                mode(lengths[1]),
             )?)
         };
         let mut files = CsvFiles {
@@ -129,6 +146,22 @@ impl CsvFiles {
         rows.values.clear();
         rows.string_count = 0;
         Ok(())
+    }
+
+    /// The paths of `values.csv` and `strings.csv` (when written).
+    pub fn paths(&self) -> [Option<PathBuf>; 2] {
+        [
+            Some(self.values.path().to_path_buf()),
+            self.strings.as_ref().map(|s| s.path().to_path_buf()),
+        ]
+    }
+
+    /// Ends verifying (see [`output::OpenMode::Verify`]) and returns both files' lengths,
+    /// bytes.
+    pub fn end_verify(&mut self) -> crate::Result<[Option<u64>; 2]> {
+        let values = self.values.end_verify()?;
+        let strings = self.strings.as_mut().map(|s| s.end_verify()).transpose()?;
+        Ok([Some(values), strings])
     }
 
     /// Passes both files' buffers to the operating system.

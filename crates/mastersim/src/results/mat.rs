@@ -11,7 +11,11 @@ use std::path::{Path, PathBuf};
 use master::values::TypedValues;
 use master::{OutputColumn, OutputLayout, Settings};
 use output::filter::ColumnFilter;
-use output::mat::{MatAlias, MatParameter, MatSeries, MatSignal, MatWriter};
+use output::mat::{
+    MatAlias, MatOpen, MatParameter, MatSeries, MatSignal, MatState, MatWriter,
+};
+
+use super::Continued;
 
 fn signal(column: &OutputColumn) -> MatSignal {
     MatSignal::new(
@@ -65,6 +69,7 @@ impl MatSink {
         layout: &OutputLayout,
         settings: &Settings,
         threshold: Option<f64>,
+        continued: Continued<'_>,
     ) -> crate::Result<Self> {
         let c = &layout.columns;
         let mut aliases = Vec::new();
@@ -96,13 +101,21 @@ impl MatSink {
         let (t_start, t_stop) = (settings.t_start, settings.t_end);
         log::info!("Creating output file '{}'.", path.display());
         let mode = match threshold {
-            None => Mode::Streaming(MatWriter::create(
+            None => Mode::Streaming(MatWriter::open(
                 path,
                 &parameters,
                 &signals,
                 &aliases,
-                t_start,
-                t_stop,
+                (t_start, t_stop),
+                match continued {
+                    Continued::Fresh => MatOpen::Create,
+                    Continued::Resume(s) => MatOpen::Resume(s.mat.unwrap_or(MatState {
+                        rows: 0,
+                        end: 0,
+                        len: 0,
+                    })),
+                    Continued::Replay(_) => MatOpen::Verify,
+                },
             )?),
             Some(threshold) => Mode::Filtered(Filtered {
                 path: path.to_path_buf(),
@@ -128,6 +141,23 @@ impl MatSink {
             mode,
             row: Vec::new(),
         })
+    }
+
+    /// Where the streaming file stands (`None` with the filter, whose file is written at the
+    /// end), for a checkpoint.
+    pub fn state(&self) -> Option<MatState> {
+        match &self.mode {
+            Mode::Streaming(writer) => Some(writer.state()),
+            Mode::Filtered(_) => None,
+        }
+    }
+
+    /// Ends verifying the streaming file at the checkpoint's `state` and continues it.
+    pub fn end_verify(&mut self, state: Option<MatState>) -> crate::Result<()> {
+        if let (Mode::Streaming(writer), Some(state)) = (&mut self.mode, state) {
+            writer.end_verify(state)?;
+        }
+        Ok(())
     }
 
     /// Writes (or filters) one row; `t` in s.

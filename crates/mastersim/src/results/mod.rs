@@ -28,6 +28,47 @@ use text::TextSink;
 use crate::report::StepStatsWriter;
 use crate::{Error, Result};
 
+/// Where the result files of a run stand at a checkpoint: what a resumed run needs to
+/// continue them.
+///
+/// Spec: `docs/checkpoints.md` (result files).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct ResultsState {
+    /// Lengths of `values.csv` and `strings.csv`, bytes (`None`: not written).
+    pub csv: [Option<u64>; 2],
+    /// Length of `log/progress.txt`, bytes.
+    pub progress: u64,
+    /// Length of `log/stepstats.tsv`, bytes, when written.
+    pub step_stats: Option<u64>,
+    /// The streaming MAT file, when written.
+    pub mat: Option<output::MatState>,
+    /// Some result rows exist only in memory until the end (Signal Table, output filter), so
+    /// a resume must rebuild them by replaying the run.
+    pub rows_in_memory: bool,
+}
+
+/// Whether result files are new or continue those of an interrupted run.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Continued<'a> {
+    /// A new run: create the files.
+    Fresh,
+    /// A resumed run whose slaves were restored: continue the files as `state` describes.
+    Resume(&'a ResultsState),
+    /// A resumed run that recomputes the rows up to the checkpoint `state` first: compare
+    /// them with the files (progress and step statistics are continued at once and receive
+    /// nothing until [`ResultFiles::end_replay`]).
+    Replay(&'a ResultsState),
+}
+
+impl Continued<'_> {
+    fn state(&self) -> Option<&ResultsState> {
+        match self {
+            Continued::Fresh => None,
+            Continued::Resume(s) | Continued::Replay(s) => Some(s),
+        }
+    }
+}
+
 /// What the result files of a run are: formats, the output filter, step statistics.
 #[derive(Debug, Clone)]
 pub(crate) struct ResultOptions {
@@ -142,6 +183,10 @@ pub(crate) struct ResultFiles {
     /// The run is multi-rate (`stepstats.tsv` has per-slave columns).
     multirate: bool,
     settings: master::Settings,
+    /// Replaying up to this checkpoint (see [`Continued::Replay`]).
+    replay: Option<ResultsState>,
+    /// Continuing from this checkpoint without replay (see [`Continued::Resume`]).
+    resume: Option<ResultsState>,
 }
 
 impl ResultFiles {
@@ -157,6 +202,7 @@ impl ResultFiles {
         project_name: &str,
         plan: &SimulationPlan,
         options: ResultOptions,
+        continued: Continued<'_>,
     ) -> Result<Self> {
         let results_dir = wd.join("results");
         std::fs::create_dir_all(&results_dir).map_err(|source| Error::Io {
@@ -165,8 +211,12 @@ impl ResultFiles {
             source,
         })?;
         let settings = plan.settings.clone();
+        let progress_path = wd.join("log").join("progress.txt");
         let progress_file = Some(ProgressFile::new(
-            ProgressWriter::create(wd.join("log").join("progress.txt"), settings.t_start)?,
+            match continued.state() {
+                None => ProgressWriter::create(progress_path, settings.t_start)?,
+                Some(s) => ProgressWriter::append(progress_path, s.progress)?,
+            },
             settings.t_end,
         ));
         let step_stats = if options.step_statistics {
@@ -174,9 +224,10 @@ impl ResultFiles {
                 Some(_) => plan.slaves.iter().map(|s| s.name.clone()).collect(),
                 None => Vec::new(),
             };
-            Some(StepStatsWriter::create(
+            Some(StepStatsWriter::open(
                 &wd.join("log").join("stepstats.tsv"),
                 &slaves,
+                continued.state().and_then(|s| s.step_stats),
             )?)
         } else {
             None
@@ -207,7 +258,61 @@ impl ResultFiles {
             pending_step: None,
             multirate: plan.multirate.is_some(),
             settings,
+            replay: match continued {
+                Continued::Replay(s) => Some(s.clone()),
+                _ => None,
+            },
+            resume: match continued {
+                Continued::Resume(s) => Some(s.clone()),
+                _ => None,
+            },
         })
+    }
+
+    /// Where the files stand now, for a checkpoint taken at a communication point: flushes
+    /// the text files and reads their lengths.
+    ///
+    /// # Errors
+    /// The writers' errors; [`Error::Io`] when a length cannot be read.
+    pub fn checkpoint_state(&mut self) -> Result<ResultsState> {
+        let [values, strings, progress] = match &mut self.text {
+            Some(text) => text.lengths()?,
+            None => [None; 3],
+        };
+        let step_stats = self.step_stats.as_mut().map(StepStatsWriter::len).transpose()?;
+        Ok(ResultsState {
+            csv: [values, strings],
+            progress: progress.unwrap_or(0),
+            step_stats,
+            mat: self.mat.as_ref().and_then(mat::MatSink::state),
+            rows_in_memory: self.rows.json.is_some() || self.rows.filter.is_some(),
+        })
+    }
+
+    /// Ends a replay that reached its checkpoint: every file compared so far must hold
+    /// exactly the checkpoint's rows; the files are then continued from there.
+    ///
+    /// # Errors
+    /// [`Error::Output`] naming the file when it holds other rows than were recomputed
+    /// (more, fewer, or different ones); the writers' errors.
+    pub fn end_replay(&mut self) -> Result<()> {
+        let Some(state) = self.replay.take() else {
+            return Ok(());
+        };
+        if let Some(text) = self.text.take() {
+            let (text, lengths) = text.end_verify()?;
+            self.text = Some(text);
+            if lengths != state.csv {
+                return Err(Error::Resume(format!(
+                    "the rows recomputed up to the checkpoint fill {lengths:?} bytes of values.csv and strings.csv, but the checkpoint recorded {:?}",
+                    state.csv
+                )));
+            }
+        }
+        if let Some(mat) = &mut self.mat {
+            mat.end_verify(state.mat)?;
+        }
+        Ok(())
     }
 
     /// Hands buffered rows to the operating system (the supervisor calls this every second;
@@ -259,9 +364,21 @@ impl ResultFiles {
 }
 
 impl ResultFiles {
+    /// How the files are opened when the layout arrives.
+    fn continued(&self) -> Continued<'_> {
+        match (&self.replay, &self.resume) {
+            (Some(s), _) => Continued::Replay(s),
+            (None, Some(s)) => Continued::Resume(s),
+            (None, None) => Continued::Fresh,
+        }
+    }
+
     /// Appends one line to `stepstats.tsv` when it is written; a failure is logged once and
     /// ends the file.
     fn write_step_row(&mut self, counters: &Counters, do_step_calls: &[u64]) {
+        if self.replay.is_some() {
+            return;
+        }
         if let Some(writer) = &mut self.step_stats
             && let Err(e) = writer.write_row(counters, do_step_calls)
         {
@@ -299,6 +416,7 @@ impl Observer for ResultFiles {
                 &self.results_dir,
                 self.time_unit,
                 layout,
+                self.continued(),
             )?)
         } else {
             None
@@ -320,6 +438,7 @@ impl Observer for ResultFiles {
                 layout,
                 s,
                 self.options.threshold,
+                self.continued(),
             )?);
         }
         if let Some(progress) = self.progress_file.take() {
@@ -337,7 +456,9 @@ impl Observer for ResultFiles {
         if let Some(mat) = &mut self.mat {
             mat.write(t, values)?;
         }
-        text.progress_line(t)?;
+        if self.replay.is_none() {
+            text.progress_line(t)?;
+        }
         Ok(())
     }
 

@@ -82,6 +82,11 @@ impl ProgressFile {
         Ok(())
     }
 
+    /// The file's path.
+    pub fn path(&self) -> &std::path::Path {
+        self.writer.path()
+    }
+
     /// Passes the lines written so far to the operating system.
     pub fn flush(&mut self) -> crate::Result<()> {
         Ok(self.writer.flush()?)

@@ -6,6 +6,8 @@
 //!
 //! Spec: MasterSim reference §12.1, §12.2 and §12.6.
 
+use std::path::PathBuf;
+
 use master::values::TypedValues;
 
 use super::background::{Background, Drain};
@@ -70,16 +72,56 @@ impl Drain for TextFiles {
 pub struct TextSink {
     files: Background<TextFiles>,
     clock: LineClock,
+    /// Paths of `values.csv` and `strings.csv` (when written) and `progress.txt`.
+    paths: [Option<PathBuf>; 3],
 }
 
 impl TextSink {
     /// Takes over `progress` and, when CSV results were asked for, `csv` (headers written).
     /// The real-time column of `progress.txt` counts from now.
     pub fn new(csv: Option<CsvFiles>, progress: ProgressFile) -> Self {
+        Self::with_clock(TextFiles { csv, progress }, LineClock::new())
+    }
+
+    fn with_clock(files: TextFiles, clock: LineClock) -> Self {
+        let [values, strings] = files.csv.as_ref().map_or([None, None], CsvFiles::paths);
+        let paths = [values, strings, Some(files.progress.path().to_path_buf())];
         TextSink {
-            files: Background::new("mastersim-text", TextFiles { csv, progress }),
-            clock: LineClock::new(),
+            files: Background::new("mastersim-text", files),
+            clock,
+            paths,
         }
+    }
+
+    /// Flushes and returns the lengths of `values.csv`, `strings.csv` and `progress.txt`,
+    /// bytes (`None` for a file not written), for a checkpoint.
+    pub fn lengths(&mut self) -> crate::Result<[Option<u64>; 3]> {
+        self.flush()?;
+        let mut lengths = [None; 3];
+        for (len, path) in lengths.iter_mut().zip(&self.paths) {
+            if let Some(path) = path {
+                let meta = std::fs::metadata(path).map_err(|source| crate::Error::Io {
+                    action: "read the length of",
+                    path: path.clone(),
+                    source,
+                })?;
+                *len = Some(meta.len());
+            }
+        }
+        Ok(lengths)
+    }
+
+    /// Ends verifying the CSV files (a replay reached its checkpoint): waits for the writer,
+    /// cuts the files back to the rows compared and continues them. Returns the sink and the
+    /// lengths of `values.csv` and `strings.csv`, bytes.
+    pub fn end_verify(self) -> crate::Result<(TextSink, [Option<u64>; 2])> {
+        let clock = self.clock;
+        let mut files = self.files.finish()?;
+        let lengths = match &mut files.csv {
+            Some(csv) => csv.end_verify()?,
+            None => [None, None],
+        };
+        Ok((Self::with_clock(files, clock), lengths))
     }
 
     /// Adds a row of `values.csv` (and `strings.csv`); `t` in the output time unit.
@@ -112,6 +154,6 @@ impl TextSink {
     /// Writes the last rows and lines, flushes the files and ends the writer thread (if it
     /// started).
     pub fn finish(self) -> crate::Result<()> {
-        self.files.finish()
+        self.files.finish().map(drop)
     }
 }

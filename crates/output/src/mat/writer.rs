@@ -63,6 +63,37 @@ pub struct MatWriter {
     /// Empty filler matrices appended when the padding runs out, built once (every extension
     /// of one file appends the same amount).
     filler: Vec<u8>,
+    /// Verifying ([`MatOpen::Verify`]): rows are compared with the file, which is read only.
+    verify: Option<Vec<u8>>,
+    /// Signal names, for naming a differing value while verifying.
+    names: Vec<String>,
+}
+
+/// Where a [`MatWriter`] stands: what a resumed run needs to continue its file.
+///
+/// Spec: `docs/checkpoints.md` (result files of a resumed run).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct MatState {
+    /// Time points written.
+    pub rows: usize,
+    /// Byte offset where the next time point goes.
+    pub end: u64,
+    /// Length of the file, padding included, bytes.
+    pub len: u64,
+}
+
+/// How [`MatWriter::open`] opens its file.
+///
+/// Spec: `docs/checkpoints.md` (result files of a resumed run).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MatOpen {
+    /// Create the file, as [`MatWriter::create`].
+    Create,
+    /// Continue an existing file as it was at `MatState`: later rows are cut off.
+    Resume(MatState),
+    /// Compare the leading matrices and every row with the existing file instead of writing
+    /// ([`MatWriter::end_verify`] then continues it).
+    Verify,
 }
 
 /// Type code of the padding matrix (little-endian doubles), and its row count, chosen so that
@@ -113,6 +144,34 @@ impl MatWriter {
         t_start: f64,
         t_stop: f64,
     ) -> Result<Self> {
+        Self::open(
+            path,
+            parameters,
+            signals,
+            aliases,
+            (t_start, t_stop),
+            MatOpen::Create,
+        )
+    }
+
+    /// Opens the file at `path` in `mode`; the arguments are those of
+    /// [`create`](Self::create), with `(t_start, t_stop)` in seconds, and must be the ones the
+    /// file was created with.
+    ///
+    /// # Errors
+    /// As [`create`](Self::create); [`Error::Read`] when an existing file cannot be opened;
+    /// [`Error::Mismatch`] when the file is shorter than the state to resume, or (verifying)
+    /// its leading matrices differ.
+    ///
+    /// Spec: `docs/checkpoints.md` (result files of a resumed run).
+    pub fn open(
+        path: impl AsRef<Path>,
+        parameters: &[MatParameter],
+        signals: &[MatSignal],
+        aliases: &[MatAlias],
+        (t_start, t_stop): (f64, f64),
+        mode: MatOpen,
+    ) -> Result<Self> {
         let path = path.as_ref();
         let (mrows, _) = dimension(path, "data_2", signals.len() + 1, 0)?;
         let refs: Vec<&MatSignal> = signals.iter().collect();
@@ -125,19 +184,27 @@ impl MatWriter {
         let end = bytes.len() as u64;
         let column_len = 8 * (signals.len() as u64 + 1);
         let padding = Self::padding_for(column_len);
-        bytes.extend_from_slice(&padding_header(padding - HEADER_LEN as u64));
-        bytes.resize((end + padding) as usize, 0);
-        let file = File::create(path).map_err(|source| Error::Create {
+        let names = signals.iter().map(|s| s.name.clone()).collect();
+        let mut writer = MatWriter {
             path: path.to_path_buf(),
-            source,
-        })?;
-        (&file).write_all(&bytes).map_err(|source| Error::Write {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        Ok(MatWriter {
-            path: path.to_path_buf(),
-            file,
+            file: match mode {
+                MatOpen::Create => File::create(path).map_err(|source| Error::Create {
+                    path: path.to_path_buf(),
+                    source,
+                })?,
+                MatOpen::Resume(_) => std::fs::OpenOptions::new()
+                    .read(true)
+                    .write(true)
+                    .open(path)
+                    .map_err(|source| Error::Read {
+                        path: path.to_path_buf(),
+                        source,
+                    })?,
+                MatOpen::Verify => File::open(path).map_err(|source| Error::Read {
+                    path: path.to_path_buf(),
+                    source,
+                })?,
+            },
             signals: signals.len(),
             rows: 0,
             ncols_offset,
@@ -145,7 +212,193 @@ impl MatWriter {
             len: end + padding,
             column: Vec::with_capacity(column_len as usize),
             filler: Vec::new(),
+            verify: None,
+            names,
+        };
+        match mode {
+            MatOpen::Create => {
+                bytes.extend_from_slice(&padding_header(padding - HEADER_LEN as u64));
+                bytes.resize((end + padding) as usize, 0);
+                (&writer.file)
+                    .write_all(&bytes)
+                    .map_err(|source| writer.write_error(source))?;
+            }
+            MatOpen::Resume(state) => writer.resume(state)?,
+            MatOpen::Verify => {
+                // The column count of data_2 differs (rows were written); compare the rest.
+                let mut found = vec![0; bytes.len()];
+                writer.read_at(0, &mut found)?;
+                let at = ncols_offset as usize..ncols_offset as usize + 4;
+                found[at.clone()].copy_from_slice(&bytes[at]);
+                if found != bytes {
+                    return Err(Error::Mismatch {
+                        path: path.to_path_buf(),
+                        line: 0,
+                        column: None,
+                        detail: "the variables, parameters or experiment differ".to_string(),
+                    });
+                }
+                writer.verify = Some(Vec::with_capacity(column_len as usize));
+            }
+        }
+        Ok(writer)
+    }
+
+    fn write_error(&self, source: std::io::Error) -> Error {
+        Error::Write {
+            path: self.path.clone(),
+            source,
+        }
+    }
+
+    /// Reads `buf.len()` bytes at `offset`; a short file is a [`Error::Mismatch`].
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
+        use std::os::unix::fs::FileExt as _;
+        self.file.read_exact_at(buf, offset).map_err(|source| {
+            if source.kind() == std::io::ErrorKind::UnexpectedEof {
+                Error::Mismatch {
+                    path: self.path.clone(),
+                    line: 0,
+                    column: None,
+                    detail: format!("the file ends before byte {}", offset + buf.len() as u64),
+                }
+            } else {
+                Error::Read {
+                    path: self.path.clone(),
+                    source,
+                }
+            }
         })
+    }
+
+    /// What a resumed run needs to continue this file (see [`MatOpen::Resume`]).
+    pub fn state(&self) -> MatState {
+        MatState {
+            rows: self.rows,
+            end: self.end,
+            len: self.len,
+        }
+    }
+
+    /// Puts the file back as it was after `state.rows` rows: cut to `state.len`, an empty
+    /// padding after the last row, the column count of `data_2`.
+    fn resume(&mut self, state: MatState) -> Result<()> {
+        let column_len = 8 * (self.signals as u64 + 1);
+        if state.end != self.end + state.rows as u64 * column_len
+            || state.len < state.end + MIN_PADDING
+        {
+            return Err(Error::Mismatch {
+                path: self.path.clone(),
+                line: 0,
+                column: None,
+                detail: format!(
+                    "a state of {} rows ending at byte {} does not fit this layout",
+                    state.rows, state.end
+                ),
+            });
+        }
+        let actual = self
+            .file
+            .metadata()
+            .map_err(|source| self.write_error(source))?
+            .len();
+        if actual < state.end {
+            return Err(Error::Mismatch {
+                path: self.path.clone(),
+                line: 0,
+                column: None,
+                detail: format!(
+                    "the file has {actual} bytes, fewer than the {} of its {} rows",
+                    state.end, state.rows
+                ),
+            });
+        }
+        let ncols = i32::try_from(state.rows).map_err(|_| Error::MatTooLarge {
+            path: self.path.clone(),
+            matrix: "data_2".to_string(),
+            rows: self.signals + 1,
+            columns: state.rows,
+        })?;
+        let mut padding = vec![0u8; (state.len - state.end) as usize];
+        padding[..HEADER_LEN]
+            .copy_from_slice(&padding_header(state.len - state.end - HEADER_LEN as u64));
+        self.file
+            .set_len(state.len)
+            .and_then(|()| write_at(&self.file, state.end, &padding))
+            .and_then(|()| write_at(&self.file, self.ncols_offset, &ncols.to_le_bytes()))
+            .map_err(|source| self.write_error(source))?;
+        self.rows = state.rows;
+        self.end = state.end;
+        self.len = state.len;
+        Ok(())
+    }
+
+    /// Ends verifying: checks that the rows compared are those of `state` and continues the
+    /// file from there (as [`MatOpen::Resume`]).
+    ///
+    /// # Errors
+    /// [`Error::Mismatch`] when fewer or more rows were compared than `state` holds; the
+    /// errors of [`MatOpen::Resume`].
+    pub fn end_verify(&mut self, state: MatState) -> Result<()> {
+        if self.verify.take().is_none() {
+            return Ok(());
+        }
+        if self.rows != state.rows {
+            return Err(Error::Mismatch {
+                path: self.path.clone(),
+                line: 0,
+                column: None,
+                detail: format!(
+                    "{} rows were recomputed, but the file had {} at the checkpoint",
+                    self.rows, state.rows
+                ),
+            });
+        }
+        self.file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&self.path)
+            .map_err(|source| Error::Read {
+                path: self.path.clone(),
+                source,
+            })?;
+        self.end -= state.rows as u64 * 8 * (self.signals as u64 + 1);
+        self.resume(state)
+    }
+
+    /// Verifying: compares the column in `self.column` with the file at `self.end`.
+    fn compare_row(&mut self) -> Result<()> {
+        let mut found = self.verify.take().unwrap_or_default();
+        found.resize(self.column.len(), 0);
+        let read = self.read_at(self.end, &mut found);
+        let differs = read.is_ok() && found != self.column;
+        let first = (0..self.column.len() / 8)
+            .find(|&i| found[8 * i..8 * i + 8] != self.column[8 * i..8 * i + 8]);
+        let value = |b: &[u8], i: usize| {
+            f64::from_le_bytes(b[8 * i..8 * i + 8].try_into().unwrap_or([0; 8]))
+        };
+        let time = value(&self.column, 0);
+        let result = match (read, differs, first) {
+            (Err(e), _, _) => Err(e),
+            (Ok(()), true, Some(i)) => Err(Error::Mismatch {
+                path: self.path.clone(),
+                line: 0,
+                column: (i > 0).then(|| self.names[i - 1].clone()),
+                detail: format!(
+                    "{} at time {time}: recomputed {}, the file has {} (time point {})",
+                    if i == 0 { "Time" } else { &self.names[i - 1] },
+                    value(&self.column, i),
+                    value(&found, i),
+                    self.rows + 1
+                ),
+            }),
+            _ => Ok(()),
+        };
+        self.verify = Some(found);
+        result?;
+        self.rows += 1;
+        self.end += self.column.len() as u64;
+        Ok(())
     }
 
     /// Padding to reserve for columns of `column_len` bytes: room for about 64 KiB of
@@ -200,6 +453,9 @@ impl MatWriter {
         self.column.extend_from_slice(&time.to_le_bytes());
         for value in values {
             self.column.extend_from_slice(&value.to_le_bytes());
+        }
+        if self.verify.is_some() {
+            return self.compare_row();
         }
         let column_len = self.column.len() as u64;
         if self.len - self.end < column_len + MIN_PADDING {
