@@ -4,6 +4,7 @@
 //! directory, strict `awaiting` rows for fixes outside the fmi crate) is in `hostile/rows.rs`.
 
 mod archives;
+mod checkpoints;
 mod model_descriptions;
 mod projects;
 mod rows;

@@ -4,6 +4,7 @@
 mod algebraic_loop;
 mod architecture;
 mod bad_input;
+mod checkpoints;
 mod cli;
 mod examples;
 mod faults;

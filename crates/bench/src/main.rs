@@ -28,6 +28,7 @@
 //! [--baseline <commit>]` (all suites when none is named).
 
 mod baseline;
+mod checkpoint;
 mod corpus;
 mod generated;
 mod lower_bound;
@@ -86,6 +87,8 @@ enum Suite {
     LowerBound,
     /// One fast and 99 slow slaves against all 100 fast (multi-rate co-simulation).
     Multirate,
+    /// Checkpoints every second on the corpus Lotka-Volterra and Math003 projects.
+    Checkpoint,
 }
 
 fn main() {
@@ -152,6 +155,12 @@ fn main() {
                 lower_bound::compare(mastersim, &corpus(), cli.runs.unwrap_or(11));
             }
             Suite::Multirate => multirate::cost(mastersim, cli.runs.unwrap_or(3), cli.work_micros),
+            Suite::Checkpoint => checkpoint::cost(
+                mastersim,
+                &corpus().join("mastersim"),
+                cli.runs.unwrap_or(5),
+                8.0,
+            ),
         }
     }
 }

@@ -97,10 +97,16 @@ impl Session {
     /// instantiation), §7 (connections).
     pub fn open(project: impl AsRef<Path>, options: &Options) -> Result<Session> {
         options.validate()?;
-        Self::open_unchecked(project.as_ref(), options)
+        Self::open_unchecked(project.as_ref(), options, None)
     }
 
-    fn open_unchecked(project: &Path, options: &Options) -> Result<Session> {
+    /// [`Session::open`] without validating the options; with a checkpoint, its sources are
+    /// checked against the project before any slave is instantiated.
+    fn open_unchecked(
+        project: &Path,
+        options: &Options,
+        checkpoint: Option<(&Path, &Checkpoint)>,
+    ) -> Result<Session> {
         let project_path = project.as_ref();
         let wd = options.working_dir_for(project_path);
         let log_dir = wd.join("log");
@@ -158,6 +164,14 @@ impl Session {
                 source,
             })?;
         }
+        let sources = match checkpoint {
+            Some((path, checkpoint)) => {
+                let (project_hash, slaves) = sources_of(project_path, &plan)?;
+                checkpoint.check_sources(path, &project_hash, &slaves)?;
+                Some((project_hash, slaves))
+            }
+            None => None,
+        };
         let slaves = master::instantiate(&plan, options.fmu_logging)?;
         let mut sim = Simulation::new(plan, slaves)?;
         let stop = Arc::new(AtomicBool::new(false));
@@ -209,7 +223,7 @@ impl Session {
             project_path: project_path.to_path_buf(),
             checkpoint_path: options.checkpoint_path_for(project_path),
             checkpoint_on_stop: options.checkpoint_on_stop,
-            sources: None,
+            sources,
             stop_cause: "stop requested".into(),
             failure: None,
             initialized: false,
@@ -435,9 +449,7 @@ impl Session {
         let path = checkpoint.as_ref();
         // Refuse a missing or corrupt checkpoint before extracting anything.
         let checkpoint = Checkpoint::read(path)?;
-        let mut session = Self::open_unchecked(project.as_ref(), options)?;
-        let (project_hash, slaves) = session.sources()?.clone();
-        checkpoint.check_sources(path, &project_hash, &slaves)?;
+        let mut session = Self::open_unchecked(project.as_ref(), options, Some((path, &checkpoint)))?;
         session.resume(&checkpoint)?;
         Ok(session)
     }

@@ -1,0 +1,180 @@
+//! Checkpoints that `--resume` must refuse: none written, corrupt, truncated, of another
+//! format, or a project file, FMU archive or GUID changed since. Each row first runs the
+//! control loop through the library to its tenth step and writes a checkpoint into
+//! `wd/checkpoint/state.bin`, then breaks one thing; `mastersim --resume` must exit 2 with
+//! one line naming the file and what is wrong. The row `resume_valid_checkpoint` is the
+//! positive control: the same checkpoint unbroken resumes and completes.
+
+use std::path::PathBuf;
+
+use mastersim::{Options, Session};
+
+use super::rows::{Case, Input, Sandbox, case, check_table, fmu_entries, replace_once, zip_bytes};
+
+/// The control loop (Part1, Part2) with copied FMUs.
+fn project_text() -> &'static str {
+    "tStart 0 s\n\
+     tEnd 1 s\n\
+     hStart 0.01 s\n\
+     simulator 0 0 Part1 #447cb4 \"fmus/Part1.fmu\"\n\
+     simulator 1 1 Part2 #c38200 \"fmus/Part2.fmu\"\n\
+     graph Part1.x1 Part2.x1\n"
+}
+
+/// Writes the project, runs it to the tenth step through the library and writes the
+/// checkpoint; returns the input `mastersim --resume bad.msim`.
+fn with_checkpoint(s: &Sandbox) -> Input {
+    s.copy_fmu("Part1");
+    s.copy_fmu("Part2");
+    let input = s.project(project_text());
+    let project = s.dir().join("bad.msim");
+    let options = Options {
+        working_dir: Some(s.dir().join("wd")),
+        ..Options::default()
+    };
+    let mut session = Session::open(&project, &options).expect("the valid project opens");
+    for _ in 0..10 {
+        session.step().expect("a step");
+    }
+    session
+        .save_checkpoint(&options.checkpoint_path_for(&project))
+        .expect("the checkpoint is written");
+    drop(session);
+    input.args(&["--resume"])
+}
+
+/// The checkpoint file of a row.
+fn state(s: &Sandbox) -> PathBuf {
+    s.dir().join("wd").join("checkpoint").join("state.bin")
+}
+
+/// Rewrites the checkpoint file through `edit`.
+fn edit_state(s: &Sandbox, edit: impl Fn(&mut Vec<u8>)) {
+    let path = state(s);
+    let mut bytes = std::fs::read(&path).expect("checkpoint");
+    edit(&mut bytes);
+    std::fs::write(&path, bytes).expect("rewrite checkpoint");
+}
+
+fn cases() -> Vec<Case> {
+    vec![
+        case("resume_valid_checkpoint", 0, "", "", &[], with_checkpoint),
+        case(
+            "resume_without_checkpoint",
+            2,
+            "state.bin",
+            "no checkpoint exists",
+            &["--checkpoint-interval"],
+            |s| {
+                s.copy_fmu("Part1");
+                s.copy_fmu("Part2");
+                s.project(project_text()).args(&["--resume"])
+            },
+        ),
+        case(
+            "resume_after_project_changed",
+            2,
+            "bad.msim",
+            "changed since the checkpoint",
+            &["same project"],
+            |s| {
+                let input = with_checkpoint(s);
+                s.write("bad.msim", (project_text().to_owned() + "# edited\n").as_bytes());
+                input
+            },
+        ),
+        case(
+            "resume_after_fmu_archive_changed",
+            2,
+            "Part2.fmu",
+            "FMU archive of slave 'Part2'",
+            &["changed since the checkpoint"],
+            |s| {
+                let input = with_checkpoint(s);
+                let mut entries = fmu_entries("Part2");
+                entries.push(("documentation/extra.txt".to_owned(), b"changed".to_vec()));
+                s.write("fmus/Part2.fmu", &zip_bytes(&entries));
+                input
+            },
+        ),
+        case(
+            "resume_after_guid_changed",
+            2,
+            "Part1.fmu",
+            "GUID of slave 'Part1'",
+            &["changed since the checkpoint"],
+            |s| {
+                let input = with_checkpoint(s);
+                let mut entries = fmu_entries("Part1");
+                let (_, xml) = entries
+                    .iter_mut()
+                    .find(|(n, _)| n == "modelDescription.xml")
+                    .expect("XML");
+                let text = String::from_utf8(xml.clone()).expect("UTF-8");
+                let start = text.find("guid=\"").expect("a guid") + 6;
+                let end = start + text[start..].find('"').expect("guid end");
+                let guid = &text[start..end];
+                *xml = replace_once(&text, guid, "{00000000-0000-0000-0000-000000000000}")
+                    .into_bytes();
+                s.write("fmus/Part1.fmu", &zip_bytes(&entries));
+                input
+            },
+        ),
+        case(
+            "resume_corrupt_checkpoint",
+            2,
+            "state.bin",
+            "corrupt",
+            &["SHA-256"],
+            |s| {
+                let input = with_checkpoint(s);
+                edit_state(s, |b| {
+                    let middle = b.len() / 2;
+                    b[middle] ^= 0x55;
+                });
+                input
+            },
+        ),
+        case(
+            "resume_truncated_checkpoint",
+            2,
+            "state.bin",
+            "truncated",
+            &[],
+            |s| {
+                let input = with_checkpoint(s);
+                edit_state(s, |b| b.truncate(b.len() * 2 / 3));
+                input
+            },
+        ),
+        case(
+            "resume_checkpoint_of_another_format",
+            2,
+            "state.bin",
+            "checkpoint format 99",
+            &["reads format 1"],
+            |s| {
+                let input = with_checkpoint(s);
+                edit_state(s, |b| b[8..12].copy_from_slice(&99u32.to_le_bytes()));
+                input
+            },
+        ),
+        case(
+            "resume_not_a_checkpoint",
+            2,
+            "state.bin",
+            "not a mastersim checkpoint",
+            &[],
+            |s| {
+                let input = with_checkpoint(s);
+                edit_state(s, |b| b[..8].copy_from_slice(b"NOTACKPT"));
+                input
+            },
+        ),
+    ]
+}
+
+#[test]
+fn hostile_checkpoints() {
+    check_table("checkpoints", cases());
+}
