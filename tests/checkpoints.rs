@@ -435,7 +435,7 @@ fn an_fmu_calling_exit_leaves_complete_results_and_a_resumable_checkpoint() {
         "rows up to the exit (last at {last_t} s)"
     );
     let mat = output::mat::read(wd.join("results").join("faulty.mat")).expect("a valid MAT file");
-    let time = mat.signal("Time").expect("Time").values.clone();
+    let time = mat.signal("Faulty.y").expect("Faulty.y").time.clone();
     assert_eq!(time.len(), rows.len(), "the MAT file holds the same rows");
     let summary = read_summary(&wd.join("log").join("summary.txt"));
     assert_eq!(summary.get("Outcome").map(String::as_str), Some("FmuExited"));

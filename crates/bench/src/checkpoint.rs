@@ -62,11 +62,18 @@ pub fn cost(mastersim: &Path, corpus: &Path, runs: usize, seconds: f64) {
     println!("|---|---|---|---|---|---|---|---|");
     let dir = tempfile::tempdir().expect("temp dir");
     for name in PROJECTS {
-        // Calibrate: one run of the original length.
-        let short = lengthened(corpus, name, 1.0, dir.path());
+        // Calibrate: lengthen until a run takes about `seconds` (process start-up dominates
+        // the original length, so one step of scaling is not enough).
         let wd = dir.path().join("calibrate");
-        let once = process::run(mastersim, &short, &wd, &[]).wall.as_secs_f64();
-        let factor = (seconds / once).ceil().max(1.0);
+        let mut factor: f64 = 1.0;
+        for _ in 0..3 {
+            let project = lengthened(corpus, name, factor, dir.path());
+            let wall = process::run(mastersim, &project, &wd, &[]).wall.as_secs_f64();
+            if wall > 0.8 * seconds {
+                break;
+            }
+            factor = (factor * seconds / wall).ceil();
+        }
         let project = lengthened(corpus, name, factor, dir.path());
         let (plain, with) = (dir.path().join("plain"), dir.path().join("with"));
         let args = ["--checkpoint-interval", "1"];

@@ -54,8 +54,8 @@ pub struct Session {
     stop: Arc<AtomicBool>,
     /// Raised by the supervisor every checkpoint interval.
     checkpoint_due: Arc<AtomicBool>,
-    /// The project file.
-    project_path: PathBuf,
+    /// The project file's hash, taken when it was read.
+    project_hash: FileHash,
     /// Where periodic checkpoints and the checkpoint at a stop are written.
     checkpoint_path: PathBuf,
     /// Write a checkpoint when the stop flag ends the run.
@@ -107,7 +107,7 @@ impl Session {
         options: &Options,
         checkpoint: Option<(&Path, &Checkpoint)>,
     ) -> Result<Session> {
-        let project_path = project.as_ref();
+        let project_path = project;
         let wd = options.working_dir_for(project_path);
         let log_dir = wd.join("log");
         std::fs::create_dir_all(&log_dir).map_err(|source| Error::Io {
@@ -121,6 +121,8 @@ impl Session {
             });
         }
         log::info!("Reading project '{}'", project_path.display());
+        // Hashed as read now: a checkpoint names this content even if the file changes later.
+        let project_hash = FileHash::of(project_path)?;
         let mut project = Project::from_file(project_path).map_err(master::Error::from)?;
         if let Some(arithmetic) = options.time_arithmetic {
             project.time_arithmetic = arithmetic;
@@ -166,7 +168,7 @@ impl Session {
         }
         let sources = match checkpoint {
             Some((path, checkpoint)) => {
-                let (project_hash, slaves) = sources_of(project_path, &plan)?;
+                let (project_hash, slaves) = sources_of(&project_hash, &plan)?;
                 checkpoint.check_sources(path, &project_hash, &slaves)?;
                 Some((project_hash, slaves))
             }
@@ -220,7 +222,7 @@ impl Session {
             results,
             stop,
             checkpoint_due,
-            project_path: project_path.to_path_buf(),
+            project_hash,
             checkpoint_path: options.checkpoint_path_for(project_path),
             checkpoint_on_stop: options.checkpoint_on_stop,
             sources,
@@ -318,7 +320,7 @@ impl Session {
             }
             if self.stop.load(Ordering::Relaxed) {
                 if self.checkpoint_on_stop {
-                    self.write_checkpoint("stop")?;
+                    self.write_checkpoint("stop");
                 }
                 self.sim
                     .interrupt(&mut self.observers)
@@ -330,16 +332,16 @@ impl Session {
                 });
             }
             if self.checkpoint_due.swap(false, Ordering::Relaxed) {
-                self.write_checkpoint("periodic")?;
+                self.write_checkpoint("periodic");
             }
         }
     }
 
     /// Runs to the end (initializing first if needed), writing the checkpoints the options
-    /// ask for.
+    /// ask for (one that cannot be written is logged as a warning).
     ///
     /// # Errors
-    /// As [`Session::step`]; a checkpoint that cannot be written.
+    /// As [`Session::step`].
     ///
     /// Spec: MasterSim reference §9 (`simulate`).
     pub fn run(&mut self) -> Result<RunOutcome> {
@@ -349,19 +351,23 @@ impl Session {
             .expect("invariant: a run to infinity ends the simulation"))
     }
 
-    /// Writes the checkpoint of the options' path; `why` for the log.
-    fn write_checkpoint(&mut self, why: &str) -> Result<()> {
+    /// Writes the checkpoint of the options' path; `why` for the log. A checkpoint that
+    /// cannot be written does not end the run (its results are still written): it is logged
+    /// as a warning, and the previous checkpoint stays.
+    fn write_checkpoint(&mut self, why: &str) {
         let path = self.checkpoint_path.clone();
-        let result = self.save_checkpoint(&path);
-        match &result {
+        match self.save_checkpoint(&path) {
             Ok(size) => log::debug!(
                 "Checkpoint ({why}) at t={} s: {size} bytes in '{}'",
                 self.sim.time(),
                 path.display()
             ),
-            Err(e) => self.failure = Some(e.chain_text()),
+            Err(e) => log::warn!(
+                "the {why} checkpoint at t={} s could not be written: {}",
+                self.sim.time(),
+                e.chain_text()
+            ),
         }
-        result.map(drop)
     }
 
     /// Writes a checkpoint of the run at the current communication point to `path`
@@ -415,7 +421,7 @@ impl Session {
     /// The hashes of the project file and of every slave's file (computed once).
     fn sources(&mut self) -> Result<&(FileHash, Vec<SlaveSource>)> {
         if self.sources.is_none() {
-            self.sources = Some(sources_of(&self.project_path, self.sim.plan())?);
+            self.sources = Some(sources_of(&self.project_hash, self.sim.plan())?);
         }
         Ok(self.sources.as_ref().expect("invariant: set above"))
     }
@@ -691,8 +697,9 @@ impl Drop for Session {
     }
 }
 
-/// The hashes of the project file `project` and of every slave's file in `plan`.
-fn sources_of(project: &Path, plan: &SimulationPlan) -> Result<(FileHash, Vec<SlaveSource>)> {
+/// The hash of the project file (`project`, taken when it was read) and of every slave's
+/// file in `plan`.
+fn sources_of(project: &FileHash, plan: &SimulationPlan) -> Result<(FileHash, Vec<SlaveSource>)> {
     let slaves = plan
         .slaves
         .iter()
@@ -712,7 +719,7 @@ fn sources_of(project: &Path, plan: &SimulationPlan) -> Result<(FileHash, Vec<Sl
             })
         })
         .collect::<Result<Vec<_>>>()?;
-    Ok((FileHash::of(project)?, slaves))
+    Ok((project.clone(), slaves))
 }
 
 /// The error of a replay: a recomputed row that differs from the result files names the

@@ -1,7 +1,7 @@
 #![doc = include_str!("../README.md")]
 #![deny(missing_docs)]
 
-use fmu_support::{Causality, Model, ModelError, StepOutcome, VarType, Variable};
+use fmu_support::{Causality, Model, ModelError, StepOutcome, VarType, Variable, state_array};
 
 /// GUID of the Gain FMU.
 pub const GUID: &str = "{7d4ea821-9672-438c-af3b-b16283bf5c7e}";
@@ -166,6 +166,29 @@ impl Model for Gain {
             VR_OMEGA => self.p.omega = finite("omega", value)?,
             _ => return Err(ModelError::unknown(VarType::Real, vr)),
         }
+        Ok(())
+    }
+
+    /// `[k, offset, amplitude, omega, u, t]`: the parameters, the input and the FMU time (s).
+    fn save_state(&self) -> Option<Vec<f64>> {
+        let p = &self.p;
+        Some(vec![p.k, p.offset, p.amplitude, p.omega, self.u, self.t])
+    }
+
+    /// Loads the values of [`Gain::save_state`](Model::save_state); parameters and input must
+    /// be finite.
+    fn load_state(&mut self, state: &[f64]) -> Result<(), ModelError> {
+        let [k, offset, amplitude, omega, u, t] = state_array("Gain", state)?;
+        *self = Self {
+            p: Parameters {
+                k: finite("k", k)?,
+                offset: finite("offset", offset)?,
+                amplitude: finite("amplitude", amplitude)?,
+                omega: finite("omega", omega)?,
+            },
+            u: finite("u", u)?,
+            t,
+        };
         Ok(())
     }
 

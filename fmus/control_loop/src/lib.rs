@@ -1,7 +1,7 @@
 #![doc = include_str!("../README.md")]
 #![deny(missing_docs)]
 
-use fmu_support::{Causality, Model, ModelError, StepOutcome, VarType, Variable};
+use fmu_support::{Causality, Model, ModelError, StepOutcome, VarType, Variable, state_array};
 
 /// GUID of Part1.
 pub const PART1_GUID: &str = "{1b5aaded-2d2f-4a43-9b8d-d2f7e80129f0}";
@@ -278,6 +278,24 @@ impl Model for Part1 {
         }
         Ok(())
     }
+
+    /// `[r, a, omega, t]`: the parameters and the time (s) at which `x2` is evaluated.
+    fn save_state(&self) -> Option<Vec<f64>> {
+        Some(vec![self.r, self.a, self.omega, self.t])
+    }
+
+    /// Loads `[r, a, omega, t]` from [`Part1::save_state`](Model::save_state); the parameters
+    /// must be finite.
+    fn load_state(&mut self, state: &[f64]) -> Result<(), ModelError> {
+        let [r, a, omega, t] = state_array("Part1", state)?;
+        *self = Self {
+            r: finite("r", r)?,
+            a: finite("a", a)?,
+            omega: finite("omega", omega)?,
+            t,
+        };
+        Ok(())
+    }
 }
 
 /// Part2: the controller, an integrator `dx3/dt = k·(x1 − x4) + x2`.
@@ -371,6 +389,50 @@ impl Model for Part2 {
         }
         Ok(())
     }
+
+    /// `[x1, x2, x4, k, x3_0, discardTime, discardMaxStep, errorTime, x3]`: the inputs, the
+    /// parameters (fault times in s) and the state.
+    fn save_state(&self) -> Option<Vec<f64>> {
+        Some(vec![
+            self.x1,
+            self.x2,
+            self.x4,
+            self.k,
+            self.x3_0,
+            self.discard_time,
+            self.discard_max_step,
+            self.error_time,
+            self.x3,
+        ])
+    }
+
+    /// Loads the values of [`Part2::save_state`](Model::save_state); inputs and parameters
+    /// must be finite.
+    fn load_state(&mut self, state: &[f64]) -> Result<(), ModelError> {
+        let [
+            x1,
+            x2,
+            x4,
+            k,
+            x3_0,
+            discard_time,
+            discard_max_step,
+            error_time,
+            x3,
+        ] = state_array("Part2", state)?;
+        *self = Self {
+            x1: finite("x1", x1)?,
+            x2: finite("x2", x2)?,
+            x4: finite("x4", x4)?,
+            k: finite("k", k)?,
+            x3_0: finite("x3_0", x3_0)?,
+            discard_time: finite("discardTime", discard_time)?,
+            discard_max_step: finite("discardMaxStep", discard_max_step)?,
+            error_time: finite("errorTime", error_time)?,
+            x3,
+        };
+        Ok(())
+    }
 }
 
 /// Part3: the measurement, `x4 = g·x3`, with direct feedthrough (the output follows the input
@@ -415,6 +477,21 @@ impl Model for Part3 {
             VR_PART3_G => self.g = finite("g", value)?,
             _ => return Err(ModelError::unknown(VarType::Real, vr)),
         }
+        Ok(())
+    }
+
+    /// `[g, x3]`: the parameter and the input.
+    fn save_state(&self) -> Option<Vec<f64>> {
+        Some(vec![self.g, self.x3])
+    }
+
+    /// Loads `[g, x3]` from [`Part3::save_state`](Model::save_state); both must be finite.
+    fn load_state(&mut self, state: &[f64]) -> Result<(), ModelError> {
+        let [g, x3] = state_array("Part3", state)?;
+        *self = Self {
+            g: finite("g", g)?,
+            x3: finite("x3", x3)?,
+        };
         Ok(())
     }
 

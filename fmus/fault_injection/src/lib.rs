@@ -2,9 +2,10 @@
 #![deny(missing_docs)]
 
 use std::cell::Cell;
+use std::ffi::OsStr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use fmu_support::{Causality, Model, ModelError, StepOutcome, VarType, Variable, fmi2};
 
@@ -14,8 +15,9 @@ pub const GUID: &str = "{ce8d09ab-e224-4762-a43e-12a821ef96d3}";
 /// Real input `u` (-), start 0.
 pub const VR_U: u32 = 1;
 /// Real output `y = u + t` (-), `t` the FMU time (s): the start time, then the end of the last
-/// completed step. NaN (or +inf) after a completed step that reached `nanTime` (`infTime`).
-/// Direct feedthrough from `u`.
+/// completed step. NaN (or +inf) after a completed step that reached `nanTime` (`infTime`),
+/// else `u + t + j` after one that reached `jitterTime` ([`Faulty::jitter`]). Direct feedthrough
+/// from `u`.
 pub const VR_Y: u32 = 2;
 /// Integer output `count` (-): the number of completed steps since initialization.
 pub const VR_COUNT: u32 = 3;
@@ -41,6 +43,27 @@ pub const VR_DISCARD_TIME: u32 = 10;
 /// Real parameter `infTime` (s): the step that reaches it completes, and `y` is +inf after it.
 /// Negative: off.
 pub const VR_INF_TIME: u32 = 11;
+/// Real parameter `exitTime` (s): the step that reaches it ends the process with
+/// `std::process::exit(exitCode)`, through the C library's `exit`, so `atexit` handlers run.
+/// Negative: off.
+pub const VR_EXIT_TIME: u32 = 12;
+/// Integer parameter `exitCode` (-): the process exit status of `exitTime`, 0 to 255, start
+/// [`DEFAULT_EXIT_CODE`].
+pub const VR_EXIT_CODE: u32 = 13;
+/// Real parameter `jitterTime` (s): after a completed step that reached it, `y = u + t + j` with
+/// an offset `j` that differs from process to process ([`Faulty::jitter`]). Negative: off.
+pub const VR_JITTER_TIME: u32 = 14;
+
+/// Start value of `exitCode`.
+pub const DEFAULT_EXIT_CODE: i32 = 3;
+
+/// Environment variable read when an instance is created (`fmi2Instantiate`, `fmi2Reset`): the
+/// value `off` (exactly) makes the instance ignore every fault time, as if all were −1. Any
+/// other value, or none, leaves the faults on.
+pub const FAULTS_ENV: &str = "FAULTY_FAULTS";
+
+/// Scale of the jitter offset `j` (-): `j` lies in `[JITTER_SCALE, 2·JITTER_SCALE)`.
+pub const JITTER_SCALE: f64 = 1e-6;
 
 /// The variables of Faulty, as in `models/Faulty/modelDescription.xml`.
 pub const FAULTY_VARIABLES: &[Variable] = &[
@@ -85,6 +108,24 @@ pub const FAULTY_VARIABLES: &[Variable] = &[
         Causality::Parameter,
     ),
     Variable::new("infTime", VR_INF_TIME, VarType::Real, Causality::Parameter),
+    Variable::new(
+        "exitTime",
+        VR_EXIT_TIME,
+        VarType::Real,
+        Causality::Parameter,
+    ),
+    Variable::new(
+        "exitCode",
+        VR_EXIT_CODE,
+        VarType::Integer,
+        Causality::Parameter,
+    ),
+    Variable::new(
+        "jitterTime",
+        VR_JITTER_TIME,
+        VarType::Real,
+        Causality::Parameter,
+    ),
 ];
 
 /// Relative tolerance with which a time counts as having reached a fault time `T`: the
@@ -129,6 +170,10 @@ pub struct FaultTimes {
     pub discard: f64,
     /// `infTime` (s).
     pub inf: f64,
+    /// `exitTime` (s).
+    pub exit: f64,
+    /// `jitterTime` (s).
+    pub jitter: f64,
 }
 
 impl Default for FaultTimes {
@@ -142,6 +187,8 @@ impl Default for FaultTimes {
             abort: -1.0,
             discard: -1.0,
             inf: -1.0,
+            exit: -1.0,
+            jitter: -1.0,
         }
     }
 }
@@ -156,6 +203,9 @@ pub enum Fault {
     Segfault,
     /// Calls `std::process::abort()`: the process dies with SIGABRT.
     Abort,
+    /// Calls `std::process::exit(exitCode)`: the process ends with that exit status, after
+    /// the C library's `atexit` handlers.
+    Exit,
     /// Sleeps for ever: `fmi2DoStep` never returns.
     Hang,
     /// `fmi2DoStep` returns `fmi2Fatal`.
@@ -202,6 +252,36 @@ thread_local! {
     static FATAL: Cell<bool> = const { Cell::new(false) };
 }
 
+/// Whether the value of [`FAULTS_ENV`] switches the faults off: exactly `off`.
+fn faults_switched_off(value: Option<&OsStr>) -> bool {
+    value == Some(OsStr::new("off"))
+}
+
+/// SplitMix64: spreads the bits of `x` over the whole word.
+fn mix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
+/// The jitter offset `j` (-) of a new instance, in `[JITTER_SCALE, 2·JITTER_SCALE)`: from the
+/// process id, the system time in ns and a count of the instances created in this process. So
+/// it differs from process to process, and between instances of one process.
+fn new_jitter() -> f64 {
+    static CREATED: AtomicU64 = AtomicU64::new(0);
+    // Truncated to the low 64 bits of the ns count: only its variation matters.
+    let nanos = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    let pid = u64::from(std::process::id());
+    let n = CREATED.fetch_add(1, Ordering::Relaxed);
+    let bits = mix(mix(mix(nanos) ^ pid) ^ n);
+    // The top 53 bits as a fraction in [0, 1).
+    let fraction = (bits >> 11) as f64 / (1u64 << 53) as f64;
+    JITTER_SCALE * (1.0 + fraction)
+}
+
 /// The Faulty FMU: `y = u + t` and a step counter, with faults switched on by parameters (see
 /// the README for the exact rules).
 ///
@@ -214,21 +294,56 @@ pub struct Faulty {
     time: f64,
     count: i32,
     times: FaultTimes,
+    /// `exitCode`, 0 to 255.
+    exit_code: i32,
+    /// The offset `j` (-) of `y` after `jitterTime`, fixed when the model is created.
+    jitter: f64,
+    /// [`FAULTS_ENV`] was `off` when the model was created: every fault time is ignored.
+    faults_off: bool,
     memory: Arc<Memory>,
 }
 
 impl Faulty {
     /// The output `y` (-): `u + t`, with `t` the FMU time (s). After a completed step (`count >
     /// 0`) whose end reached `nanTime` it is NaN, else after one that reached `infTime` it is
-    /// +inf. Before the first step it is always `u + t`, whatever the start time.
+    /// +inf, else after one that reached `jitterTime` it is `u + t + j` ([`Faulty::jitter`]).
+    /// Before the first step it is always `u + t`, whatever the start time. With the faults
+    /// switched off ([`FAULTS_ENV`]) it is always `u + t`.
     pub fn y(&self) -> f64 {
         let stepped = self.count > 0;
-        if stepped && reached(self.time, self.times.nan) {
+        let ft = self.active_times();
+        if stepped && reached(self.time, ft.nan) {
             f64::NAN
-        } else if stepped && reached(self.time, self.times.inf) {
+        } else if stepped && reached(self.time, ft.inf) {
             f64::INFINITY
+        } else if stepped && reached(self.time, ft.jitter) {
+            self.u + self.time + self.jitter
         } else {
             self.u + self.time
+        }
+    }
+
+    /// The offset `j` (-) that `jitterTime` adds to `y`: in `[JITTER_SCALE, 2·JITTER_SCALE)`,
+    /// never zero, drawn from the process id and the system time when the model is created
+    /// (`fmi2Instantiate`, `fmi2Reset`). It stays the same for the instance's life, including
+    /// FMU states, and differs between processes (and between instances).
+    pub fn jitter(&self) -> f64 {
+        self.jitter
+    }
+
+    /// Whether [`FAULTS_ENV`] was `off` when the model was created: then every fault time is
+    /// ignored (the parameters keep the values set, but have no effect).
+    pub fn faults_off(&self) -> bool {
+        self.faults_off
+    }
+
+    /// The fault times in effect: the parameters, or all off (−1) if the faults are switched
+    /// off.
+    fn active_times(&self) -> FaultTimes {
+        if self.faults_off {
+            FaultTimes::default()
+        } else {
+            self.times
         }
     }
 
@@ -236,22 +351,26 @@ impl Faulty {
     /// Has no side effects; [`Model::do_step`] acts on it.
     ///
     /// With `end = t + h`, in order of precedence:
-    /// - [`Fault::Segfault`], [`Fault::Abort`], [`Fault::Hang`], [`Fault::Fatal`]: `end` has
-    ///   reached `segfaultTime`, `abortTime`, `hangTime`, `fatalTime`;
+    /// - [`Fault::Segfault`], [`Fault::Abort`], [`Fault::Exit`], [`Fault::Hang`],
+    ///   [`Fault::Fatal`]: `end` has reached `segfaultTime`, `abortTime`, `exitTime`,
+    ///   `hangTime`, `fatalTime`;
     /// - [`Fault::Error`]: `end` has reached `errorTime`, and this instance has not returned
     ///   that Error yet;
     /// - [`Fault::Discard`]: `t` lies before `discardTime`, `end` has reached it, and no step
     ///   from the current FMU time has been discarded yet.
     ///
     /// "Reached" means `end ≥ T − 1e-9·max(1, |T|)` for a fault time `T ≥ 0` ([`reached`]).
-    /// `nanTime` and `infTime` do not stop a step; see [`Faulty::y`].
+    /// `nanTime`, `infTime` and `jitterTime` do not stop a step; see [`Faulty::y`]. With the
+    /// faults switched off ([`FAULTS_ENV`]) this is always `None`.
     pub fn fault(&self, t: f64, h: f64) -> Option<Fault> {
         let end = t + h;
-        let ft = &self.times;
+        let ft = &self.active_times();
         if reached(end, ft.segfault) {
             Some(Fault::Segfault)
         } else if reached(end, ft.abort) {
             Some(Fault::Abort)
+        } else if reached(end, ft.exit) {
+            Some(Fault::Exit)
         } else if reached(end, ft.hang) {
             Some(Fault::Hang)
         } else if reached(end, ft.fatal) {
@@ -303,13 +422,29 @@ fn finite(name: &'static str, value: f64) -> Result<f64, ModelError> {
     }
 }
 
+fn exit_code(value: i32) -> Result<i32, ModelError> {
+    if (0..=255).contains(&value) {
+        Ok(value)
+    } else {
+        Err(ModelError::InvalidValue {
+            name: "exitCode",
+            value: value.to_string(),
+            reason: "must be 0 to 255 (a process exit status)",
+        })
+    }
+}
+
 impl Model for Faulty {
+    /// Also reads [`FAULTS_ENV`] and draws the jitter offset ([`Faulty::jitter`]).
     fn instantiate(guid: &str) -> Option<Self> {
         (guid == GUID).then(|| Self {
             u: 0.0,
             time: 0.0,
             count: 0,
             times: FaultTimes::default(),
+            exit_code: DEFAULT_EXIT_CODE,
+            jitter: new_jitter(),
+            faults_off: faults_switched_off(std::env::var_os(FAULTS_ENV).as_deref()),
             memory: Arc::new(Memory::new()),
         })
     }
@@ -332,6 +467,7 @@ impl Model for Faulty {
         match self.fault(t, h) {
             Some(Fault::Segfault) => segfault(),
             Some(Fault::Abort) => std::process::abort(),
+            Some(Fault::Exit) => std::process::exit(self.exit_code),
             Some(Fault::Hang) => hang(),
             Some(Fault::Fatal) => {
                 FATAL.set(true);
@@ -374,6 +510,8 @@ impl Model for Faulty {
             VR_ABORT_TIME => Ok(ft.abort),
             VR_DISCARD_TIME => Ok(ft.discard),
             VR_INF_TIME => Ok(ft.inf),
+            VR_EXIT_TIME => Ok(ft.exit),
+            VR_JITTER_TIME => Ok(ft.jitter),
             _ => Err(ModelError::unknown(VarType::Real, vr)),
         }
     }
@@ -390,6 +528,8 @@ impl Model for Faulty {
             VR_ABORT_TIME => ft.abort = finite("abortTime", value)?,
             VR_DISCARD_TIME => ft.discard = finite("discardTime", value)?,
             VR_INF_TIME => ft.inf = finite("infTime", value)?,
+            VR_EXIT_TIME => ft.exit = finite("exitTime", value)?,
+            VR_JITTER_TIME => ft.jitter = finite("jitterTime", value)?,
             _ => return Err(ModelError::unknown(VarType::Real, vr)),
         }
         Ok(())
@@ -398,8 +538,17 @@ impl Model for Faulty {
     fn get_integer(&self, vr: u32) -> Result<i32, ModelError> {
         match vr {
             VR_COUNT => Ok(self.count),
+            VR_EXIT_CODE => Ok(self.exit_code),
             _ => Err(ModelError::unknown(VarType::Integer, vr)),
         }
+    }
+
+    fn set_integer(&mut self, vr: u32, value: i32) -> Result<(), ModelError> {
+        match vr {
+            VR_EXIT_CODE => self.exit_code = exit_code(value)?,
+            _ => return Err(ModelError::unknown(VarType::Integer, vr)),
+        }
+        Ok(())
     }
 }
 

@@ -18,6 +18,8 @@ fn faulty(times: FaultTimes) -> Faulty {
         (VR_ABORT_TIME, times.abort),
         (VR_DISCARD_TIME, times.discard),
         (VR_INF_TIME, times.inf),
+        (VR_EXIT_TIME, times.exit),
+        (VR_JITTER_TIME, times.jitter),
     ] {
         m.set_real(vr, value).expect("set a fault time");
     }
@@ -65,7 +67,7 @@ fn parameters_are_readable_and_must_be_finite() {
     let m = faulty(FaultTimes::default());
     for v in FAULTY_VARIABLES
         .iter()
-        .filter(|v| v.causality == Causality::Parameter)
+        .filter(|v| v.causality == Causality::Parameter && v.ty == VarType::Real)
     {
         assert_eq!(m.get_real(v.vr), Ok(-1.0), "{} is off by default", v.name);
         let mut m = m.clone();
@@ -80,6 +82,28 @@ fn parameters_are_readable_and_must_be_finite() {
     let mut m = m;
     assert!(m.set_real(VR_Y, 1.0).is_err());
     assert!(m.get_integer(VR_U).is_err());
+    // exitCode: an Integer parameter, a process exit status.
+    assert_eq!(m.get_integer(VR_EXIT_CODE), Ok(DEFAULT_EXIT_CODE));
+    assert_eq!(DEFAULT_EXIT_CODE, 3);
+    for code in [0, 42, 255] {
+        m.set_integer(VR_EXIT_CODE, code).expect("set exitCode");
+        assert_eq!(m.get_integer(VR_EXIT_CODE), Ok(code));
+    }
+    for code in [-1, 256, i32::MIN] {
+        assert!(matches!(
+            m.set_integer(VR_EXIT_CODE, code),
+            Err(ModelError::InvalidValue {
+                name: "exitCode",
+                ..
+            })
+        ));
+    }
+    assert_eq!(
+        m.get_integer(VR_EXIT_CODE),
+        Ok(255),
+        "unchanged by a refused value"
+    );
+    assert!(m.set_integer(VR_COUNT, 1).is_err(), "count is an output");
 }
 
 #[test]
@@ -207,6 +231,169 @@ fn reached_uses_the_tolerance_max_1_abs_t() {
     assert!(reached(end, 0.3) && reached(0.3 - 1e-12, 0.3));
 }
 
+#[test]
+fn jitter_time_adds_a_small_offset_that_differs_between_instances() {
+    let mut m = faulty(FaultTimes {
+        jitter: 0.5,
+        ..FaultTimes::default()
+    });
+    let j = m.jitter();
+    assert!((JITTER_SCALE..2.0 * JITTER_SCALE).contains(&j), "j = {j}");
+    m.set_real(VR_U, 1.0).expect("set u");
+    assert_eq!(step(&mut m, 0.0, 0.25), StepOutcome::Completed);
+    assert_eq!(y(&m), 1.25, "exact before jitterTime");
+    let before = m.clone();
+    assert_eq!(step(&mut m, 0.25, 0.25), StepOutcome::Completed);
+    assert_eq!(y(&m), 1.0 + 0.5 + j, "the step that reaches it");
+    assert_ne!(y(&m), 1.5);
+    assert_eq!(step(&mut m, 0.5, 0.5), StepOutcome::Completed);
+    assert_eq!(y(&m), 1.0 + 1.0 + j, "and every step after it");
+    assert_eq!(m.get_real(VR_U), Ok(1.0), "only y is changed");
+    assert_eq!(count(&m), 3);
+    // j belongs to the instance: the same in its clones (FMU states), fixed across
+    // re-initialization.
+    assert_eq!(before.jitter(), j);
+    assert_eq!(y(&before), 1.25);
+    m.initialize(0.75).expect("initialize");
+    assert_eq!(y(&m), 1.75, "before the first step y is exact");
+    assert_eq!(step(&mut m, 0.75, 0.25), StepOutcome::Completed);
+    assert_eq!(y(&m), 2.0 + j);
+    // Another instance has another offset.
+    let other = faulty(FaultTimes::default());
+    assert_ne!(other.jitter(), j);
+    // NaN and +inf take precedence once reached.
+    let mut m = faulty(FaultTimes {
+        jitter: 0.0,
+        inf: 0.5,
+        nan: 1.0,
+        ..FaultTimes::default()
+    });
+    assert_eq!(step(&mut m, 0.0, 0.25), StepOutcome::Completed);
+    assert_eq!(y(&m), 0.25 + m.jitter());
+    assert_eq!(step(&mut m, 0.25, 0.25), StepOutcome::Completed);
+    assert_eq!(y(&m), f64::INFINITY);
+    assert_eq!(step(&mut m, 0.5, 0.5), StepOutcome::Completed);
+    assert!(y(&m).is_nan());
+}
+
+/// Every fault time at 0.5 s, `u = 1`.
+fn all_faults_at_half_a_second() -> Faulty {
+    let mut m = faulty(FaultTimes {
+        error: 0.5,
+        fatal: 0.5,
+        nan: 0.5,
+        hang: 0.5,
+        segfault: 0.5,
+        abort: 0.5,
+        discard: 0.5,
+        inf: 0.5,
+        exit: 0.5,
+        jitter: 0.5,
+    });
+    m.set_real(VR_U, 1.0).expect("set u");
+    m
+}
+
+#[test]
+fn switched_off_faults_are_all_ignored() {
+    assert!(faults_switched_off(Some(OsStr::new("off"))));
+    for value in ["on", "", "0", "Off", " off"] {
+        assert!(!faults_switched_off(Some(OsStr::new(value))), "{value:?}");
+    }
+    assert!(!faults_switched_off(None));
+
+    let mut m = all_faults_at_half_a_second();
+    assert!(!m.faults_off());
+    assert_eq!(m.fault(0.25, 0.25), Some(Fault::Segfault));
+    m.faults_off = true;
+    assert!(m.faults_off());
+    let mut t = 0.0;
+    for _ in 0..8 {
+        assert_eq!(m.fault(t, 0.25), None);
+        assert_eq!(step(&mut m, t, 0.25), StepOutcome::Completed);
+        t += 0.25;
+        assert_eq!(y(&m), 1.0 + t, "no NaN, +inf or jitter");
+    }
+    assert_eq!(count(&m), 8);
+    assert_eq!(
+        m.get_real(VR_SEGFAULT_TIME),
+        Ok(0.5),
+        "the parameters keep their values"
+    );
+}
+
+/// Environment variable of [`env_child`]: what to do (`jitter` or `faults-off`).
+const ENV_CHILD: &str = "FMU_FAULT_INJECTION_ENV_CHILD";
+
+/// Not a test of its own: the entry point of the child processes that check what depends on
+/// the process and its environment. Without [`ENV_CHILD`] it does nothing. Prints one line
+/// for the parent, which starts with `child: ` (after libtest's `test … ... `).
+#[test]
+fn env_child() {
+    let Ok(what) = std::env::var(ENV_CHILD) else {
+        return;
+    };
+    match what.as_str() {
+        "jitter" => {
+            let m = Faulty::instantiate(GUID).expect("known GUID");
+            println!("child: jitter {}", m.jitter().to_bits());
+        }
+        "faults-off" => {
+            // Every fault at 0.5 s, the crashes included: with the faults off the steps across
+            // complete, else the process dies with SIGSEGV.
+            let mut m = all_faults_at_half_a_second();
+            let mut t = 0.0;
+            for _ in 0..4 {
+                assert_eq!(step(&mut m, t, 0.25), StepOutcome::Completed);
+                t += 0.25;
+            }
+            assert_eq!((y(&m), count(&m)), (2.0, 4));
+            println!("child: faults off {}, y = {}", m.faults_off(), y(&m));
+        }
+        other => panic!("unknown child {other}"),
+    }
+}
+
+/// Runs [`env_child`] doing `what` with the environment `env`, and returns its `child:` line.
+fn env_child_line(what: &str, env: &[(&str, &OsStr)]) -> String {
+    let mut vars = vec![(ENV_CHILD, OsStr::new(what))];
+    vars.extend_from_slice(env);
+    let output = spawn_test("tests::env_child", &vars, Stdio::piped())
+        .wait_with_output()
+        .expect("wait");
+    assert!(output.status.success(), "{:?}", output.status);
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .find_map(|l| l.split_once("child: ").map(|(_, line)| line.to_owned()))
+        .expect("the child printed its line")
+}
+
+#[test]
+fn jitter_differs_from_process_to_process() {
+    let lines: Vec<String> = (0..3).map(|_| env_child_line("jitter", &[])).collect();
+    assert_ne!(lines[0], lines[1]);
+    assert_ne!(lines[1], lines[2]);
+    assert_ne!(lines[0], lines[2]);
+}
+
+#[test]
+fn faults_env_off_switches_every_fault_off() {
+    let line = env_child_line("faults-off", &[(FAULTS_ENV, OsStr::new("off"))]);
+    assert_eq!(line, "faults off true, y = 2");
+    // Any other value leaves the faults on: the child dies with SIGSEGV at 0.5 s.
+    let status = spawn_test(
+        "tests::env_child",
+        &[
+            (ENV_CHILD, OsStr::new("faults-off")),
+            (FAULTS_ENV, OsStr::new("on")),
+        ],
+        Stdio::null(),
+    )
+    .wait()
+    .expect("wait");
+    assert_eq!(status.signal(), Some(11), "{status:?}");
+}
+
 /// The kind of a step outcome, without its message.
 fn kind(outcome: &StepOutcome) -> &'static str {
     match outcome {
@@ -267,10 +454,13 @@ fn crash_and_hang_faults_take_precedence_in_the_documented_order() {
         abort: 1.0,
         discard: 1.0,
         inf: 1.0,
+        exit: 1.0,
+        jitter: 1.0,
     };
     let order = [
         Fault::Segfault,
         Fault::Abort,
+        Fault::Exit,
         Fault::Hang,
         Fault::Fatal,
         Fault::Error,
@@ -290,6 +480,7 @@ fn crash_and_hang_faults_take_precedence_in_the_documented_order() {
         match expected {
             Fault::Segfault => times.segfault = -1.0,
             Fault::Abort => times.abort = -1.0,
+            Fault::Exit => times.exit = -1.0,
             Fault::Hang => times.hang = -1.0,
             Fault::Fatal => times.fatal = -1.0,
             Fault::Error => times.error = -1.0,
@@ -438,6 +629,27 @@ fn through_fmi2_inf() {
 }
 
 #[test]
+fn through_fmi2_jitter_and_rollback() {
+    let fmu = Fmu::new(&[(VR_JITTER_TIME, 0.2)]);
+    assert_eq!(fmu.do_step(0.0, 0.1), fmi2::STATUS_OK);
+    assert!((fmu.y() - 0.1).abs() < 1e-15);
+    let state = fmu.get_state();
+    assert_eq!(fmu.do_step(0.1, 0.1), fmi2::STATUS_OK);
+    let j = fmu.y() - 0.2;
+    assert!(
+        (0.9 * JITTER_SCALE..2.1 * JITTER_SCALE).contains(&j),
+        "j = {j}"
+    );
+    assert_eq!(fmu.set_state(state), fmi2::STATUS_OK);
+    assert!(
+        (fmu.y() - 0.1).abs() < 1e-15,
+        "rolled back before jitterTime"
+    );
+    assert_eq!(fmu.do_step(0.1, 0.1), fmi2::STATUS_OK);
+    assert_eq!(fmu.y() - 0.2, j, "the same offset after the rollback");
+}
+
+#[test]
 fn through_fmi2_discard_then_retry_and_nan() {
     let fmu = Fmu::new(&[(VR_DISCARD_TIME, 0.5), (VR_NAN_TIME, 0.75)]);
     assert_eq!(fmu.set_real(VR_U, 1.0), fmi2::STATUS_OK);
@@ -465,29 +677,73 @@ fn crash_child() {
         "segfault" => VR_SEGFAULT_TIME,
         "abort" => VR_ABORT_TIME,
         "hang" => VR_HANG_TIME,
+        "exit" => VR_EXIT_TIME,
         other => panic!("unknown fault {other}"),
     };
     let mut m = faulty(FaultTimes::default());
     m.set_real(vr, 0.2).expect("set");
+    if let Some(code) = std::env::var_os(CHILD_EXIT_CODE) {
+        let code = code
+            .to_str()
+            .and_then(|c| c.parse().ok())
+            .expect("an exit code");
+        m.set_integer(VR_EXIT_CODE, code).expect("set exitCode");
+    }
+    if std::env::var_os(CHILD_ATEXIT_MARKER).is_some() {
+        // SAFETY: registers a plain `extern "C" fn()` without captured state; `atexit` has no
+        // other preconditions.
+        let registered = unsafe { atexit(write_atexit_marker) };
+        assert_eq!(registered, 0, "atexit");
+    }
     m.initialize(0.0).expect("initialize");
     assert_eq!(step(&mut m, 0.0, 0.1), StepOutcome::Completed);
     step(&mut m, 0.1, 0.1);
     // Unreachable if the fault works; exits normally otherwise, which the parent reports.
 }
 
-/// Starts this test binary running only [`crash_child`] with `fault`, with core dumps off.
-fn spawn_child(fault: &str) -> std::process::Child {
+/// Environment variable of [`crash_child`]: the `exitCode` to set.
+const CHILD_EXIT_CODE: &str = "FMU_FAULT_INJECTION_EXIT_CODE";
+
+/// Environment variable of [`crash_child`]: a file that an `atexit` handler writes.
+const CHILD_ATEXIT_MARKER: &str = "FMU_FAULT_INJECTION_ATEXIT_MARKER";
+
+unsafe extern "C" {
+    /// The C library's `atexit`.
+    fn atexit(callback: extern "C" fn()) -> std::ffi::c_int;
+}
+
+/// The `atexit` handler of [`crash_child`]: writes the file named by [`CHILD_ATEXIT_MARKER`].
+extern "C" fn write_atexit_marker() {
+    if let Some(path) = std::env::var_os(CHILD_ATEXIT_MARKER) {
+        let _ = std::fs::write(path, "atexit ran");
+    }
+}
+
+/// Starts this test binary running only the test `test` ([`crash_child`] or [`env_child`]),
+/// with core dumps off, without [`FAULTS_ENV`] unless `env` sets it, and with the environment
+/// variables `env`.
+fn spawn_test(test: &str, env: &[(&str, &OsStr)], stdout: Stdio) -> std::process::Child {
     let exe = std::env::current_exe().expect("test binary");
     Command::new("/bin/sh")
         .arg("-c")
         .arg(r#"ulimit -c 0 && exec "$0" "$@""#)
         .arg(exe)
-        .args(["--exact", "tests::crash_child", "--test-threads=1"])
-        .env(CHILD_FAULT, fault)
-        .stdout(Stdio::null())
+        .args(["--exact", test, "--test-threads=1", "--nocapture"])
+        .env_remove(FAULTS_ENV)
+        .envs(env.iter().copied())
+        .stdout(stdout)
         .stderr(Stdio::null())
         .spawn()
         .expect("spawn the child")
+}
+
+/// Starts this test binary running only [`crash_child`] with `fault`, with core dumps off.
+fn spawn_child(fault: &str) -> std::process::Child {
+    spawn_test(
+        "tests::crash_child",
+        &[(CHILD_FAULT, OsStr::new(fault))],
+        Stdio::null(),
+    )
 }
 
 #[test]
@@ -500,6 +756,34 @@ fn segfault_time_kills_the_process_with_sigsegv() {
 fn abort_time_kills_the_process_with_sigabrt() {
     let status = spawn_child("abort").wait().expect("wait");
     assert_eq!(status.signal(), Some(6), "{status:?}");
+}
+
+#[test]
+fn exit_time_exits_with_exit_code_after_atexit_handlers() {
+    let marker = std::env::temp_dir().join(format!(
+        "fmu-fault-injection-atexit-{}-{:?}",
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    let _ = std::fs::remove_file(&marker);
+    let status = spawn_test(
+        "tests::crash_child",
+        &[
+            (CHILD_FAULT, OsStr::new("exit")),
+            (CHILD_EXIT_CODE, OsStr::new("42")),
+            (CHILD_ATEXIT_MARKER, marker.as_os_str()),
+        ],
+        Stdio::null(),
+    )
+    .wait()
+    .expect("wait");
+    assert_eq!(status.code(), Some(42), "{status:?}");
+    let written = std::fs::read_to_string(&marker);
+    let _ = std::fs::remove_file(&marker);
+    assert_eq!(written.expect("the atexit handler ran"), "atexit ran");
+    // The default exit code.
+    let status = spawn_child("exit").wait().expect("wait");
+    assert_eq!(status.code(), Some(DEFAULT_EXIT_CODE), "{status:?}");
 }
 
 #[test]
@@ -539,9 +823,24 @@ fn model_description_matches_the_table() {
     assert_eq!(md.outputs, [2, 3]);
     let m = Faulty::instantiate(GUID).expect("known GUID");
     for x in md.variables.iter().filter(|x| x.start.is_some()) {
-        let start: f64 = x.start.as_deref().expect("start").parse().expect("number");
-        assert_eq!(m.get_real(x.vr), Ok(start), "{}", x.name);
+        let start = x.start.as_deref().expect("start");
+        match x.ty {
+            VarType::Real => {
+                let start: f64 = start.parse().expect("number");
+                assert_eq!(m.get_real(x.vr), Ok(start), "{}", x.name);
+            }
+            VarType::Integer => {
+                let start: i32 = start.parse().expect("integer");
+                assert_eq!(m.get_integer(x.vr), Ok(start), "{}", x.name);
+            }
+            other => panic!("{}: unexpected type {other}", x.name),
+        }
     }
+    assert_eq!(
+        md.variables.iter().map(|x| x.vr).max(),
+        Some(VR_JITTER_TIME),
+        "jitterTime has the last value reference"
+    );
     for x in &md.variables {
         assert_eq!(x.index as u32, x.vr, "{}: vr equals the index", x.name);
     }

@@ -1,7 +1,7 @@
 #![doc = include_str!("../README.md")]
 #![deny(missing_docs)]
 
-use fmu_support::{Causality, Model, ModelError, StepOutcome, VarType, Variable};
+use fmu_support::{Causality, Model, ModelError, StepOutcome, VarType, Variable, state_array};
 
 /// GUID of the Prey FMU.
 pub const PREY_GUID: &str = "{c35f0414-d94e-4703-be0c-f1316c9ba34d}";
@@ -254,6 +254,26 @@ impl Model for Prey {
         }
         Ok(())
     }
+
+    /// `[alpha, beta, x0, y, x]`: the parameters, the input and the state. Implemented although
+    /// the modelDescription declares `canSerializeFMUstate="false"` (see the README).
+    fn save_state(&self) -> Option<Vec<f64>> {
+        Some(vec![self.alpha, self.beta, self.x0, self.y, self.x])
+    }
+
+    /// Loads the values of [`Prey::save_state`](Model::save_state); the parameters and the
+    /// input must pass the setters' checks.
+    fn load_state(&mut self, state: &[f64]) -> Result<(), ModelError> {
+        let [alpha, beta, x0, y, x] = state_array("Prey", state)?;
+        *self = Self {
+            alpha: rate("alpha", alpha)?,
+            beta: rate("beta", beta)?,
+            x0: population("x0", x0)?,
+            y: population("y", y)?,
+            x,
+        };
+        Ok(())
+    }
 }
 
 /// The Predator FMU: `dy/dt = y·(delta·x − gamma)` with the prey population `x` as input.
@@ -313,6 +333,26 @@ impl Model for Predator {
             VR_PREDATOR_Y0 => self.y0 = population("y0", value)?,
             _ => return Err(ModelError::unknown(VarType::Real, vr)),
         }
+        Ok(())
+    }
+
+    /// `[gamma, delta, y0, x, y]`: the parameters, the input and the state. Implemented
+    /// although the modelDescription declares `canSerializeFMUstate="false"` (see the README).
+    fn save_state(&self) -> Option<Vec<f64>> {
+        Some(vec![self.gamma, self.delta, self.y0, self.x, self.y])
+    }
+
+    /// Loads the values of [`Predator::save_state`](Model::save_state); the parameters and the
+    /// input must pass the setters' checks.
+    fn load_state(&mut self, state: &[f64]) -> Result<(), ModelError> {
+        let [gamma, delta, y0, x, y] = state_array("Predator", state)?;
+        *self = Self {
+            gamma: rate("gamma", gamma)?,
+            delta: rate("delta", delta)?,
+            y0: population("y0", y0)?,
+            x: population("x", x)?,
+            y,
+        };
         Ok(())
     }
 }

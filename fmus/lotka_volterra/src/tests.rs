@@ -209,3 +209,85 @@ fn model_descriptions_match_the_tables() {
         }
     }
 }
+
+/// Every Real variable of `m`, as bits.
+fn reals(m: &impl Model) -> Vec<u64> {
+    m.variables()
+        .iter()
+        .map(|v| m.get_real(v.vr).expect("readable").to_bits())
+        .collect()
+}
+
+#[test]
+fn saved_state_loads_into_a_fresh_instance_and_behaves_alike() {
+    for guid in [PREY_GUID, PREDATOR_GUID] {
+        let mut a = LotkaVolterra::instantiate(guid).expect("known GUID");
+        for (i, v) in a.variables().iter().enumerate() {
+            if matches!(v.causality, Causality::Parameter | Causality::Input) {
+                let value = a.get_real(v.vr).expect("readable") * (1.0 + 0.1 * i as f64);
+                a.set_real(v.vr, value).expect("set");
+            }
+        }
+        a.initialize(0.0).expect("initialize");
+        assert_eq!(a.do_step(0.0, 0.1), StepOutcome::Completed);
+        let state = a.save_state().expect("serializable");
+        assert_eq!(state.len(), 5);
+        let mut b = LotkaVolterra::instantiate(guid).expect("known GUID");
+        b.load_state(&state).expect("load");
+        assert_eq!(reals(&b), reals(&a), "{guid}");
+        let mut t = 0.1;
+        for h in [0.01, 0.5, 0.02] {
+            assert_eq!(a.do_step(t, h), StepOutcome::Completed);
+            assert_eq!(b.do_step(t, h), StepOutcome::Completed);
+            t += h;
+            assert_eq!(reals(&b), reals(&a), "{guid} at t = {t}");
+        }
+    }
+}
+
+#[test]
+fn load_state_checks_length_and_values() {
+    for (guid, name) in [(PREY_GUID, "Prey"), (PREDATOR_GUID, "Predator")] {
+        let mut m = LotkaVolterra::instantiate(guid).expect("known GUID");
+        let state = m.save_state().expect("serializable");
+        assert_eq!(
+            m.load_state(&state[..4]),
+            Err(ModelError::StateLength {
+                model: name,
+                expected: 5,
+                found: 4
+            })
+        );
+        let mut negative = state.clone();
+        negative[3] = -1.0;
+        assert!(
+            matches!(
+                m.load_state(&negative),
+                Err(ModelError::InvalidValue { .. })
+            ),
+            "{name}: negative input population"
+        );
+        let mut nan = state.clone();
+        nan[0] = f64::NAN;
+        assert!(matches!(
+            m.load_state(&nan),
+            Err(ModelError::InvalidValue { .. })
+        ));
+        assert_eq!(m.save_state(), Some(state));
+    }
+}
+
+#[test]
+fn model_descriptions_do_not_declare_serialization() {
+    // The master must replay Prey and Predator; tests that need serialization flip this in a
+    // temporary copy.
+    let root = workspace_root();
+    for name in ["Prey", "Predator"] {
+        let spec = MODELS
+            .iter()
+            .find(|m| m.name == name)
+            .expect("listed in the packer");
+        let xml = std::fs::read_to_string(spec.xml_path(&root)).expect("readable XML");
+        assert!(xml.contains(r#"canSerializeFMUstate="false""#), "{name}");
+    }
+}

@@ -499,57 +499,97 @@ fn unsupported(what: &'static str) -> CallResult {
     Err(CallError::Unsupported { what })
 }
 
-/// `fmi2SerializedFMUstateSize`: not supported (`canSerializeFMUstate="false"`), Error.
+/// `fmi2SerializedFMUstateSize`: writes to `*size` the number of bytes that
+/// [`serialize_fmu_state`] needs for the state `state` of this instance. Error (unsupported)
+/// if the model's [`Model::save_state`] is `None`, and for an unknown state.
+///
+/// Spec: FMI 2.0.2 §2.1.8.
 ///
 /// # Safety
-/// `c` must not be in use by a concurrent call.
+/// `size` must be null or valid for writes; `c` must not be in use by a concurrent call.
+/// (`state` is only compared, never dereferenced.)
 pub unsafe fn serialized_fmu_state_size<M: Model>(
     c: Component,
-    _state: FmuState,
-    _size: *mut usize,
+    state: FmuState,
+    size: *mut usize,
 ) -> Status {
+    let body = |inst: &mut Instance<M>| {
+        inst.require_serializable()?;
+        // SAFETY: caller contract on `size`.
+        let out = unsafe { out(size, "size") }?;
+        *out = inst.serialized_state_size(state.addr())?;
+        Ok(CallStatus::Ok)
+    };
     // SAFETY: forwarded caller contract.
-    unsafe {
-        with_instance::<M>(c, V, "fmi2SerializedFMUstateSize", |_| {
-            unsupported("FMU state serialization")
-        })
-    }
+    unsafe { with_instance::<M>(c, V, "fmi2SerializedFMUstateSize", body) }
 }
 
-/// `fmi2SerializeFMUstate`: not supported, Error.
+/// `fmi2SerializeFMUstate`: writes the state `state` of this instance into `serializedState`,
+/// which must hold exactly the number of bytes [`serialized_fmu_state_size`] gives. The format:
+/// the magic `MSIMFMUS`, a format version, the GUID, the export layer's fields (phase, terminate
+/// request, step status, start time, FMU time) and the model's [`Model::save_state`] values as
+/// little-endian `f64` (see the crate README). Error (unsupported) if the model's
+/// [`Model::save_state`] is `None`; Error for an unknown state or a buffer of another size.
+///
+/// Spec: FMI 2.0.2 §2.1.8.
 ///
 /// # Safety
-/// `c` must not be in use by a concurrent call.
+/// `bytes` must be null or valid for `size` writes; `c` must not be in use by a concurrent
+/// call. (`state` is only compared, never dereferenced.)
 pub unsafe fn serialize_fmu_state<M: Model>(
     c: Component,
-    _state: FmuState,
-    _bytes: *mut Byte,
-    _size: usize,
+    state: FmuState,
+    bytes: *mut Byte,
+    size: usize,
 ) -> Status {
+    let body = |inst: &mut Instance<M>| {
+        inst.require_serializable()?;
+        // SAFETY: caller contract on `bytes`; `fmi2Byte` and `u8` have the same layout.
+        let out = unsafe { slice_mut(bytes.cast::<u8>(), size, "serializedState") }?;
+        inst.serialize_state(state.addr(), out)
+    };
     // SAFETY: forwarded caller contract.
-    unsafe {
-        with_instance::<M>(c, V, "fmi2SerializeFMUstate", |_| {
-            unsupported("FMU state serialization")
-        })
-    }
+    unsafe { with_instance::<M>(c, V, "fmi2SerializeFMUstate", body) }
 }
 
-/// `fmi2DeSerializeFMUstate`: not supported, Error.
+/// `fmi2DeSerializeFMUstate`: reads `size` bytes that [`serialize_fmu_state`] wrote (in an
+/// instance of the same FMU, possibly in another process) into an FMU state of this instance.
+/// As in [`get_fmu_state`], a null `*state` gives a new state and a non-null one must be a
+/// state of this instance, which is overwritten in place. The caller then restores it with
+/// `fmi2SetFMUstate` and frees it with `fmi2FreeFMUstate`.
+///
+/// Error, with a logged reason, if the model's [`Model::save_state`] is `None` (unsupported),
+/// for bytes with a wrong magic, version, GUID or length, and when [`Model::load_state`]
+/// refuses the values; then `*state` is unchanged.
+///
+/// Spec: FMI 2.0.2 §2.1.8.
 ///
 /// # Safety
-/// `c` must not be in use by a concurrent call.
+/// `bytes` must be null or valid for `size` reads; `state` must be null or valid for reads and
+/// writes; `c` must not be in use by a concurrent call.
 pub unsafe fn deserialize_fmu_state<M: Model>(
     c: Component,
-    _bytes: *const Byte,
-    _size: usize,
-    _state: *mut FmuState,
+    bytes: *const Byte,
+    size: usize,
+    state: *mut FmuState,
 ) -> Status {
+    let body = |inst: &mut Instance<M>| {
+        inst.require_serializable()?;
+        // SAFETY: caller contract on `bytes` and `state`; `fmi2Byte` and `u8` have the same
+        // layout.
+        let (data, slot) = unsafe {
+            (
+                slice(bytes.cast::<u8>(), size, "serializedState")?,
+                out(state, "FMUstate")?,
+            )
+        };
+        let existing = (!slot.is_null()).then(|| slot.addr());
+        let handle = inst.deserialize_state(data, existing)?;
+        *slot = ptr::without_provenance_mut(handle);
+        Ok(CallStatus::Ok)
+    };
     // SAFETY: forwarded caller contract.
-    unsafe {
-        with_instance::<M>(c, V, "fmi2DeSerializeFMUstate", |_| {
-            unsupported("FMU state serialization")
-        })
-    }
+    unsafe { with_instance::<M>(c, V, "fmi2DeSerializeFMUstate", body) }
 }
 
 /// `fmi2GetDirectionalDerivative`: forwards to [`Model::directional_derivative`]; Error if the
@@ -753,4 +793,290 @@ pub unsafe fn get_string_status<M: Model>(
     };
     // SAFETY: forwarded caller contract.
     unsafe { with_instance::<M>(c, V, "fmi2GetStringStatus", body) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Causality, ModelError, StepOutcome, Variable, state_array};
+
+    /// `x' = k·x + u`, stepped with explicit Euler; serializable.
+    #[derive(Clone, Debug)]
+    struct Growth {
+        k: f64,
+        u: f64,
+        x: f64,
+    }
+
+    const VARS: &[Variable] = &[
+        Variable::new("x", 0, VarType::Real, Causality::Output),
+        Variable::new("u", 1, VarType::Real, Causality::Input),
+        Variable::new("k", 2, VarType::Real, Causality::Parameter),
+    ];
+
+    impl Model for Growth {
+        fn instantiate(guid: &str) -> Option<Self> {
+            (guid == "{growth}").then_some(Self {
+                k: 0.5,
+                u: 0.0,
+                x: 1.0,
+            })
+        }
+        fn variables(&self) -> &'static [Variable] {
+            VARS
+        }
+        fn initialize(&mut self, _start_time: f64) -> Result<(), ModelError> {
+            self.x = 1.0;
+            Ok(())
+        }
+        fn do_step(&mut self, _t: f64, h: f64) -> StepOutcome {
+            self.x += h * (self.k * self.x + self.u);
+            StepOutcome::Completed
+        }
+        fn get_real(&self, vr: u32) -> Result<f64, ModelError> {
+            match vr {
+                0 => Ok(self.x),
+                1 => Ok(self.u),
+                2 => Ok(self.k),
+                _ => Err(ModelError::unknown(VarType::Real, vr)),
+            }
+        }
+        fn set_real(&mut self, vr: u32, value: f64) -> Result<(), ModelError> {
+            match vr {
+                1 => self.u = value,
+                2 => self.k = value,
+                _ => return Err(ModelError::unknown(VarType::Real, vr)),
+            }
+            Ok(())
+        }
+        fn save_state(&self) -> Option<Vec<f64>> {
+            Some(vec![self.k, self.u, self.x])
+        }
+        fn load_state(&mut self, state: &[f64]) -> Result<(), ModelError> {
+            let [k, u, x] = state_array("Growth", state)?;
+            *self = Self { k, u, x };
+            Ok(())
+        }
+    }
+
+    /// The same model without serialization.
+    #[derive(Clone, Debug)]
+    struct Opaque(Growth);
+
+    impl Model for Opaque {
+        fn instantiate(guid: &str) -> Option<Self> {
+            Growth::instantiate(guid).map(Self)
+        }
+        fn variables(&self) -> &'static [Variable] {
+            VARS
+        }
+        fn initialize(&mut self, start_time: f64) -> Result<(), ModelError> {
+            self.0.initialize(start_time)
+        }
+        fn do_step(&mut self, t: f64, h: f64) -> StepOutcome {
+            self.0.do_step(t, h)
+        }
+        fn get_real(&self, vr: u32) -> Result<f64, ModelError> {
+            self.0.get_real(vr)
+        }
+        fn set_real(&mut self, vr: u32, value: f64) -> Result<(), ModelError> {
+            self.0.set_real(vr, value)
+        }
+    }
+
+    /// Instantiates, sets `k`, and enters step mode at t = 0.
+    fn start<M: Model>(k: f64) -> Component {
+        let callbacks = CallbackFunctions {
+            logger: None,
+            allocate_memory: None,
+            free_memory: None,
+            step_finished: None,
+            component_environment: ptr::null_mut(),
+        };
+        // SAFETY: NUL-terminated strings and a callback struct that outlive the call.
+        let c = unsafe {
+            instantiate::<M>(
+                c"growth".as_ptr(),
+                CO_SIMULATION,
+                c"{growth}".as_ptr(),
+                ptr::null(),
+                &raw const callbacks,
+                FALSE,
+                FALSE,
+            )
+        };
+        assert!(!c.is_null());
+        // SAFETY: a live instance used by this thread only; pointers to live locals.
+        unsafe {
+            assert_eq!(set_real::<M>(c, &2, 1, &k), STATUS_OK);
+            assert_eq!(setup_experiment::<M>(c, 0, 0.0, 0.0, 0, 0.0), STATUS_OK);
+            assert_eq!(enter_initialization_mode::<M>(c), STATUS_OK);
+            assert_eq!(exit_initialization_mode::<M>(c), STATUS_OK);
+        }
+        c
+    }
+
+    fn x<M: Model>(c: Component) -> f64 {
+        let mut value = f64::NAN;
+        // SAFETY: a live instance; one value reference and one output slot.
+        let status = unsafe { get_real::<M>(c, &0, 1, &raw mut value) };
+        assert_eq!(status, STATUS_OK);
+        value
+    }
+
+    /// `fmi2GetFMUstate`, `fmi2SerializedFMUstateSize` and `fmi2SerializeFMUstate`.
+    fn serialize(c: Component) -> Vec<Byte> {
+        let mut state: FmuState = ptr::null_mut();
+        let mut size = 0;
+        // SAFETY: a live instance; pointers to live locals and a buffer of `size` bytes.
+        unsafe {
+            assert_eq!(get_fmu_state::<Growth>(c, &raw mut state), STATUS_OK);
+            assert_eq!(
+                serialized_fmu_state_size::<Growth>(c, state, &raw mut size),
+                STATUS_OK
+            );
+            let mut bytes = vec![0; size];
+            assert_eq!(
+                serialize_fmu_state::<Growth>(c, state, bytes.as_mut_ptr(), size),
+                STATUS_OK
+            );
+            assert_eq!(free_fmu_state::<Growth>(c, &raw mut state), STATUS_OK);
+            bytes
+        }
+    }
+
+    #[test]
+    fn serialized_state_moves_between_instances() {
+        let a = start::<Growth>(0.3);
+        // SAFETY: live instances used by this thread only; pointers to live locals.
+        unsafe {
+            assert_eq!(set_real::<Growth>(a, &1, 1, &0.7), STATUS_OK);
+            assert_eq!(do_step::<Growth>(a, 0.0, 0.1, TRUE), STATUS_OK);
+            assert_eq!(do_step::<Growth>(a, 0.1, 0.1, TRUE), STATUS_OK);
+        }
+        let bytes = serialize(a);
+        assert_eq!(bytes.len(), 40 + "{growth}".len() + 3 * 8);
+
+        let b = start::<Growth>(-1.0);
+        let mut state: FmuState = ptr::null_mut();
+        // SAFETY: as above.
+        unsafe {
+            assert_eq!(
+                deserialize_fmu_state::<Growth>(b, bytes.as_ptr(), bytes.len(), &raw mut state),
+                STATUS_OK
+            );
+            assert!(!state.is_null());
+            assert_eq!(set_fmu_state::<Growth>(b, state), STATUS_OK);
+            assert_eq!(free_fmu_state::<Growth>(b, &raw mut state), STATUS_OK);
+            assert!(state.is_null());
+            let mut time = 0.0;
+            assert_eq!(
+                get_real_status::<Growth>(b, KIND_LAST_SUCCESSFUL_TIME, &raw mut time),
+                STATUS_OK
+            );
+            assert_eq!(time, 0.2);
+            let mut t = 0.2;
+            for _ in 0..5 {
+                assert_eq!(do_step::<Growth>(a, t, 0.1, TRUE), STATUS_OK);
+                assert_eq!(do_step::<Growth>(b, t, 0.1, TRUE), STATUS_OK);
+                t += 0.1;
+                assert_eq!(x::<Growth>(a).to_bits(), x::<Growth>(b).to_bits());
+            }
+            free_instance::<Growth>(a);
+            free_instance::<Growth>(b);
+        }
+    }
+
+    #[test]
+    fn bad_bytes_and_pointers_give_error_not_a_panic() {
+        let a = start::<Growth>(0.3);
+        let good = serialize(a);
+        let b = start::<Growth>(0.3);
+        let mut bad = good.clone();
+        bad[0] = b'X' as Byte;
+        let mut state: FmuState = ptr::null_mut();
+        // SAFETY: live instances; pointers to live locals, or null where that is tested.
+        unsafe {
+            for bytes in [&bad[..], &good[..good.len() - 1], &[]] {
+                assert_eq!(
+                    deserialize_fmu_state::<Growth>(b, bytes.as_ptr(), bytes.len(), &raw mut state),
+                    STATUS_ERROR
+                );
+                assert!(state.is_null(), "no state is returned");
+            }
+            let mut longer = good.clone();
+            longer.push(0);
+            assert_eq!(
+                deserialize_fmu_state::<Growth>(b, longer.as_ptr(), longer.len(), &raw mut state),
+                STATUS_ERROR
+            );
+            assert_eq!(
+                deserialize_fmu_state::<Growth>(b, ptr::null(), good.len(), &raw mut state),
+                STATUS_ERROR
+            );
+            assert_eq!(
+                deserialize_fmu_state::<Growth>(b, good.as_ptr(), good.len(), ptr::null_mut()),
+                STATUS_ERROR
+            );
+            // The error phase still accepts the state functions: a good state recovers.
+            assert_eq!(
+                deserialize_fmu_state::<Growth>(b, good.as_ptr(), good.len(), &raw mut state),
+                STATUS_OK
+            );
+            assert_eq!(set_fmu_state::<Growth>(b, state), STATUS_OK);
+            assert_eq!(do_step::<Growth>(b, 0.0, 0.1, TRUE), STATUS_OK);
+
+            let mut size = 0;
+            assert_eq!(
+                serialized_fmu_state_size::<Growth>(b, 8usize as FmuState, &raw mut size),
+                STATUS_ERROR,
+                "unknown state"
+            );
+            assert_eq!(
+                serialized_fmu_state_size::<Growth>(b, state, ptr::null_mut()),
+                STATUS_ERROR
+            );
+            let mut small = vec![0; good.len() - 1];
+            assert_eq!(
+                serialize_fmu_state::<Growth>(b, state, small.as_mut_ptr(), small.len()),
+                STATUS_ERROR
+            );
+            assert_eq!(
+                serialize_fmu_state::<Growth>(b, state, ptr::null_mut(), good.len()),
+                STATUS_ERROR
+            );
+            free_instance::<Growth>(a);
+            free_instance::<Growth>(b);
+        }
+    }
+
+    #[test]
+    fn model_without_save_state_keeps_serialization_unsupported() {
+        let c = start::<Opaque>(0.3);
+        let serializable = start::<Growth>(0.3);
+        let bytes = serialize(serializable);
+        let mut state: FmuState = ptr::null_mut();
+        let mut size = 0;
+        // SAFETY: live instances; pointers to live locals.
+        unsafe {
+            assert_eq!(get_fmu_state::<Opaque>(c, &raw mut state), STATUS_OK);
+            assert_eq!(
+                serialized_fmu_state_size::<Opaque>(c, state, &raw mut size),
+                STATUS_ERROR
+            );
+            let mut buffer = vec![0; 64];
+            assert_eq!(
+                serialize_fmu_state::<Opaque>(c, state, buffer.as_mut_ptr(), buffer.len()),
+                STATUS_ERROR
+            );
+            let mut copy: FmuState = ptr::null_mut();
+            assert_eq!(
+                deserialize_fmu_state::<Opaque>(c, bytes.as_ptr(), bytes.len(), &raw mut copy),
+                STATUS_ERROR
+            );
+            assert!(copy.is_null());
+            free_instance::<Opaque>(c);
+            free_instance::<Growth>(serializable);
+        }
+    }
 }

@@ -6,6 +6,7 @@ use std::ffi::{CString, c_int};
 
 use crate::logger::{Category, Logger, status};
 use crate::model::{Causality, Model, ModelError, StepOutcome, VarType, Variable, find_variable};
+use crate::serialized::{self, FormatError};
 
 /// Which FMI version's rules apply.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -88,6 +89,8 @@ pub(crate) enum CallError {
     InteriorNul { vr: u32 },
     #[error("not supported: {what}")]
     Unsupported { what: &'static str },
+    #[error("serialized FMU state refused: {0}")]
+    SerializedState(#[from] FormatError),
     #[error("status kind {kind} is not available")]
     StatusKind { kind: c_int },
     #[error("caught a panic: {message}")]
@@ -113,6 +116,9 @@ struct SavedState<M> {
     terminate_requested: bool,
     last_step: Status,
 }
+
+/// What the serialization functions report for a model whose [`Model::save_state`] is `None`.
+const NOT_SERIALIZABLE: &str = "FMU state serialization (canSerializeFMUstate=\"false\")";
 
 /// Relative tolerance of the check `currentCommunicationPoint == FMU time` in `do_step`, scaled
 /// by `1 + |t|` (s).
@@ -485,6 +491,12 @@ impl<M: Model> Instance<M> {
             terminate_requested: self.terminate_requested,
             last_step: self.last_step,
         };
+        self.store_state(saved, existing)
+    }
+
+    /// Stores `saved` in the state `existing` of this instance (overwritten in place) or under a
+    /// new handle. Returns the handle.
+    fn store_state(&mut self, saved: SavedState<M>, existing: Option<usize>) -> CallResult<usize> {
         match existing {
             Some(handle) => {
                 let slot = self.find_state(handle)?;
@@ -529,6 +541,88 @@ impl<M: Model> Instance<M> {
             .iter()
             .position(|s| state_handle(s) == handle)
             .ok_or(CallError::UnknownState)
+    }
+
+    /// Whether the model can serialize its state ([`Model::save_state`] gives values).
+    ///
+    /// # Errors
+    /// [`CallError::Unsupported`] if it cannot.
+    pub(crate) fn require_serializable(&self) -> CallResult<()> {
+        match self.model.save_state() {
+            Some(_) => Ok(()),
+            None => Err(CallError::Unsupported {
+                what: NOT_SERIALIZABLE,
+            }),
+        }
+    }
+
+    /// The saved state `handle` and its model's [`Model::save_state`] values.
+    fn saved_values(&self, handle: usize) -> CallResult<(&SavedState<M>, Vec<f64>)> {
+        self.require_serializable()?;
+        let saved = &self.states[self.find_state(handle)?];
+        let values = saved.model.save_state().ok_or(CallError::Unsupported {
+            what: NOT_SERIALIZABLE,
+        })?;
+        Ok((saved, values))
+    }
+
+    /// `fmi2SerializedFMUstateSize`: the length in bytes of the saved state `handle` in the
+    /// format of [`crate::serialized`].
+    ///
+    /// Spec: FMI 2.0.2 §2.1.8.
+    pub(crate) fn serialized_state_size(&self, handle: usize) -> CallResult<usize> {
+        let (_, values) = self.saved_values(handle)?;
+        Ok(serialized::encoded_len(self.guid.len(), values.len())?)
+    }
+
+    /// `fmi2SerializeFMUstate`: writes the saved state `handle` into `out`, whose length must be
+    /// exactly [`Instance::serialized_state_size`].
+    ///
+    /// Spec: FMI 2.0.2 §2.1.8.
+    pub(crate) fn serialize_state(&self, handle: usize, out: &mut [u8]) -> CallResult {
+        let (saved, values) = self.saved_values(handle)?;
+        let fields = serialized::Fields {
+            guid: &self.guid,
+            phase: saved.phase,
+            start_time: saved.start_time,
+            time: saved.time,
+            terminate_requested: saved.terminate_requested,
+            last_step: saved.last_step,
+        };
+        serialized::encode(&fields, &values, out)?;
+        Ok(Status::Ok)
+    }
+
+    /// `fmi2DeSerializeFMUstate`: reads bytes that [`Instance::serialize_state`] wrote (in
+    /// any instance of the same FMU, in any process) into the state `existing` of this instance
+    /// (overwritten in place) or a new one, as [`Instance::get_state`] does. Returns the
+    /// handle, for `fmi2SetFMUstate` and `fmi2FreeFMUstate`.
+    ///
+    /// The bytes are checked (magic, version, GUID, flags, length), and the values go through
+    /// [`Model::load_state`] on a clone of this instance's model; nothing changes on an error.
+    ///
+    /// Spec: FMI 2.0.2 §2.1.8.
+    pub(crate) fn deserialize_state(
+        &mut self,
+        bytes: &[u8],
+        existing: Option<usize>,
+    ) -> CallResult<usize> {
+        self.require_serializable()?;
+        if let Some(handle) = existing {
+            self.find_state(handle)?;
+        }
+        let (fields, values) = serialized::decode(bytes, &self.guid)?;
+        let mut model = self.model.clone();
+        model.load_state(&values)?;
+        let saved = SavedState {
+            model,
+            phase: fields.phase,
+            start_time: fields.start_time,
+            time: fields.time,
+            terminate_requested: fields.terminate_requested,
+            last_step: fields.last_step,
+        };
+        self.store_state(saved, existing)
     }
 
     /// Status of the last `do_step` (for `fmi2GetStatus(fmi2DoStepStatus)`).
@@ -621,6 +715,33 @@ mod tests {
         }
         fn get_string(&self, _vr: u32) -> Result<String, ModelError> {
             Ok(format!("t={}", self.t))
+        }
+        fn save_state(&self) -> Option<Vec<f64>> {
+            Some(vec![self.slope, self.u, self.x, self.t])
+        }
+        fn load_state(&mut self, state: &[f64]) -> Result<(), ModelError> {
+            let [slope, u, x, t] = crate::model::state_array("Ramp", state)?;
+            *self = Self { slope, x, u, t };
+            Ok(())
+        }
+    }
+
+    /// A model without serializable state (the defaults of `save_state` and `load_state`).
+    #[derive(Clone, Debug)]
+    struct Plain;
+
+    impl Model for Plain {
+        fn instantiate(guid: &str) -> Option<Self> {
+            (guid == "plain").then_some(Self)
+        }
+        fn variables(&self) -> &'static [Variable] {
+            &[]
+        }
+        fn initialize(&mut self, _start_time: f64) -> Result<(), ModelError> {
+            Ok(())
+        }
+        fn do_step(&mut self, _t: f64, _h: f64) -> StepOutcome {
+            StepOutcome::Completed
         }
     }
 
@@ -764,6 +885,226 @@ mod tests {
             inst.free_state(handle),
             Err(CallError::UnknownState)
         ));
+    }
+
+    /// Serializes the saved state `handle` of `inst`.
+    fn serialize(inst: &Instance<Ramp>, handle: usize) -> Vec<u8> {
+        let size = inst.serialized_state_size(handle).expect("size");
+        let mut bytes = vec![0; size];
+        inst.serialize_state(handle, &mut bytes).expect("serialize");
+        bytes
+    }
+
+    #[test]
+    fn serialized_state_roundtrips_into_another_instance() {
+        let mut a = new_instance(Version::Fmi2);
+        a.setup_experiment(0.5).expect("setup");
+        set_real(&mut a, 1, 3.0).expect("slope");
+        a.enter_initialization_mode().expect("enter");
+        a.exit_initialization_mode().expect("exit");
+        set_real(&mut a, 2, 0.25).expect("u");
+        a.do_step(0.5, 0.5).expect("step");
+        a.do_step(1.0, 0.25).expect("step");
+        let handle = a.get_state(None).expect("get state");
+        let bytes = serialize(&a, handle);
+        assert_eq!(bytes.len(), 40 + "ramp".len() + 4 * 8);
+        assert_eq!(&bytes[..8], b"MSIMFMUS");
+
+        // Another instance of the same model, with other parameters and at another time.
+        let mut b = new_instance(Version::Fmi2);
+        to_step_mode(&mut b);
+        b.do_step(0.0, 0.1).expect("step");
+        let copy = b.deserialize_state(&bytes, None).expect("deserialize");
+        assert_eq!(b.states.len(), 1);
+        b.set_state(copy).expect("set state");
+        b.free_state(copy).expect("free state");
+        assert_eq!(b.time(), a.time());
+        assert_eq!(b.start_time, 0.5);
+        assert_eq!(get_real(&b, 1).expect("slope"), 3.0);
+        let mut t = a.time();
+        for h in [0.1, 0.3, 0.05] {
+            a.do_step(t, h).expect("step a");
+            b.do_step(t, h).expect("step b");
+            t += h;
+            let (ya, yb) = (get_real(&a, 0).expect("x"), get_real(&b, 0).expect("x"));
+            assert_eq!(ya.to_bits(), yb.to_bits(), "t = {t}");
+        }
+        assert_eq!(a.time(), b.time());
+
+        // The same bytes again, now overwriting a state of `b` in place.
+        let existing = b.get_state(None).expect("get state");
+        assert_eq!(
+            b.deserialize_state(&bytes, Some(existing))
+                .expect("in place"),
+            existing
+        );
+        assert_eq!(
+            serialize(&b, existing),
+            bytes,
+            "bit-identical after a round trip"
+        );
+    }
+
+    #[test]
+    fn serialized_state_keeps_phase_terminate_request_and_step_status() {
+        let mut a = new_instance(Version::Fmi2);
+        to_step_mode(&mut a);
+        let mut t = 0.0;
+        while a.do_step(t, 1.0).expect("step") == Status::Ok {
+            t += 1.0;
+        }
+        let handle = a.get_state(None).expect("get state");
+        let bytes = serialize(&a, handle);
+        let mut b = new_instance(Version::Fmi2);
+        to_step_mode(&mut b);
+        let err = b.do_step(5.0, 1.0).expect_err("wrong time");
+        b.fail("doStep", &err);
+        assert_eq!(b.phase(), Phase::Error);
+        let copy = b.deserialize_state(&bytes, None).expect("deserialize");
+        b.set_state(copy).expect("set state");
+        assert_eq!(b.phase(), Phase::StepMode, "the phase of the saved state");
+        assert!(b.terminate_requested());
+        assert_eq!(b.last_step_status(), Status::Discard);
+        assert_eq!(b.time(), 10.0);
+    }
+
+    #[test]
+    fn bad_serialized_bytes_are_refused() {
+        let mut a = new_instance(Version::Fmi2);
+        to_step_mode(&mut a);
+        a.do_step(0.0, 1.0).expect("step");
+        let handle = a.get_state(None).expect("get state");
+        let good = serialize(&a, handle);
+        let mut b = new_instance(Version::Fmi2);
+        to_step_mode(&mut b);
+
+        let mut magic = good.clone();
+        magic[..8].copy_from_slice(b"FMUSTATE");
+        let err = b.deserialize_state(&magic, None).expect_err("wrong magic");
+        assert!(matches!(
+            err,
+            CallError::SerializedState(FormatError::Magic { .. })
+        ));
+        assert!(err.to_string().contains("magic"), "{err}");
+        let mut version = good.clone();
+        version[8] = 9;
+        assert!(b.deserialize_state(&version, None).is_err());
+        let err = b
+            .deserialize_state(&good[..good.len() - 8], None)
+            .expect_err("one value short");
+        assert!(matches!(
+            err,
+            CallError::SerializedState(FormatError::Length { .. })
+        ));
+        let mut longer = good.clone();
+        longer.extend_from_slice(&[0; 8]);
+        assert!(b.deserialize_state(&longer, None).is_err());
+        assert!(b.deserialize_state(&[], None).is_err());
+
+        // A well-formed state with three model values instead of four: the model refuses it.
+        let fields = serialized::Fields {
+            guid: "ramp",
+            phase: Phase::StepMode,
+            start_time: 0.0,
+            time: 1.0,
+            terminate_requested: false,
+            last_step: Status::Ok,
+        };
+        let mut short = vec![0; serialized::encoded_len(4, 3).expect("length")];
+        serialized::encode(&fields, &[1.0, 2.0, 3.0], &mut short).expect("encode");
+        let err = b.deserialize_state(&short, None).expect_err("three values");
+        assert!(
+            matches!(
+                err,
+                CallError::Model(ModelError::StateLength {
+                    model: "Ramp",
+                    expected: 4,
+                    found: 3
+                })
+            ),
+            "{err}"
+        );
+
+        // A state of another FMU (GUID) of the same library.
+        let mut other = Instance::new(
+            Version::Fmi2,
+            c"other".to_owned(),
+            "ramp-2".into(),
+            Ramp::instantiate("ramp").expect("invariant: known GUID"),
+            Logger::new(None, std::ptr::null_mut(), false),
+        );
+        assert!(matches!(
+            other.deserialize_state(&good, None),
+            Err(CallError::SerializedState(FormatError::OtherFmu { .. }))
+        ));
+        // An unknown handle to overwrite, and a buffer of the wrong size.
+        assert!(matches!(
+            b.deserialize_state(&good, Some(8)),
+            Err(CallError::UnknownState)
+        ));
+        let mut small = vec![0; good.len() - 1];
+        assert!(matches!(
+            a.serialize_state(handle, &mut small),
+            Err(CallError::SerializedState(FormatError::BufferSize { .. }))
+        ));
+        assert!(matches!(
+            a.serialized_state_size(handle + 16),
+            Err(CallError::UnknownState)
+        ));
+
+        assert!(b.states.is_empty(), "no state was created");
+        let err = b.deserialize_state(&magic, None).expect_err("wrong magic");
+        assert_eq!(b.fail("fmi2DeSerializeFMUstate", &err), status::ERROR);
+        assert_eq!(b.phase(), Phase::Error);
+    }
+
+    #[test]
+    fn model_without_save_state_cannot_serialize() {
+        let model = Plain::instantiate("plain").expect("invariant: known GUID");
+        let logger = Logger::new(None, std::ptr::null_mut(), false);
+        let mut inst = Instance::new(
+            Version::Fmi2,
+            c"p".to_owned(),
+            "plain".into(),
+            model,
+            logger,
+        );
+        let handle = inst
+            .get_state(None)
+            .expect("FMU states work without serialization");
+        assert!(matches!(
+            inst.require_serializable(),
+            Err(CallError::Unsupported { .. })
+        ));
+        assert!(matches!(
+            inst.serialized_state_size(handle),
+            Err(CallError::Unsupported { .. })
+        ));
+        assert!(matches!(
+            inst.serialize_state(handle, &mut [0; 64]),
+            Err(CallError::Unsupported { .. })
+        ));
+        // Even bytes in the right format for this GUID are refused.
+        let fields = serialized::Fields {
+            guid: "plain",
+            phase: Phase::StepMode,
+            start_time: 0.0,
+            time: 0.0,
+            terminate_requested: false,
+            last_step: Status::Ok,
+        };
+        let mut bytes = vec![0; serialized::encoded_len(5, 0).expect("length")];
+        serialized::encode(&fields, &[], &mut bytes).expect("encode");
+        assert!(matches!(
+            inst.deserialize_state(&bytes, None),
+            Err(CallError::Unsupported { .. })
+        ));
+        assert_eq!(
+            Plain.clone().load_state(&[]),
+            Err(ModelError::Unsupported {
+                what: NOT_SERIALIZABLE
+            })
+        );
     }
 
     #[test]

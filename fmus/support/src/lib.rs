@@ -11,6 +11,9 @@ mod model;
 mod model_enum;
 mod raw;
 mod registry;
+mod serialized;
 
 pub use logger::{Category, LoggerFn};
-pub use model::{Causality, Model, ModelError, StepOutcome, VarType, Variable, find_variable};
+pub use model::{
+    Causality, Model, ModelError, StepOutcome, VarType, Variable, find_variable, state_array,
+};

@@ -139,6 +139,24 @@ pub enum ModelError {
         /// The model name.
         model: &'static str,
     },
+    /// The model does not provide what was asked, for example [`Model::load_state`] of a model
+    /// that cannot serialize its state.
+    #[error("not supported: {what}")]
+    Unsupported {
+        /// What is not supported.
+        what: &'static str,
+    },
+    /// [`Model::load_state`] got a list of values whose length differs from the one
+    /// [`Model::save_state`] gives.
+    #[error("a saved state of {model} has {expected} values, got {found}")]
+    StateLength {
+        /// The model name.
+        model: &'static str,
+        /// The number of values [`Model::save_state`] returns.
+        expected: usize,
+        /// The number of values given.
+        found: usize,
+    },
 }
 
 impl ModelError {
@@ -146,6 +164,28 @@ impl ModelError {
     pub const fn unknown(ty: VarType, vr: u32) -> Self {
         Self::UnknownVariable { ty, vr }
     }
+}
+
+/// What the default [`Model::load_state`] reports as unsupported.
+const STATE_SERIALIZATION: &str = "FMU state serialization (canSerializeFMUstate=\"false\")";
+
+/// The values given to [`Model::load_state`] as an array of the length `N` that the model's
+/// [`Model::save_state`] returns, so that an implementation can destructure them:
+/// `let [x, u, t] = state_array("Model", state)?;`.
+///
+/// # Errors
+/// [`ModelError::StateLength`] (naming `model`) if `state` does not hold exactly `N` values.
+///
+/// Spec: FMI 2.0.2 §2.1.8 (fmi2DeSerializeFMUstate).
+pub fn state_array<const N: usize>(
+    model: &'static str,
+    state: &[f64],
+) -> Result<[f64; N], ModelError> {
+    state.try_into().map_err(|_| ModelError::StateLength {
+        model,
+        expected: N,
+        found: state.len(),
+    })
 }
 
 /// Result of [`Model::do_step`].
@@ -177,7 +217,8 @@ pub enum StepOutcome {
 /// - [`Model::do_step`] is called on a clone, which replaces the model only on
 ///   [`StepOutcome::Completed`] or [`StepOutcome::Terminate`]; so a model need not undo a
 ///   rejected step;
-/// - FMU states are clones of the model (hence the `Clone` bound).
+/// - FMU states are clones of the model (hence the `Clone` bound); a model that also
+///   implements [`Model::save_state`] and [`Model::load_state`] gets serializable FMU states.
 ///
 /// `Send` because an importer may drive one instance from different threads, one call at a
 /// time (for example a parallel Gauss–Jacobi master).
@@ -329,5 +370,39 @@ pub trait Model: Clone + Send + 'static {
     ) -> Option<Result<(), ModelError>> {
         let _ = (unknowns, knowns, dv_known, dv_unknown);
         None
+    }
+
+    /// Every value that the model's future behaviour depends on (parameters, inputs, states,
+    /// and its time in s where outputs or steps depend on it), in an order of the model's
+    /// choosing and always of the same length, for FMU-state serialization. Returns `None` (the
+    /// default) if the model cannot serialize its state; then the serialization functions of
+    /// the export layer return Error, and `canSerializeFMUstate` must be false in the
+    /// modelDescription.
+    ///
+    /// The export layer stores its own fields (start time, FMU time, terminate request, step
+    /// status) next to these values. Loading them with [`Model::load_state`] into a model of the
+    /// same FMU (same GUID) must give a model that behaves exactly like this one.
+    ///
+    /// Spec: FMI 2.0.2 §2.1.8 (fmi2SerializedFMUstateSize, fmi2SerializeFMUstate).
+    fn save_state(&self) -> Option<Vec<f64>> {
+        None
+    }
+
+    /// Overwrites the model with values that [`Model::save_state`] returned, possibly in another
+    /// instance or process. Called on a clone of an instance of the same FMU, which is dropped
+    /// if this returns an error, so an implementation need not undo partial changes.
+    ///
+    /// # Errors
+    /// [`ModelError::Unsupported`] by default (the model cannot serialize its state);
+    /// [`ModelError::StateLength`] if `state` does not have the length that
+    /// [`Model::save_state`] gives (see [`state_array`]); [`ModelError::InvalidValue`] for a
+    /// parameter or input that the setters would refuse.
+    ///
+    /// Spec: FMI 2.0.2 §2.1.8 (fmi2DeSerializeFMUstate).
+    fn load_state(&mut self, state: &[f64]) -> Result<(), ModelError> {
+        let _ = state;
+        Err(ModelError::Unsupported {
+            what: STATE_SERIALIZATION,
+        })
     }
 }

@@ -7,8 +7,10 @@
 /// first whose type accepts the GUID, so one shared library can serve several FMUs with
 /// different GUIDs. [`Model::acquire_instance`](crate::Model::acquire_instance) and
 /// [`Model::release_instance`](crate::Model::release_instance) ask every variant type in turn,
-/// so each type must act only on its own GUIDs. The enum derives `Clone` and `Debug`; each
-/// inner type must implement `Model + Debug`.
+/// so each type must act only on its own GUIDs. Every other method, including
+/// [`Model::save_state`](crate::Model::save_state) and
+/// [`Model::load_state`](crate::Model::load_state), goes to the variant's model. The enum
+/// derives `Clone` and `Debug`; each inner type must implement `Model + Debug`.
 ///
 /// ```
 /// use fmu_support::{Model, ModelError, StepOutcome, Variable};
@@ -133,6 +135,16 @@ macro_rules! model_enum {
                         m, unknowns, knowns, dv_known, dv_unknown,
                     ) ),+
                 }
+            }
+
+            fn save_state(&self) -> ::core::option::Option<::std::vec::Vec<f64>> {
+                match self { $( Self::$variant(m) => $crate::Model::save_state(m) ),+ }
+            }
+
+            fn load_state(&mut self, state: &[f64])
+                -> ::core::result::Result<(), $crate::ModelError>
+            {
+                match self { $( Self::$variant(m) => $crate::Model::load_state(m, state) ),+ }
             }
         }
     };

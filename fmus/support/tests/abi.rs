@@ -194,6 +194,13 @@ unsafe extern "C" {
     fn fmi2SetFMUstate(c: C, s: *mut c_void) -> c_int;
     fn fmi2FreeFMUstate(c: C, s: *mut *mut c_void) -> c_int;
     fn fmi2SerializedFMUstateSize(c: C, s: *mut c_void, size: *mut usize) -> c_int;
+    fn fmi2SerializeFMUstate(c: C, s: *mut c_void, bytes: *mut c_char, size: usize) -> c_int;
+    fn fmi2DeSerializeFMUstate(
+        c: C,
+        bytes: *const c_char,
+        size: usize,
+        s: *mut *mut c_void,
+    ) -> c_int;
     fn fmi2GetDirectionalDerivative(
         c: C,
         u: *const c_uint,
@@ -456,11 +463,28 @@ fn fmi2_rejects_bad_arguments() {
             "wrong communication point"
         );
         assert_eq!(fmi2Reset(c), OK);
+        // Counter has a String parameter and no `save_state`: no serialization.
         let mut size = 0;
         assert_eq!(
             fmi2SerializedFMUstateSize(c, ptr::null_mut(), &mut size),
             ERROR
         );
+        assert_eq!(fmi2Reset(c), OK);
+        let mut state: *mut c_void = ptr::null_mut();
+        assert_eq!(fmi2GetFMUstate(c, &mut state), OK);
+        let mut bytes = [0 as c_char; 64];
+        assert_eq!(
+            fmi2SerializeFMUstate(c, state, bytes.as_mut_ptr(), bytes.len()),
+            ERROR
+        );
+        assert_eq!(fmi2Reset(c), OK);
+        let mut copy: *mut c_void = ptr::null_mut();
+        assert_eq!(
+            fmi2DeSerializeFMUstate(c, bytes.as_ptr(), bytes.len(), &mut copy),
+            ERROR
+        );
+        assert!(copy.is_null());
+        assert_eq!(fmi2FreeFMUstate(c, &mut state), OK);
         assert_eq!(fmi2Reset(c), OK);
         assert_eq!(fmi2CancelStep(c), ERROR);
         assert_eq!(fmi2Reset(c), OK);

@@ -186,7 +186,7 @@ impl StepStatsWriter {
     ///
     /// # Errors
     /// [`Error::Io`] if flushing or reading the length fails.
-    pub fn len(&mut self) -> Result<u64> {
+    pub fn file_len(&mut self) -> Result<u64> {
         self.flush()?;
         self.file
             .get_ref()
