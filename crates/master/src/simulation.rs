@@ -456,8 +456,9 @@ impl Simulation {
     }
 
     /// Steps until the communication point reaches `t` (s) or passes it (steps are not
-    /// shortened to hit `t`), or the run ends (end time, a slave's terminate request, the
-    /// stop flag). Returns the report of the last step.
+    /// shortened to hit `t`), the run ends (end time, a slave's terminate request, the stop
+    /// flag), or a pause flag is set ([`Simulation::set_pause_flags`]; the run goes on with
+    /// the next call). Returns the report of the last step.
     ///
     /// # Errors
     /// As [`Simulation::step`].
