@@ -94,7 +94,9 @@ fn project(name: &str, serialize: bool, extra: &str, dir: &Path) -> PathBuf {
     let mut out = String::new();
     for line in text.lines() {
         if let Some(start) = line.find("\"../fmus/packed/") {
-            let model = line[start + 16..].trim_end_matches('"').trim_end_matches(".fmu");
+            let model = line[start + 16..]
+                .trim_end_matches('"')
+                .trim_end_matches(".fmu");
             let path = fmu_variant(model, serialize, &fmus);
             out.push_str(&line[..start]);
             out.push_str(&format!("\"{}\"", path.display()));
@@ -183,10 +185,23 @@ fn results(wd: &Path, project: &Path) -> (Vec<u8>, Vec<u8>, Vec<(String, String)
 fn assert_identical(a: &Path, b: &Path, project: &Path) {
     let (csv_a, mat_a, sum_a) = results(a, project);
     let (csv_b, mat_b, sum_b) = results(b, project);
-    assert!(csv_a == csv_b, "values.csv differs: {} vs {}", a.display(), b.display());
-    assert!(mat_a == mat_b, "the MAT file differs: {} vs {}", a.display(), b.display());
+    assert!(
+        csv_a == csv_b,
+        "values.csv differs: {} vs {}",
+        a.display(),
+        b.display()
+    );
+    assert!(
+        mat_a == mat_b,
+        "the MAT file differs: {} vs {}",
+        a.display(),
+        b.display()
+    );
     assert_eq!(sum_a, sum_b, "summary.txt counters differ");
-    assert!(!sum_a.iter().any(|(k, _)| k == "Outcome"), "completed: {sum_a:?}");
+    assert!(
+        !sum_a.iter().any(|(k, _)| k == "Outcome"),
+        "completed: {sum_a:?}"
+    );
 }
 
 /// Kills a run `KILLS` times at random moments (SIGKILL), resuming after each kill, then
@@ -232,17 +247,18 @@ fn kill_and_resume(name: &str, serialize: bool, extra: &str, tmp: &Path) -> Stri
     let size = std::fs::metadata(checkpoint(&wd)).map_or(0, |m| m.len());
     format!(
         "{name} ({}): unbroken {seconds:.2} s; {kills} SIGKILLs, {resumes} resumes: values.csv, MAT and counters byte-identical; checkpoint {size} bytes",
-        if serialize { "serialized FMU states" } else { "replayed" }
+        if serialize {
+            "serialized FMU states"
+        } else {
+            "replayed"
+        }
     )
 }
 
 /// The bundled projects of the four master algorithms, lengthened so that a run takes about
 /// a second; the Gauss-Seidel one iterates.
 const ALGORITHMS: [(&str, &str); 4] = [
-    (
-        "control_loop_jacobi",
-        "tEnd 30000 s\nhOutputMin 1 s",
-    ),
+    ("control_loop_jacobi", "tEnd 30000 s\nhOutputMin 1 s"),
     (
         "control_loop_seidel",
         "tEnd 8000 s\nhOutputMin 1 s\nmaxIterations 5",
@@ -318,7 +334,10 @@ fn signals_stop_with_a_checkpoint_and_resume_completes() {
         let stopped = finish(child, &wd);
         assert_eq!(stopped.code(), code, "{}", stopped.stderr());
         let summary = read_summary(&wd.join("log").join("summary.txt"));
-        assert_eq!(summary.get("Outcome").map(String::as_str), Some("Interrupted"));
+        assert_eq!(
+            summary.get("Outcome").map(String::as_str),
+            Some("Interrupted")
+        );
         assert!(checkpoint(&wd).is_file(), "a checkpoint at the stop");
         let (resumed, _) = run(&project, &wd, &["--resume"], &[]);
         resumed.assert_success();
@@ -438,7 +457,10 @@ fn an_fmu_calling_exit_leaves_complete_results_and_a_resumable_checkpoint() {
     let time = mat.signal("Faulty.y").expect("Faulty.y").time.clone();
     assert_eq!(time.len(), rows.len(), "the MAT file holds the same rows");
     let summary = read_summary(&wd.join("log").join("summary.txt"));
-    assert_eq!(summary.get("Outcome").map(String::as_str), Some("FmuExited"));
+    assert_eq!(
+        summary.get("Outcome").map(String::as_str),
+        Some("FmuExited")
+    );
     let message = summary.get("Message").cloned().unwrap_or_default();
     for part in ["'Faulty'", "fmi2DoStep", "exit code 3"] {
         assert!(message.contains(part), "{part} in: {message}");
@@ -466,7 +488,12 @@ fn a_replay_over_a_non_deterministic_fmu_names_the_slave_and_time() {
     let (resumed, _) = run(&project, &wd, &["--resume"], &[]);
     assert_eq!(resumed.code(), 2, "{}", resumed.stderr());
     let err = resumed.stderr();
-    for part in ["slave 'Faulty'", "not deterministic", "at time 1", "Faulty.y"] {
+    for part in [
+        "slave 'Faulty'",
+        "not deterministic",
+        "at time 1",
+        "Faulty.y",
+    ] {
         assert!(err.contains(part), "{part} in: {err}");
     }
     println!("{}", err.trim());

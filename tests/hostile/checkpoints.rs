@@ -79,7 +79,10 @@ fn cases() -> Vec<Case> {
             &["same project"],
             |s| {
                 let input = with_checkpoint(s);
-                s.write("bad.msim", (project_text().to_owned() + "# edited\n").as_bytes());
+                s.write(
+                    "bad.msim",
+                    (project_text().to_owned() + "# edited\n").as_bytes(),
+                );
                 input
             },
         ),

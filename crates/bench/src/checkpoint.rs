@@ -25,7 +25,11 @@ fn lengthened(corpus: &Path, name: &str, factor: f64, dir: &Path) -> PathBuf {
         let words: Vec<&str> = line.split_whitespace().collect();
         if words.first() == Some(&"tEnd") && words.len() >= 2 {
             let t: f64 = words[1].parse().expect("tEnd value");
-            out.push_str(&format!("tEnd {} {}\n", t * factor, words.get(2).unwrap_or(&"s")));
+            out.push_str(&format!(
+                "tEnd {} {}\n",
+                t * factor,
+                words.get(2).unwrap_or(&"s")
+            ));
         } else if words.first() == Some(&"simulator") {
             let (head, file) = line.rsplit_once(' ').expect("simulator line");
             let file = file.trim_matches('"');
@@ -68,7 +72,9 @@ pub fn cost(mastersim: &Path, corpus: &Path, runs: usize, seconds: f64) {
         let mut factor: f64 = 1.0;
         for _ in 0..3 {
             let project = lengthened(corpus, name, factor, dir.path());
-            let wall = process::run(mastersim, &project, &wd, &[]).wall.as_secs_f64();
+            let wall = process::run(mastersim, &project, &wd, &[])
+                .wall
+                .as_secs_f64();
             if wall > 0.8 * seconds {
                 break;
             }
@@ -79,12 +85,20 @@ pub fn cost(mastersim: &Path, corpus: &Path, runs: usize, seconds: f64) {
         let args = ["--checkpoint-interval", "1"];
         let (mut a, mut b) = (Vec::new(), Vec::new());
         for _ in 0..runs {
-            a.push(process::run(mastersim, &project, &plain, &[]).wall.as_secs_f64());
-            b.push(process::run(mastersim, &project, &with, &args).wall.as_secs_f64());
+            a.push(
+                process::run(mastersim, &project, &plain, &[])
+                    .wall
+                    .as_secs_f64(),
+            );
+            b.push(
+                process::run(mastersim, &project, &with, &args)
+                    .wall
+                    .as_secs_f64(),
+            );
         }
         let (a, b) = (median(a), median(b));
-        let size = std::fs::metadata(with.join("checkpoint").join("state.bin"))
-            .map_or(0, |m| m.len());
+        let size =
+            std::fs::metadata(with.join("checkpoint").join("state.bin")).map_or(0, |m| m.len());
         let slaves = std::fs::read_to_string(&project)
             .expect("project")
             .lines()
@@ -105,7 +119,18 @@ pub fn cost(mastersim: &Path, corpus: &Path, runs: usize, seconds: f64) {
     let project = dir.path().join("control_loop_jacobi.msim");
     let text = std::fs::read_to_string(&bundled)
         .expect("bundled project")
-        .replace("\"../fmus/", &format!("\"{}/", bundled.parent().and_then(Path::parent).expect("workspace").join("fmus").display()));
+        .replace(
+            "\"../fmus/",
+            &format!(
+                "\"{}/",
+                bundled
+                    .parent()
+                    .and_then(Path::parent)
+                    .expect("workspace")
+                    .join("fmus")
+                    .display()
+            ),
+        );
     std::fs::write(&project, text + "\ntEnd 20000 s\nhOutputMin 1 s\n").expect("write project");
     let wd = dir.path().join("bundled");
     let run = process::run(mastersim, &project, &wd, &["--checkpoint-interval", "0.05"]);

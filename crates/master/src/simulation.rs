@@ -312,8 +312,9 @@ impl Simulation {
     /// clock continues from the time elapsed there. A replayed run takes over the interrupted
     /// run's statistics this way, so that `summary.txt` counts the whole run once.
     pub fn restore_statistics(&mut self, state: &MasterState) {
-        let started = std::time::Instant::now()
-            .checked_sub(std::time::Duration::from_secs_f64(state.wall_clock.max(0.0)));
+        let started = std::time::Instant::now().checked_sub(std::time::Duration::from_secs_f64(
+            state.wall_clock.max(0.0),
+        ));
         self.sys.counters = state.counters;
         self.sys.counters.started = started.or_else(|| Some(std::time::Instant::now()));
         for (node, s) in self.sys.nodes.iter_mut().zip(&state.slaves) {
@@ -477,7 +478,8 @@ impl Simulation {
         loop {
             let advanced = match self.workers.take() {
                 Some(workers) => {
-                    let advanced = workers.install(|| self.advance_until(t, pausable, observer, true));
+                    let advanced =
+                        workers.install(|| self.advance_until(t, pausable, observer, true));
                     self.workers = Some(workers);
                     advanced
                 }

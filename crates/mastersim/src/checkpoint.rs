@@ -191,7 +191,10 @@ impl Checkpoint {
             if rest.len() < n {
                 return Err(refuse(
                     path,
-                    format!("the file is truncated ({} bytes, it ends in the {what})", bytes.len()),
+                    format!(
+                        "the file is truncated ({} bytes, it ends in the {what})",
+                        bytes.len()
+                    ),
                 ));
             }
             let (head, tail) = rest.split_at(n);
@@ -199,7 +202,10 @@ impl Checkpoint {
             Ok(head)
         };
         if take(MAGIC.len(), "magic number")? != MAGIC {
-            return Err(refuse(path, "not a mastersim checkpoint (wrong magic number)"));
+            return Err(refuse(
+                path,
+                "not a mastersim checkpoint (wrong magic number)",
+            ));
         }
         let format = u32::from_le_bytes(take(4, "header")?.try_into().unwrap_or_default());
         let version_len =
@@ -221,7 +227,10 @@ impl Checkpoint {
         let body = take(body_len, "body")?;
         let hash = take(HASH_LEN, "hash")?;
         if hash != Sha256::digest(body).as_slice() {
-            return Err(refuse(path, "the file is corrupt (its SHA-256 hash does not match)"));
+            return Err(refuse(
+                path,
+                "the file is corrupt (its SHA-256 hash does not match)",
+            ));
         }
         if !rest.is_empty() {
             return Err(refuse(
@@ -262,9 +271,10 @@ impl Checkpoint {
             return Err(refuse(path, "the project's slaves changed"));
         }
         for (was, now) in self.slaves.iter().zip(slaves) {
-            let file = now.file.as_ref().map_or(String::new(), |f| {
-                format!(" ('{}')", f.path.display())
-            });
+            let file = now
+                .file
+                .as_ref()
+                .map_or(String::new(), |f| format!(" ('{}')", f.path.display()));
             let changed = |what: &str| {
                 refuse(
                     path,

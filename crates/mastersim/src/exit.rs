@@ -33,9 +33,7 @@ pub(crate) fn watch(watch: ExitWatch) {
     static INSTALL: Once = Once::new();
     INSTALL.call_once(|| {
         if let Err(e) = fmi::on_exit_in_fmu_call(fmu_exited) {
-            log::warn!(
-                "an FMU that calls exit() will end the run without saving its summary: {e}"
-            );
+            log::warn!("an FMU that calls exit() will end the run without saving its summary: {e}");
         }
     });
     *lock() = Some(watch);
@@ -44,7 +42,10 @@ pub(crate) fn watch(watch: ExitWatch) {
 /// Stops watching the session of `record` (if it is the one watched).
 pub(crate) fn unwatch(record: &SharedRecord) {
     let mut watched = lock();
-    if watched.as_ref().is_some_and(|w| w.record.id() == record.id()) {
+    if watched
+        .as_ref()
+        .is_some_and(|w| w.record.id() == record.id())
+    {
         *watched = None;
     }
 }

@@ -11,8 +11,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use master::project::{Project, ResultFormat};
 use master::watchdog::CallMonitor;
 use master::{
-    Counters, ImportOptions, MasterState, Observer, Observers, PlanOptions, RunOutcome,
-    Simulation, SimulationPlan, SlaveKind, Statistics, StepReport, Value,
+    Counters, ImportOptions, MasterState, Observer, Observers, PlanOptions, RunOutcome, Simulation,
+    SimulationPlan, SlaveKind, Statistics, StepReport, Value,
 };
 
 use crate::checkpoint::{Checkpoint, FileHash, SlaveSource, SlaveStates};
@@ -196,9 +196,12 @@ impl Session {
                 names,
             }
         });
-        let checkpoints = options
-            .checkpoint_interval
-            .map(|s| (std::time::Duration::from_secs_f64(s), checkpoint_due.clone()));
+        let checkpoints = options.checkpoint_interval.map(|s| {
+            (
+                std::time::Duration::from_secs_f64(s),
+                checkpoint_due.clone(),
+            )
+        });
         let supervisor = Supervisor::spawn(record.clone(), watch, checkpoints);
         crate::exit::watch(crate::exit::ExitWatch {
             record: record.clone(),
@@ -455,7 +458,8 @@ impl Session {
         let path = checkpoint.as_ref();
         // Refuse a missing or corrupt checkpoint before extracting anything.
         let checkpoint = Checkpoint::read(path)?;
-        let mut session = Self::open_unchecked(project.as_ref(), options, Some((path, &checkpoint)))?;
+        let mut session =
+            Self::open_unchecked(project.as_ref(), options, Some((path, &checkpoint)))?;
         session.resume(&checkpoint)?;
         Ok(session)
     }
@@ -705,11 +709,12 @@ fn sources_of(project: &FileHash, plan: &SimulationPlan) -> Result<(FileHash, Ve
         .iter()
         .map(|s| {
             let (file, guid) = match &s.kind {
-                SlaveKind::Fmu { fmu, path } => (
-                    Some(FileHash::of(path)?),
-                    fmu.description().guid.clone(),
-                ),
-                SlaveKind::FileReader { table } => (Some(FileHash::of(&table.path)?), String::new()),
+                SlaveKind::Fmu { fmu, path } => {
+                    (Some(FileHash::of(path)?), fmu.description().guid.clone())
+                }
+                SlaveKind::FileReader { table } => {
+                    (Some(FileHash::of(&table.path)?), String::new())
+                }
                 SlaveKind::External { .. } => (None, String::new()),
             };
             Ok(SlaveSource {

@@ -118,7 +118,10 @@ impl Observer for SharedRecord {
         if pending.is_some() {
             record.last = pending;
         }
-        record.files.as_mut().map_or(Ok(()), |f| f.output(t, values))
+        record
+            .files
+            .as_mut()
+            .map_or(Ok(()), |f| f.output(t, values))
     }
 
     fn step_completed(&mut self, counters: &Counters) {

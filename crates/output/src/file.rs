@@ -98,9 +98,10 @@ impl TextFile {
                 })?;
                 Sink::Write(BufWriter::with_capacity(BUFFER_SIZE, file))
             }
-            OpenMode::Append { len } => {
-                Sink::Write(BufWriter::with_capacity(BUFFER_SIZE, open_append(path, len)?))
-            }
+            OpenMode::Append { len } => Sink::Write(BufWriter::with_capacity(
+                BUFFER_SIZE,
+                open_append(path, len)?,
+            )),
             OpenMode::Verify => {
                 let file = File::open(path).map_err(|source| Error::Read {
                     path: path.to_path_buf(),
@@ -191,8 +192,7 @@ impl Verifier {
             })?;
         let line = self.lines + 1;
         if self.found != expected {
-            let (column, detail) = if read < expected.len() && expected.starts_with(&self.found)
-            {
+            let (column, detail) = if read < expected.len() && expected.starts_with(&self.found) {
                 (None, "the file ends here".to_string())
             } else {
                 self.describe(expected)
@@ -245,6 +245,9 @@ impl Verifier {
 
 /// The first line of `bytes`, without its newline.
 fn first_line(bytes: &[u8]) -> String {
-    let end = bytes.iter().position(|&b| b == b'\n').unwrap_or(bytes.len());
+    let end = bytes
+        .iter()
+        .position(|&b| b == b'\n')
+        .unwrap_or(bytes.len());
     String::from_utf8_lossy(&bytes[..end]).into_owned()
 }

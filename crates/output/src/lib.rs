@@ -15,8 +15,8 @@ pub mod table;
 
 pub use csv::{Column, StringsCsvWriter, ValuesCsvWriter};
 pub use error::{Error, Result};
-pub use file::OpenMode;
 pub use error::{MatProblem, TableProblem};
+pub use file::OpenMode;
 pub use filter::{ColumnFilter, KeptRow, RowFilter};
 pub use mat::{
     MatAlias, MatFile, MatOpen, MatParameter, MatReadSignal, MatSeries, MatSignal, MatState,

@@ -11,9 +11,7 @@ use std::path::{Path, PathBuf};
 use master::values::TypedValues;
 use master::{OutputColumn, OutputLayout, Settings};
 use output::filter::ColumnFilter;
-use output::mat::{
-    MatAlias, MatOpen, MatParameter, MatSeries, MatSignal, MatState, MatWriter,
-};
+use output::mat::{MatAlias, MatOpen, MatParameter, MatSeries, MatSignal, MatState, MatWriter};
 
 use super::Continued;
 

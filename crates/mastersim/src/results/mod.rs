@@ -279,7 +279,11 @@ impl ResultFiles {
             Some(text) => text.lengths()?,
             None => [None; 3],
         };
-        let step_stats = self.step_stats.as_mut().map(StepStatsWriter::file_len).transpose()?;
+        let step_stats = self
+            .step_stats
+            .as_mut()
+            .map(StepStatsWriter::file_len)
+            .transpose()?;
         Ok(ResultsState {
             csv: [values, strings],
             progress: progress.unwrap_or(0),
