@@ -262,7 +262,7 @@ impl Session {
     }
 
     /// Creates the result files (see [`Continued`]) and hands them to the record.
-    fn create_result_files(&mut self, continued: Continued<'_>) -> Result<()> {
+    fn create_result_files(&mut self, continued: Continued) -> Result<()> {
         let files = ResultFiles::create(
             &self.working_dir,
             &self.project_name,
@@ -482,7 +482,7 @@ impl Session {
                     "Resuming at t={} s from the slaves' serialized states",
                     master.t
                 );
-                self.create_result_files(Continued::Resume(&checkpoint.results))?;
+                self.create_result_files(Continued::Resume(checkpoint.results.clone()))?;
                 self.sim.resume(master, states, &mut self.observers)?;
             }
             SlaveStates::Replay { slaves } => {
@@ -499,7 +499,7 @@ impl Session {
                     master.t
                 );
                 let started = std::time::Instant::now();
-                self.create_result_files(Continued::Replay(&checkpoint.results))?;
+                self.create_result_files(Continued::Replay(checkpoint.results.clone()))?;
                 self.replay(master).map_err(replay_error)?;
                 log::warn!(
                     "Replay to t={} s ({} steps) took {:.3} s",

@@ -79,7 +79,7 @@ impl CsvFiles {
         results_dir: &Path,
         time_unit: TimeUnit,
         layout: &OutputLayout,
-        continued: Continued<'_>,
+        continued: &Continued,
     ) -> crate::Result<Self> {
         let mode = |len: Option<u64>| match continued {
             Continued::Fresh => OpenMode::Create,

@@ -67,7 +67,7 @@ impl MatSink {
         layout: &OutputLayout,
         settings: &Settings,
         threshold: Option<f64>,
-        continued: Continued<'_>,
+        continued: &Continued,
     ) -> crate::Result<Self> {
         let c = &layout.columns;
         let mut aliases = Vec::new();
@@ -107,6 +107,7 @@ impl MatSink {
                 (t_start, t_stop),
                 match continued {
                     Continued::Fresh => MatOpen::Create,
+                    // A checkpoint without MAT state has an empty file to continue.
                     Continued::Resume(s) => MatOpen::Resume(s.mat.unwrap_or(MatState {
                         rows: 0,
                         end: 0,

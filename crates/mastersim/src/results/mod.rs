@@ -48,19 +48,19 @@ pub(crate) struct ResultsState {
 }
 
 /// Whether result files are new or continue those of an interrupted run.
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum Continued<'a> {
+#[derive(Debug, Clone)]
+pub(crate) enum Continued {
     /// A new run: create the files.
     Fresh,
     /// A resumed run whose slaves were restored: continue the files as `state` describes.
-    Resume(&'a ResultsState),
+    Resume(ResultsState),
     /// A resumed run that recomputes the rows up to the checkpoint `state` first: compare
     /// them with the files (progress and step statistics are continued at once and receive
     /// nothing until [`ResultFiles::end_replay`]).
-    Replay(&'a ResultsState),
+    Replay(ResultsState),
 }
 
-impl Continued<'_> {
+impl Continued {
     fn state(&self) -> Option<&ResultsState> {
         match self {
             Continued::Fresh => None,
@@ -183,10 +183,8 @@ pub(crate) struct ResultFiles {
     /// The run is multi-rate (`stepstats.tsv` has per-slave columns).
     multirate: bool,
     settings: master::Settings,
-    /// Replaying up to this checkpoint (see [`Continued::Replay`]).
-    replay: Option<ResultsState>,
-    /// Continuing from this checkpoint without replay (see [`Continued::Resume`]).
-    resume: Option<ResultsState>,
+    /// New files, or those of an interrupted run (replaying until [`ResultFiles::end_replay`]).
+    continued: Continued,
 }
 
 impl ResultFiles {
@@ -202,7 +200,7 @@ impl ResultFiles {
         project_name: &str,
         plan: &SimulationPlan,
         options: ResultOptions,
-        continued: Continued<'_>,
+        continued: Continued,
     ) -> Result<Self> {
         let results_dir = wd.join("results");
         std::fs::create_dir_all(&results_dir).map_err(|source| Error::Io {
@@ -258,14 +256,7 @@ impl ResultFiles {
             pending_step: None,
             multirate: plan.multirate.is_some(),
             settings,
-            replay: match continued {
-                Continued::Replay(s) => Some(s.clone()),
-                _ => None,
-            },
-            resume: match continued {
-                Continued::Resume(s) => Some(s.clone()),
-                _ => None,
-            },
+            continued,
         })
     }
 
@@ -300,9 +291,10 @@ impl ResultFiles {
     /// [`Error::Output`] naming the file when it holds other rows than were recomputed
     /// (more, fewer, or different ones); the writers' errors.
     pub fn end_replay(&mut self) -> Result<()> {
-        let Some(state) = self.replay.take() else {
+        let Continued::Replay(state) = &self.continued else {
             return Ok(());
         };
+        let state = state.clone();
         if let Some(text) = self.text.take() {
             let (text, lengths) = text.end_verify()?;
             self.text = Some(text);
@@ -316,6 +308,7 @@ impl ResultFiles {
         if let Some(mat) = &mut self.mat {
             mat.end_verify(state.mat)?;
         }
+        self.continued = Continued::Resume(state);
         Ok(())
     }
 
@@ -368,19 +361,15 @@ impl ResultFiles {
 }
 
 impl ResultFiles {
-    /// How the files are opened when the layout arrives.
-    fn continued(&self) -> Continued<'_> {
-        match (&self.replay, &self.resume) {
-            (Some(s), _) => Continued::Replay(s),
-            (None, Some(s)) => Continued::Resume(s),
-            (None, None) => Continued::Fresh,
-        }
+    /// Rows are being recomputed and compared (see [`Continued::Replay`]).
+    fn replaying(&self) -> bool {
+        matches!(self.continued, Continued::Replay(_))
     }
 
     /// Appends one line to `stepstats.tsv` when it is written; a failure is logged once and
     /// ends the file.
     fn write_step_row(&mut self, counters: &Counters, do_step_calls: &[u64]) {
-        if self.replay.is_some() {
+        if self.replaying() {
             return;
         }
         if let Some(writer) = &mut self.step_stats
@@ -420,7 +409,7 @@ impl Observer for ResultFiles {
                 &self.results_dir,
                 self.time_unit,
                 layout,
-                self.continued(),
+                &self.continued,
             )?)
         } else {
             None
@@ -442,7 +431,7 @@ impl Observer for ResultFiles {
                 layout,
                 s,
                 self.options.threshold,
-                self.continued(),
+                &self.continued,
             )?);
         }
         if let Some(progress) = self.progress_file.take() {
@@ -452,6 +441,7 @@ impl Observer for ResultFiles {
     }
 
     fn output(&mut self, t: f64, values: &TypedValues) -> Result<(), ObserverError> {
+        let replaying = self.replaying();
         let Some(text) = &mut self.text else {
             return Err("a result row came before the start of the run".into());
         };
@@ -460,7 +450,7 @@ impl Observer for ResultFiles {
         if let Some(mat) = &mut self.mat {
             mat.write(t, values)?;
         }
-        if self.replay.is_none() {
+        if !replaying {
             text.progress_line(t)?;
         }
         Ok(())

@@ -54,6 +54,8 @@ pub struct MatWriter {
     rows: usize,
     /// Byte offset of the `ncols` field of the `data_2` header.
     ncols_offset: u64,
+    /// Byte offset of the first column of `data_2`.
+    data_start: u64,
     /// Where the next column goes: the end of `data_2`, where the padding starts.
     end: u64,
     /// Length of the file (the padding ends there).
@@ -208,6 +210,7 @@ impl MatWriter {
             signals: signals.len(),
             rows: 0,
             ncols_offset,
+            data_start: end,
             end,
             len: end + padding,
             column: Vec::with_capacity(column_len as usize),
@@ -284,7 +287,7 @@ impl MatWriter {
     /// padding after the last row, the column count of `data_2`.
     fn resume(&mut self, state: MatState) -> Result<()> {
         let column_len = 8 * (self.signals as u64 + 1);
-        if state.end != self.end + state.rows as u64 * column_len
+        if state.end != self.data_start + state.rows as u64 * column_len
             || state.len < state.end + MIN_PADDING
         {
             return Err(Error::Mismatch {
@@ -362,7 +365,6 @@ impl MatWriter {
                 path: self.path.clone(),
                 source,
             })?;
-        self.end -= state.rows as u64 * 8 * (self.signals as u64 + 1);
         self.resume(state)
     }
 
