@@ -559,35 +559,38 @@ fn one_table_reader() {
         "modules of output that build a csv reader"
     );
 
-    for (krate, module) in [("master", &["table"][..]), ("cli", &["plot", "csv"][..])] {
+    for (krate, module, prefix) in [
+        ("master", &["table"][..], "output"),
+        ("output", &["result_file", "csv"][..], "crate"),
+    ] {
         let parsed = Crate::read(&root.join("crates").join(krate));
         let module: ModPath = module.iter().map(|s| s.to_string()).collect();
         let names_table = parsed.modules[&module]
             .paths
             .iter()
-            .any(|p| p.len() >= 2 && p[0] == "output" && p[1] == "table");
+            .any(|p| p.len() >= 2 && p[0] == prefix && p[1] == "table");
         assert!(
             names_table,
-            "{krate}::{} reads tables with output::table",
+            "{krate}::{} reads tables with {prefix}::table",
             module.join("::")
         );
     }
 }
 
 /// The binary only drives: its modules are the argument parsing and exit codes (`main`),
-/// logging, signals and `plot`; it names nothing of the result pipeline (the writers of
+/// logging, signals, `plot` and `view` (which serves the live view of crate `live`); it names nothing of the result pipeline (the writers of
 /// `output`, the `master` crate) — it talks to the library's `Session`.
 #[test]
 fn the_binary_only_drives() {
     let cli = Crate::read(&mastersim_tests::workspace_root().join("crates/cli"));
     let modules: Vec<String> = cli.modules.keys().map(|p| p.join("::")).collect();
-    assert_eq!(modules, ["", "logging", "plot", "plot::csv", "signals"]);
+    assert_eq!(modules, ["", "logging", "plot", "signals", "view"]);
     let mut wrong = Vec::new();
     for (path, module) in &cli.modules {
         for p in &module.paths {
-            // `plot` may use the readers: tables and MAT files.
-            let reader =
-                p[..] == ["output", "mat", "read"] || p.get(1).is_some_and(|m| m == "table");
+            // `plot` and `view` may use the readers: result files, tables and MAT files.
+            let reader = p[..] == ["output", "mat", "read"]
+                || p.get(1).is_some_and(|m| m == "table" || m == "result_file");
             let pipeline = p[0] == "master" || (p[0] == "output" && !reader);
             if pipeline {
                 wrong.push(format!("{}: {}", path.join("::"), p.join("::")));

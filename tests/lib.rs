@@ -5,6 +5,8 @@
 //! Nothing here is skipped silently: a missing corpus or a failed build panics with the path or
 //! command that failed.
 
+pub mod live_run;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -35,7 +37,7 @@ pub fn corpus_dir() -> PathBuf {
 }
 
 /// The cargo target directory of this workspace.
-fn target_dir() -> PathBuf {
+pub fn target_dir() -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| workspace_root().join("target"))

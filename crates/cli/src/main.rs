@@ -2,24 +2,29 @@
 //!
 //! The binary only drives the `mastersim` library: it turns the command line into
 //! [`mastersim::Options`], sets up logging, turns SIGINT and SIGTERM into a stop request, and
-//! maps how the run ended to an exit code. `mastersim plot` draws result files.
+//! maps how the run ended to an exit code. `mastersim plot` draws result files; `--live` and
+//! `mastersim view` serve the live view (crate `mastersim-live`).
 //!
 //! Exit codes (docs/robustness.md): 0 done (also for `--test-init` and a slave's terminate
 //! request), 1 the simulation failed, 2 usage, project or FMU error, 124 an FMU call exceeded
-//! `--step-timeout`, 130 / 143 interrupted by SIGINT / SIGTERM. A crash inside FMU code ends
+//! `--step-timeout`, 130 / 143 interrupted by SIGINT / SIGTERM (0 when stopped from the live
+//! view). A crash inside FMU code ends
 //! the process by the signal (SIGSEGV, SIGABRT, …) after naming the slave and FMI function.
 #![forbid(unsafe_code)]
 
 mod logging;
 mod plot;
 mod signals;
+mod view;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{ArgAction, Parser, Subcommand, ValueEnum};
-use mastersim::{Ending, Options, ResultFormat, Session, StepTimeout, TimeArithmetic};
+use mastersim::{
+    Ending, Options, ResultFormat, RunState, Session, Steering, StepTimeout, TimeArithmetic,
+};
 
 /// Command line of `mastersim` (MasterSim reference §2; both `--opt=value` and `--opt value`).
 #[derive(Debug, Parser)]
@@ -44,8 +49,10 @@ struct Cli {
 /// Subcommands besides running a project.
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Plot variables of a result file (values.csv or .mat) into an SVG or PNG chart.
+    /// Plot variables of a result file (values.csv, .mat or .json) into an SVG or PNG chart.
     Plot(plot::PlotArgs),
+    /// Open stored results (results .mat, values.csv or result .json) in the browser view.
+    View(view::ViewArgs),
 }
 
 /// Running a project.
@@ -97,6 +104,15 @@ struct Args {
     /// results end exactly as those of an unbroken run.
     #[arg(long)]
     resume: bool,
+    /// Pace the run: FACTOR simulated seconds per wall-clock second [default FACTOR: 1].
+    /// Overruns are counted; summary.txt reports the factor achieved.
+    #[arg(long, value_name = "FACTOR", num_args = 0..=1, default_missing_value = "1")]
+    real_time: Option<f64>,
+    /// Serve a live view of the run at http://127.0.0.1:PORT (none or 0: a free port; the URL
+    /// is printed). The run waits for Start in the page; after it ends the view stays open
+    /// until Ctrl-C.
+    #[arg(long, value_name = "PORT", num_args = 0..=1, default_missing_value = "0")]
+    live: Option<u16>,
 }
 
 /// A result format on the command line.
@@ -127,7 +143,7 @@ const INPUT_ERROR: u8 = 2;
 const EXIT_TIMEOUT: u8 = 124;
 
 /// A failure with the exit code it maps to.
-struct Failure {
+pub(crate) struct Failure {
     code: u8,
     message: String,
 }
@@ -162,6 +178,12 @@ fn timed_out() -> ! {
 
 /// The library's options for the command line `args`.
 fn options(args: &Args) -> Result<Options, Failure> {
+    if let Some(f) = args.real_time.filter(|f| !(f.is_finite() && *f > 0.0)) {
+        return Err(Failure {
+            code: INPUT_ERROR,
+            message: format!("--real-time {f}: expected a factor > 0"),
+        });
+    }
     let step_timeout = match args.step_timeout {
         Some(s) if !(s.is_finite() && s > 0.0) => {
             return Err(Failure {
@@ -234,6 +256,8 @@ fn run(args: &Args, interrupt: Option<&signals::Interrupt>) -> Result<u8, Failur
         Session::open(&project, &options)
     };
     let mut session = session.map_err(|e| Failure::new(INPUT_ERROR, &e))?;
+    // The live view, kept open after the run until Ctrl-C.
+    let mut server = None;
     if let Some(interrupt) = interrupt {
         session.set_stop_flag(interrupt.flag());
     }
@@ -248,11 +272,32 @@ fn run(args: &Args, interrupt: Option<&signals::Interrupt>) -> Result<u8, Failur
             return Ok(0);
         }
         // A failed initialization is reported like a failed run, with summary.txt.
+    } else if args.live.is_some() || args.real_time.is_some() {
+        let state = if args.live.is_some() {
+            RunState::Waiting
+        } else {
+            RunState::Running
+        };
+        let steering = Steering::new(state, args.real_time).map_err(|e| Failure {
+            code: INPUT_ERROR,
+            message: format!("--real-time: {e}"),
+        })?;
+        if let Some(port) = args.live {
+            let name = project.file_stem().unwrap_or_default().to_string_lossy();
+            server = Some(view::serve_run(&mut session, &name, &steering, port)?);
+        }
+        let _ = session.run_steered(&steering);
     } else {
         let _ = session.run();
     }
-    if let (Ending::Interrupted { .. }, Some(interrupt)) = (session.ending(), interrupt) {
-        session.set_stop_cause(&format!("{} received", interrupt.received().0));
+    let signalled = interrupt.is_some_and(signals::Interrupt::signalled);
+    if let Ending::Interrupted { .. } = session.ending() {
+        let cause = match interrupt {
+            Some(interrupt) if signalled => format!("{} received", interrupt.received().0),
+            _ if server.is_some() => "stopped from the live view".to_string(),
+            _ => "stop requested".to_string(),
+        };
+        session.set_stop_cause(&cause);
     }
     let ending = session.ending();
     match &ending {
@@ -265,6 +310,9 @@ fn run(args: &Args, interrupt: Option<&signals::Interrupt>) -> Result<u8, Failur
         Ending::Completed | Ending::Failed(_) | Ending::TimedOut(_) | Ending::FmuExited { .. } => {}
     }
     let finished = session.finish();
+    if let (Some(server), Some(interrupt)) = (&server, interrupt) {
+        view::linger(server, interrupt);
+    }
     // Report in order of cause: the run's own failure first, then the files and the slaves.
     if let Ending::Failed(message) = ending {
         return Err(Failure {
@@ -273,8 +321,8 @@ fn run(args: &Args, interrupt: Option<&signals::Interrupt>) -> Result<u8, Failur
         });
     }
     finished.map_err(|e| Failure::new(SIMULATION_FAILED, &e))?;
-    match ending {
-        Ending::Interrupted { .. } => Ok(interrupt.map_or(SIMULATION_FAILED, |i| i.received().1)),
+    match (ending, interrupt) {
+        (Ending::Interrupted { .. }, Some(interrupt)) if signalled => Ok(interrupt.received().1),
         _ => {
             println!("Results are in '{}'", wd.join("results").display());
             Ok(0)
@@ -284,8 +332,13 @@ fn run(args: &Args, interrupt: Option<&signals::Interrupt>) -> Result<u8, Failur
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    if let Some(Command::Plot(args)) = &cli.command {
-        return match plot::run(args) {
+    let command = match &cli.command {
+        Some(Command::Plot(args)) => Some(plot::run(args)),
+        Some(Command::View(args)) => Some(view::run(args)),
+        None => None,
+    };
+    if let Some(done) = command {
+        return match done {
             Ok(()) => ExitCode::SUCCESS,
             Err(error) => {
                 eprintln!("Error: {}", describe(&error));

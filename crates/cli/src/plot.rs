@@ -1,19 +1,25 @@
-//! `mastersim plot`: line charts of result files (CSV or MAT v4) as SVG or PNG.
+//! `mastersim plot`: line charts of result files (CSV, MAT v4 or Signal Table JSON) as SVG
+//! or PNG.
 //!
-//! The input is read into a neutral form ([`ResultData`]: per variable a name, a unit, a
-//! time axis and values), the variables are selected by glob patterns, and `plotters`
-//! draws one line per variable. Text uses DejaVu Sans, embedded in the binary, so charts
-//! look the same on every machine (license: `crates/cli/assets/LICENSE-DejaVu.txt`).
+//! The input is read by `output::result_file` into a neutral form (per variable a name, a
+//! unit, a time axis and values), the variables are selected by glob patterns, and
+//! `plotters` draws one line per variable. Text uses DejaVu Sans, embedded in the binary, so
+//! charts look the same on every machine (license: `crates/cli/assets/LICENSE-DejaVu.txt`).
+//!
+//! Parameters and constants, which MAT files (`data_1`) and Signal Tables (`Par`) store once
+//! with a start and an end value, are not drawn by default, nor matched by glob patterns: a
+//! flat line per parameter would crowd the chart. A `--var` equal to a parameter's name draws
+//! it (over the start and end time).
 //!
 //! Spec: MasterSim reference §12.1 (values.csv), §12.2 (strings.csv); FMI cross-check
-//! rules (comma-separated reference CSV); MAT v4 result files read by `output::mat`.
-
-mod csv;
+//! rules (comma-separated reference CSV); MAT v4 and Signal Table result files as read by
+//! `output::result_file`.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 use anyhow::{Context, anyhow, bail};
+use output::result_file::{self, ResultFile, Series, SeriesKind};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::FontStyle;
@@ -42,13 +48,14 @@ const COLORS: [RGBColor; 10] = [
 #[derive(clap::Args, Debug, Clone)]
 pub struct PlotArgs {
     /// Result file: `.csv` (mastersim's tab-separated values.csv, or comma-separated CSV
-    /// with a time column first) or `.mat` (MAT v4 result file).
+    /// with a time column first), `.mat` (MAT v4 result file) or `.json` (Signal Table).
     pub input: PathBuf,
     /// Chart file, `.svg` or `.png` [default: the input path with extension `.svg`].
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Variables to plot: a name or a glob pattern (`*`, `?`, `[..]`); repeatable
-    /// [default: all numeric variables].
+    /// [default: all numeric variables]. Parameters (stored once in MAT and JSON files)
+    /// are drawn only when named exactly, never by a glob.
     #[arg(long = "var", value_name = "PATTERN")]
     pub vars: Vec<String>,
     /// Chart width in pixels.
@@ -64,40 +71,6 @@ pub struct PlotArgs {
     pub title: Option<String>,
 }
 
-/// One numeric variable of a result file.
-#[derive(Debug, Clone, PartialEq)]
-struct Series {
-    /// Variable name, e.g. `Part1.x`.
-    name: String,
-    /// Unit as written in the file (empty if none).
-    unit: String,
-    /// Time points, in [`ResultData::time_unit`]; may be shared between variables.
-    time: Arc<Vec<f64>>,
-    /// Values, `values.len() == time.len()` (extra points on either side are ignored).
-    values: Vec<f64>,
-}
-
-/// A column that is not numeric (a String output), kept for error messages.
-#[derive(Debug, Clone, PartialEq)]
-struct TextColumn {
-    name: String,
-    /// Line number of the first field that is not a number.
-    line: usize,
-    /// That field.
-    text: String,
-}
-
-/// The contents of a result file, independent of its format.
-#[derive(Debug, Clone, PartialEq)]
-struct ResultData {
-    /// Unit of all time axes (`s` unless the file says otherwise).
-    time_unit: String,
-    /// Numeric variables, in file order.
-    series: Vec<Series>,
-    /// Non-numeric columns, in file order.
-    text_columns: Vec<TextColumn>,
-}
-
 /// Chart file formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Format {
@@ -110,8 +83,8 @@ enum Format {
 /// Prints the path of the chart written.
 ///
 /// # Errors
-/// The input file is missing, has an unknown extension or cannot be parsed (CSV errors
-/// name the line); a `--var` pattern matches no numeric variable; the file has no
+/// The input file is missing, has an unknown extension or cannot be parsed (CSV and JSON
+/// errors name the line); a `--var` pattern matches no numeric variable; the file has no
 /// numeric variable; the output extension is not `.svg`/`.png`; the chart cannot be
 /// drawn or written.
 pub fn run(args: &PlotArgs) -> anyhow::Result<()> {
@@ -120,7 +93,7 @@ pub fn run(args: &PlotArgs) -> anyhow::Result<()> {
         .clone()
         .unwrap_or_else(|| args.input.with_extension("svg"));
     let format = output_format(&output)?;
-    let data = read_input(&args.input)?;
+    let data = result_file::read(&args.input)?;
     let selected = select(&data, &args.vars, &args.input)?;
     let title = args
         .title
@@ -161,72 +134,56 @@ fn output_format(path: &Path) -> anyhow::Result<Format> {
     }
 }
 
-/// Reads a result file by its extension (`.csv`, `.mat`).
-fn read_input(path: &Path) -> anyhow::Result<ResultData> {
-    if !path.is_file() {
-        bail!("result file '{}' doesn't exist", path.display());
-    }
-    let extension = path
-        .extension()
-        .map(|e| e.to_string_lossy().to_ascii_lowercase());
-    match extension.as_deref() {
-        Some("csv") => csv::read(path),
-        Some("mat") => read_mat(path),
-        _ => bail!(
-            "unknown result file type '{}': expected a .csv or .mat file",
-            path.display()
-        ),
-    }
-}
-
-/// Reads a MAT v4 result file with `output::mat::read`; every variable is numeric.
-///
-/// The time unit is seconds (what mastersim writes; the reader does not expose the
-/// abscissa's unit). Parameters appear with their start and stop values.
-fn read_mat(path: &Path) -> anyhow::Result<ResultData> {
-    let file = output::mat::read(path)?;
-    Ok(ResultData {
-        time_unit: "s".to_string(),
-        series: file
-            .signals
-            .into_iter()
-            .map(|s| Series {
-                name: s.name,
-                unit: s.unit,
-                time: s.time,
-                values: s.values,
-            })
-            .collect(),
-        text_columns: Vec::new(),
-    })
-}
-
-/// The variables matching any of `patterns` (all numeric ones if there are none), in
+/// The series matching any of `patterns` (all numeric variables if there are none), in
 /// file order.
 ///
-/// A pattern matches a name equal to it or, if it is a valid glob, matching it.
+/// A pattern matches a variable whose name equals it or, if it is a valid glob, matches
+/// it; it matches a parameter ([`SeriesKind::Parameter`]) only by equal name.
 ///
 /// # Errors
-/// A pattern matches no numeric variable (the message says whether it names a
-/// non-numeric column, or lists the variables); the file has no numeric variable.
+/// A pattern matches no numeric series (the message says whether it names a non-numeric
+/// column, lists the variables, and names the parameters the glob would have matched); the
+/// file has no numeric variable.
 fn select<'a>(
-    data: &'a ResultData,
+    data: &'a ResultFile,
     patterns: &[String],
     path: &Path,
 ) -> anyhow::Result<Vec<&'a Series>> {
+    const SHOWN: usize = 12;
+    let list = |names: &mut dyn Iterator<Item = &'a str>| {
+        let names: Vec<&str> = names.take(SHOWN + 1).collect();
+        let more = if names.len() > SHOWN { ", …" } else { "" };
+        format!("{}{more}", names[..names.len().min(SHOWN)].join(", "))
+    };
+    let variables = || {
+        data.series
+            .iter()
+            .filter(|s| s.kind == SeriesKind::Variable)
+    };
     if patterns.is_empty() {
+        if variables().next().is_some() {
+            return Ok(variables().collect());
+        }
+        let mut parameters = data.series.iter().map(|s| s.name.as_str());
         if data.series.is_empty() {
             bail!("'{}' holds no numeric variable", path.display());
         }
-        return Ok(data.series.iter().collect());
+        bail!(
+            "'{}' holds no numeric variable, only parameters ({}); name them with --var to \
+             plot them",
+            path.display(),
+            list(&mut parameters)
+        );
     }
     let mut chosen = vec![false; data.series.len()];
     for pattern in patterns {
         let glob = glob::Pattern::new(pattern);
-        let matches = |name: &str| name == pattern || glob.as_ref().is_ok_and(|g| g.matches(name));
+        let globbed = |name: &str| glob.as_ref().is_ok_and(|g| g.matches(name));
+        let matches =
+            |s: &Series| s.name == *pattern || (s.kind == SeriesKind::Variable && globbed(&s.name));
         let mut any = false;
         for (series, chosen) in data.series.iter().zip(&mut chosen) {
-            if matches(&series.name) {
+            if matches(series) {
                 *chosen = true;
                 any = true;
             }
@@ -234,7 +191,11 @@ fn select<'a>(
         if any {
             continue;
         }
-        if let Some(text) = data.text_columns.iter().find(|c| matches(&c.name)) {
+        if let Some(text) = data
+            .text_columns
+            .iter()
+            .find(|c| c.name == *pattern || globbed(&c.name))
+        {
             bail!(
                 "variable '{}' in '{}' is not numeric (line {}: '{}')",
                 text.name,
@@ -246,22 +207,24 @@ fn select<'a>(
         if let Err(error) = glob {
             bail!("invalid variable pattern '{pattern}': {error}");
         }
-        const SHOWN: usize = 12;
-        let names: Vec<&str> = data
+        let mut parameters = data
             .series
             .iter()
-            .take(SHOWN)
+            .filter(|s| s.kind == SeriesKind::Parameter && globbed(&s.name))
             .map(|s| s.name.as_str())
-            .collect();
-        let more = if data.series.len() > SHOWN {
-            ", …"
+            .peekable();
+        let hint = if parameters.peek().is_some() {
+            format!(
+                "; parameters are plotted only when named exactly: {}",
+                list(&mut parameters)
+            )
         } else {
-            ""
+            String::new()
         };
         bail!(
-            "no numeric variable in '{}' matches '{pattern}' (variables: {}{more})",
+            "no numeric variable in '{}' matches '{pattern}' (variables: {}){hint}",
             path.display(),
-            names.join(", ")
+            list(&mut variables().map(|s| s.name.as_str()))
         );
     }
     Ok(data

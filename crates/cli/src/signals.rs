@@ -37,6 +37,11 @@ impl Interrupt {
         self.stop.clone()
     }
 
+    /// Whether SIGINT or SIGTERM was received.
+    pub fn signalled(&self) -> bool {
+        self.signal.load(Ordering::Relaxed) != 0
+    }
+
     /// The name of the signal received and the exit code it maps to.
     pub fn received(&self) -> (&'static str, u8) {
         match self.signal.load(Ordering::Relaxed) as i32 {

@@ -4,10 +4,13 @@
 //! Spec: MasterSim reference §12.4 (console output).
 
 use std::io::IsTerminal;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
 use master::values::TypedValues;
 use master::{Counters, Observer, ObserverError, OutputLayout};
+
+use crate::pacing::PacingFigures;
 
 /// Steps between updates: reading the clock and formatting on every step would cost more than
 /// the step of cheap slaves.
@@ -15,6 +18,10 @@ const PROGRESS_STEPS: u64 = 256;
 
 /// Least wall time between two progress lines (when stdout is not a terminal), s.
 const LINE_INTERVAL: f64 = 2.0;
+
+/// Least wall time between two updates of the bar of a paced run (whose steps are few and
+/// slow), s.
+const PACED_INTERVAL: f64 = 0.25;
 
 /// How progress is shown.
 enum Display {
@@ -27,11 +34,16 @@ pub(crate) struct ConsoleProgress {
     display: Display,
     t_end: f64,
     started: Instant,
+    /// The figures of a paced run, published by the session.
+    pacing: Arc<Mutex<Option<PacingFigures>>>,
+    /// The last update of a paced run's bar.
+    paced_update: Instant,
 }
 
 impl ConsoleProgress {
-    /// A bar when stdout is a terminal, lines otherwise.
-    pub fn new() -> Self {
+    /// A bar when stdout is a terminal, lines otherwise; `pacing` holds the figures of a
+    /// paced run, shown on the line.
+    pub fn new(pacing: Arc<Mutex<Option<PacingFigures>>>) -> Self {
         let display = if std::io::stdout().is_terminal() {
             let bar = indicatif::ProgressBar::new(1000);
             bar.set_style(
@@ -50,6 +62,8 @@ impl ConsoleProgress {
             display,
             t_end: 0.0,
             started: Instant::now(),
+            pacing,
+            paced_update: Instant::now(),
         }
     }
 }
@@ -66,20 +80,29 @@ impl Observer for ConsoleProgress {
     }
 
     fn step_completed(&mut self, c: &Counters) {
-        if !c.steps.is_multiple_of(PROGRESS_STEPS) {
+        let pacing = *self.pacing.lock().unwrap_or_else(PoisonError::into_inner);
+        if pacing.is_some() {
+            // A paced run takes few steps per second: update by wall time instead.
+            if self.paced_update.elapsed().as_secs_f64() < PACED_INTERVAL {
+                return;
+            }
+            self.paced_update = Instant::now();
+        } else if !c.steps.is_multiple_of(PROGRESS_STEPS) {
             return;
         }
+        let real_time =
+            pacing.map_or_else(String::new, |p| format!(", real time {}", p.describe()));
         let fraction = (c.t / self.t_end).clamp(0.0, 1.0);
         match &mut self.display {
             Display::Bar(bar) => {
                 bar.set_position((fraction * 1000.0) as u64);
-                bar.set_message(format!("{:.6} s", c.t));
+                bar.set_message(format!("{:.6} s{real_time}", c.t));
             }
             Display::Lines { last } => {
                 if last.elapsed().as_secs_f64() >= LINE_INTERVAL {
                     *last = Instant::now();
                     log::info!(
-                        "t = {} s ({:.1} %), {} steps, {:.1} s elapsed",
+                        "t = {} s ({:.1} %), {} steps, {:.1} s elapsed{real_time}",
                         c.t,
                         100.0 * fraction,
                         c.steps,

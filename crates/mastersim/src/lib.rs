@@ -7,10 +7,12 @@ mod console;
 mod error;
 mod exit;
 mod options;
+pub mod pacing;
 mod recorder;
 pub mod report;
 mod results;
 mod session;
+pub mod steering;
 mod supervise;
 
 use std::path::Path;
@@ -26,6 +28,7 @@ pub use options::{Options, StepTimeout, TimeoutHandler};
 pub use recorder::{Recorder, Results};
 pub use report::Ending;
 pub use session::Session;
+pub use steering::{RunState, Steering, SteeringError, SteeringStatus};
 
 /// Runs the project `project` to the end under `options` and returns its result rows: opens a
 /// [`Session`], records every row in memory, runs, and finishes (result files and

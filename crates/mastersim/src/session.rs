@@ -5,8 +5,9 @@
 //! `execution` (a steppable run with observers).
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use master::project::{Project, ResultFormat};
 use master::watchdog::CallMonitor;
@@ -19,10 +20,15 @@ use crate::checkpoint::{Checkpoint, FileHash, SlaveSource, SlaveStates};
 
 use crate::console::ConsoleProgress;
 use crate::options::Options;
+use crate::pacing::{Pacer, PacingFigures};
 use crate::report::{Ending, Summary};
 use crate::results::{Continued, ResultFiles, ResultOptions};
+use crate::steering::{Next, Steering};
 use crate::supervise::{SharedRecord, Supervisor, Watch};
 use crate::{Error, Result};
+
+/// Least wall time between two publications of the pacing figures by a steered run.
+const PUBLISH_INTERVAL: Duration = Duration::from_millis(100);
 
 /// A MasterSim project opened for simulation: its FMUs imported and instantiated, ready to be
 /// initialized and stepped.
@@ -62,6 +68,9 @@ pub struct Session {
     checkpoint_on_stop: bool,
     /// The hashes of the project file and the slaves' files, once computed.
     sources: Option<(FileHash, Vec<SlaveSource>)>,
+    /// The pacing figures of a steered run that was paced, shared with the progress line;
+    /// written to `summary.txt`.
+    pacing: Arc<Mutex<Option<PacingFigures>>>,
     /// What raised the stop flag, for `summary.txt`.
     stop_cause: String,
     /// The message of the error that ended the run, for `summary.txt`.
@@ -210,8 +219,9 @@ impl Session {
         });
         let mut observers = Observers::default();
         observers.push(Box::new(record.clone()));
+        let pacing = Arc::new(Mutex::new(None));
         if options.console_progress {
-            observers.push(Box::new(ConsoleProgress::new()));
+            observers.push(Box::new(ConsoleProgress::new(pacing.clone())));
         }
         Ok(Session {
             sim,
@@ -229,6 +239,7 @@ impl Session {
             checkpoint_path: options.checkpoint_path_for(project_path),
             checkpoint_on_stop: options.checkpoint_on_stop,
             sources,
+            pacing,
             stop_cause: "stop requested".into(),
             failure: None,
             initialized: false,
@@ -322,21 +333,121 @@ impl Session {
                 return Ok(report);
             }
             if self.stop.load(Ordering::Relaxed) {
-                if self.checkpoint_on_stop {
-                    self.write_checkpoint("stop");
+                return self.stop_now(report.h);
+            }
+            self.checkpoint_if_due();
+        }
+    }
+
+    /// Ends the run at the current communication point because a stop was asked for: writes
+    /// the checkpoint at a stop when the options ask for one, then the last row. `h` is the
+    /// last step size taken, for the report.
+    fn stop_now(&mut self, h: f64) -> Result<StepReport> {
+        if self.checkpoint_on_stop {
+            self.write_checkpoint("stop");
+        }
+        self.sim
+            .interrupt(&mut self.observers)
+            .map_err(|e| self.failed(e))?;
+        Ok(StepReport {
+            t: self.sim.time(),
+            h,
+            ended: self.sim.outcome().cloned(),
+        })
+    }
+
+    /// Writes the periodic checkpoint when the supervisor says it is due.
+    fn checkpoint_if_due(&mut self) {
+        if self.checkpoint_due.swap(false, Ordering::Relaxed) {
+            self.write_checkpoint("periodic");
+        }
+    }
+
+    /// Runs to the end under `steering` (initializing first if needed): waits while the
+    /// steering says waiting or paused, takes single steps when asked, paces the communication
+    /// points at the real-time factor when one is set (see [`crate::pacing`]), and publishes
+    /// the communication point and the pacing figures after every step. The stop flag and
+    /// [`Steering::stop`] end the run as an interrupt does; periodic checkpoints are written
+    /// as by [`Session::run`]. The steering is marked finished when this returns.
+    ///
+    /// Steering never changes the results: the same steps are taken, only later.
+    ///
+    /// # Errors
+    /// As [`Session::step`].
+    ///
+    /// Spec: `docs/live.md` (pacing and controls).
+    pub fn run_steered(&mut self, steering: &Steering) -> Result<RunOutcome> {
+        let outcome = self.steered(steering);
+        let ending = match &outcome {
+            Ok(RunOutcome::Completed) => "completed".to_string(),
+            _ => self
+                .ending()
+                .summary_lines()
+                .into_iter()
+                .map(|(_, v)| v)
+                .next_back()
+                .unwrap_or_default(),
+        };
+        steering.finish(ending);
+        outcome
+    }
+
+    fn steered(&mut self, steering: &Steering) -> Result<RunOutcome> {
+        self.ensure_initialized()?;
+        let mut pacer = Pacer::new(self.sim.time(), steering.status().real_time);
+        // The steering's command count when pacing last restarted; `None` while held.
+        let mut paced_since = None;
+        let mut published = Instant::now();
+        steering.publish(self.sim.time(), None);
+        loop {
+            let next = steering.next(&self.stop);
+            let report = match next {
+                Next::Stop => self.stop_now(0.0)?,
+                Next::Step => {
+                    pacer.hold();
+                    paced_since = None;
+                    self.step()?
                 }
-                self.sim
-                    .interrupt(&mut self.observers)
-                    .map_err(|e| self.failed(e))?;
-                return Ok(StepReport {
-                    t: self.sim.time(),
-                    h: report.h,
-                    ended: self.sim.outcome().cloned(),
-                });
+                Next::Run { factor, commands } => {
+                    // Any command (pause, resume, a new factor) restarts pacing from here.
+                    if paced_since != Some(commands) {
+                        pacer.resume(self.sim.time(), factor);
+                        paced_since = Some(commands);
+                    }
+                    let report = self.step()?;
+                    let stop = &self.stop;
+                    pacer.release(report.t, |deadline| steering.sleep_until(deadline, stop));
+                    report
+                }
+            };
+            let now = Instant::now();
+            let figures = (now.duration_since(published) >= PUBLISH_INTERVAL).then(|| {
+                published = now;
+                pacer.figures()
+            });
+            if report.ended.is_some() {
+                let last = pacer.figures();
+                self.report_pacing(&pacer, last);
+                steering.publish(report.t, Some(last));
+            } else {
+                if let Some(f) = figures {
+                    self.report_pacing(&pacer, f);
+                }
+                steering.publish(report.t, figures);
             }
-            if self.checkpoint_due.swap(false, Ordering::Relaxed) {
-                self.write_checkpoint("periodic");
+            if let Some(outcome) = report.ended {
+                return Ok(outcome);
             }
+            self.checkpoint_if_due();
+        }
+    }
+
+    /// Hands `figures` to the progress line and `summary.txt` when pacing is on, or was on
+    /// earlier in the run.
+    fn report_pacing(&self, pacer: &Pacer, figures: PacingFigures) {
+        let mut slot = self.pacing.lock().unwrap_or_else(PoisonError::into_inner);
+        if pacer.factor().is_some() || slot.is_some() {
+            *slot = Some(figures);
         }
     }
 
@@ -655,8 +766,10 @@ impl Session {
         let files = self.record.finish_files();
         let stats = self.sim.statistics();
         let summary_path = self.working_dir.join("log").join("summary.txt");
+        let pacing = *self.pacing.lock().unwrap_or_else(PoisonError::into_inner);
         let summary = Summary::now(&stats)
             .with_do_step_calls(self.plan().multirate.is_some())
+            .with_pacing(pacing)
             .log_and_write(&summary_path, &self.ending());
         let terminated = self.terminate();
         files?;

@@ -149,6 +149,74 @@ pub enum Error {
         /// Number of values passed.
         found: usize,
     },
+    /// A result file to read does not exist (or is not a file).
+    #[error(
+        "result file '{}' doesn't exist or is not a file; expected an existing {} file",
+        path.display(), ACCEPTED_RESULT_FILES
+    )]
+    NoResultFile {
+        /// The path given.
+        path: PathBuf,
+    },
+    /// A result file to read has an extension that names no format
+    /// [`result_file::read`](crate::result_file::read) knows.
+    #[error(
+        "unknown result file type '{}': expected a {} file",
+        path.display(), ACCEPTED_RESULT_FILES
+    )]
+    ResultFileType {
+        /// The path given.
+        path: PathBuf,
+    },
+    /// A JSON result file is not a Signal Table as mastersim writes it.
+    #[error("'{}' line {line} column {column}: {problem}", path.display())]
+    JsonFormat {
+        /// The file read.
+        path: PathBuf,
+        /// 1-based line of the problem.
+        line: usize,
+        /// 1-based column (in bytes) on that line of the last character read when the
+        /// problem was found (0 for an empty file); mastersim writes the whole table on one
+        /// line, so this is where to look.
+        column: usize,
+        /// What is wrong there.
+        problem: JsonProblem,
+    },
+    /// A result file holds no time-varying numeric variable to put in a table.
+    #[error(
+        "no numeric variable, expected at least one time-varying numeric variable \
+         (parameters and String columns do not count)"
+    )]
+    NoVariable,
+    /// Variables of a result file are not on one common time axis.
+    #[error(
+        "{} not on the time axis of '{first}' (another time axis, or not one value per time \
+         point), expected every variable on that one time axis",
+        names_are(others)
+    )]
+    TimeAxis {
+        /// The first variable, whose time axis is the common one.
+        first: String,
+        /// The variables on another time axis (or with another number of values than
+        /// time points), in file order.
+        others: Vec<String>,
+    },
+}
+
+/// The result file extensions that [`result_file::read`](crate::result_file::read) accepts,
+/// for messages.
+const ACCEPTED_RESULT_FILES: &str = ".csv, .mat or .json";
+
+/// `'a' is` or `'a', 'b' and 2 more are`, for [`Error::TimeAxis`].
+fn names_are(names: &[String]) -> String {
+    const SHOWN: usize = 5;
+    let quoted: Vec<String> = names.iter().take(SHOWN).map(|n| format!("'{n}'")).collect();
+    let list = quoted.join(", ");
+    match names.len() {
+        1 => format!("{list} is"),
+        n if n > SHOWN => format!("{list} and {} more are", n - SHOWN),
+        _ => format!("{list} are"),
+    }
 }
 
 /// `parameter` or `signal`, for [`Error::AliasTarget`].
@@ -294,6 +362,12 @@ pub enum TableProblem {
          the line (quoted fields cannot span lines)"
     )]
     UnclosedQuote,
+    /// A time field of a result table is not a number.
+    #[error("time '{text}' is not a number, expected a number in the first column")]
+    Time {
+        /// The field.
+        text: String,
+    },
     /// A data row has another number of fields than the header.
     #[error("{found} fields, but the header has {expected}; expected one field per column")]
     FieldCount {
@@ -302,4 +376,121 @@ pub enum TableProblem {
         /// Number of fields in the header.
         expected: usize,
     },
+}
+
+/// What is wrong with a JSON result file (see [`Error::JsonFormat`]).
+///
+/// Spec: Otter, "Signal Tables" (2022) §3.2 (Var, Par, Map), §3.5 (Signal Tables on file).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum JsonProblem {
+    /// The text is not JSON, or a value has the wrong JSON type (the JSON parser's message,
+    /// which says what it expected).
+    #[error("{message}")]
+    Syntax {
+        /// The parser's message, without its position.
+        message: String,
+    },
+    /// The object has no `"_class": "SignalTable"` member.
+    #[error(
+        "{}, expected \"_class\": \"SignalTable\" (a Signal Table)",
+        found_class("the table", .class)
+    )]
+    NotSignalTable {
+        /// The `_class` found, if any.
+        class: Option<String>,
+    },
+    /// A member is not a `Var`, `Par` or `Map`.
+    #[error(
+        "member '{member}': {}, expected \"Var\", \"Par\" or \"Map\"",
+        found_class("it", .class)
+    )]
+    Class {
+        /// The member's name.
+        member: String,
+        /// Its `_class`, if any.
+        class: Option<String>,
+    },
+    /// Two members have the same name.
+    #[error("member '{member}' appears twice, expected unique member names")]
+    DuplicateMember {
+        /// The name.
+        member: String,
+    },
+    /// A `Var` has neither `values` nor `alias`, or a `Par` neither `value` nor `alias`.
+    #[error("member '{member}': a {class} without \"{field}\", expected \"{field}\" or \"alias\"")]
+    NoValues {
+        /// The member's name.
+        member: String,
+        /// `Var` or `Par`.
+        class: &'static str,
+        /// `values` or `value`.
+        field: &'static str,
+    },
+    /// The values of a `Var` mix strings with numbers or Booleans.
+    #[error(
+        "member '{member}': \"values\" mix strings with numbers, expected either numbers, \
+         Booleans and nulls, or strings and nulls"
+    )]
+    MixedValues {
+        /// The member's name.
+        member: String,
+    },
+    /// No `Var` is marked `"independent": true`.
+    #[error(
+        "no independent variable, expected a Var with \"independent\": true (mastersim writes \
+         \"time\")"
+    )]
+    NoIndependent,
+    /// More than one `Var` is marked `"independent": true`.
+    #[error("'{first}' and '{second}' are both independent variables, expected one")]
+    TwoIndependent {
+        /// The first one, in file order.
+        first: String,
+        /// The second one.
+        second: String,
+    },
+    /// The independent variable holds strings.
+    #[error("the independent variable '{member}' holds strings, expected numbers")]
+    TextTime {
+        /// Its name.
+        member: String,
+    },
+    /// A `Var` has another number of values than the independent variable.
+    #[error(
+        "member '{member}' has {found} values, but the independent variable '{independent}' \
+         has {expected}; expected one value per time point"
+    )]
+    ValueCount {
+        /// The member's name.
+        member: String,
+        /// Number of values it has.
+        found: usize,
+        /// Name of the independent variable.
+        independent: String,
+        /// Number of time points.
+        expected: usize,
+    },
+    /// An alias names no member of its class that holds values (missing, another class, or
+    /// a cycle of aliases).
+    #[error(
+        "member '{member}' is an alias of '{target}', which is no {class} with values; \
+         expected the name of a {class} with values"
+    )]
+    AliasTarget {
+        /// The alias's name.
+        member: String,
+        /// The name it refers to.
+        target: String,
+        /// `Var` or `Par`, the alias's class.
+        class: &'static str,
+    },
+}
+
+/// `<what> has "_class" "<class>"`, or `<what> has no "_class"`, for [`JsonProblem`].
+fn found_class(what: &str, class: &Option<String>) -> String {
+    match class {
+        Some(class) => format!("{what} has \"_class\" \"{class}\""),
+        None => format!("{what} has no \"_class\""),
+    }
 }

@@ -9,13 +9,14 @@ pub mod filter;
 pub mod mat;
 pub mod number;
 pub mod progress;
+pub mod result_file;
 pub mod signal_table;
 mod signal_type;
 pub mod table;
 
 pub use csv::{Column, StringsCsvWriter, ValuesCsvWriter};
 pub use error::{Error, Result};
-pub use error::{MatProblem, TableProblem};
+pub use error::{JsonProblem, MatProblem, TableProblem};
 pub use file::OpenMode;
 pub use filter::{ColumnFilter, KeptRow, RowFilter};
 pub use mat::{

@@ -195,6 +195,9 @@ pub struct MatReadSignal {
     pub time: Arc<Vec<f64>>,
     /// Values, already negated for negated aliases.
     pub values: Vec<f64>,
+    /// Stored in `data_1`: a parameter or constant (or an alias of one) with only its
+    /// values at the start and the stop time.
+    pub parameter: bool,
 }
 
 /// One entry of the `name`, `description` and `dataInfo` matrices.

@@ -53,6 +53,13 @@ pub const VR_EXIT_CODE: u32 = 13;
 /// Real parameter `jitterTime` (s): after a completed step that reached it, `y = u + t + j` with
 /// an offset `j` that differs from process to process ([`Faulty::jitter`]). Negative: off.
 pub const VR_JITTER_TIME: u32 = 14;
+/// Real parameter `slowTime` (s): start of the slow window. Every completed step whose end lies
+/// in `[slowTime, slowUntil)` first sleeps [`SLOW_STEP`] of wall time; its results are exactly
+/// those of a normal step. Negative: off.
+pub const VR_SLOW_TIME: u32 = 15;
+/// Real parameter `slowUntil` (s): end of the slow window of `slowTime`, excluded. A window
+/// with `slowUntil ≤ slowTime` (such as the start value −1) is empty.
+pub const VR_SLOW_UNTIL: u32 = 16;
 
 /// Start value of `exitCode`.
 pub const DEFAULT_EXIT_CODE: i32 = 3;
@@ -61,6 +68,13 @@ pub const DEFAULT_EXIT_CODE: i32 = 3;
 /// value `off` (exactly) makes the instance ignore every fault time, as if all were −1. Any
 /// other value, or none, leaves the faults on.
 pub const FAULTS_ENV: &str = "FAULTY_FAULTS";
+
+/// Wall time that a step in the slow window (`slowTime`, `slowUntil`) sleeps before it
+/// completes: 50 ms, with `std::thread::sleep`, so it uses no CPU. A master that paces the
+/// simulation at real time overruns with every slow step shorter than 50 ms of simulated time
+/// (or longer, if it runs faster than real time); a window of a few steps still costs little
+/// test time. The sleep lasts at least this long, possibly longer on a loaded machine.
+pub const SLOW_STEP: Duration = Duration::from_millis(50);
 
 /// Scale of the jitter offset `j` (-): `j` lies in `[JITTER_SCALE, 2·JITTER_SCALE)`.
 pub const JITTER_SCALE: f64 = 1e-6;
@@ -126,6 +140,18 @@ pub const FAULTY_VARIABLES: &[Variable] = &[
         VarType::Real,
         Causality::Parameter,
     ),
+    Variable::new(
+        "slowTime",
+        VR_SLOW_TIME,
+        VarType::Real,
+        Causality::Parameter,
+    ),
+    Variable::new(
+        "slowUntil",
+        VR_SLOW_UNTIL,
+        VarType::Real,
+        Causality::Parameter,
+    ),
 ];
 
 /// Relative tolerance with which a time counts as having reached a fault time `T`: the
@@ -150,8 +176,8 @@ fn before(time: f64, at: f64) -> bool {
     time < at - tolerance(at)
 }
 
-/// The fault times (s), one per parameter. Negative: off. [`Default`] gives the start values
-/// (all −1, off).
+/// The fault times (s), one per parameter, and the end of the slow window. Negative: off.
+/// [`Default`] gives the start values (all −1, off).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FaultTimes {
     /// `errorTime` (s).
@@ -174,6 +200,10 @@ pub struct FaultTimes {
     pub exit: f64,
     /// `jitterTime` (s).
     pub jitter: f64,
+    /// `slowTime` (s): start of the slow window.
+    pub slow: f64,
+    /// `slowUntil` (s): end of the slow window, excluded.
+    pub slow_until: f64,
 }
 
 impl Default for FaultTimes {
@@ -189,12 +219,15 @@ impl Default for FaultTimes {
             inf: -1.0,
             exit: -1.0,
             jitter: -1.0,
+            slow: -1.0,
+            slow_until: -1.0,
         }
     }
 }
 
 /// What a step does instead of completing; see [`Faulty::fault`]. Listed in order of
 /// precedence: when one step reaches several fault times, the first in this list wins.
+/// (A slow step completes, so it is not listed here; see [`Faulty::slow`].)
 ///
 /// Spec: FMI 2.0.2 §2.1.3 (status codes), §4.2.2 (`fmi2DoStep`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -360,8 +393,9 @@ impl Faulty {
     ///   from the current FMU time has been discarded yet.
     ///
     /// "Reached" means `end ≥ T − 1e-9·max(1, |T|)` for a fault time `T ≥ 0` ([`reached`]).
-    /// `nanTime`, `infTime` and `jitterTime` do not stop a step; see [`Faulty::y`]. With the
-    /// faults switched off ([`FAULTS_ENV`]) this is always `None`.
+    /// `nanTime`, `infTime` and `jitterTime` do not stop a step; see [`Faulty::y`]. Nor does
+    /// the slow window; see [`Faulty::slow`]. With the faults switched off ([`FAULTS_ENV`])
+    /// this is always `None`.
     pub fn fault(&self, t: f64, h: f64) -> Option<Fault> {
         let end = t + h;
         let ft = &self.active_times();
@@ -385,6 +419,19 @@ impl Faulty {
         } else {
             None
         }
+    }
+
+    /// Whether a step from `t` with size `h` (s) lies in the slow window: its end `t + h` has
+    /// reached `slowTime` ([`reached`]) and lies before `slowUntil` by more than the same
+    /// allowance, `1e-9·max(1, |slowUntil|)`. So the window is `[slowTime, slowUntil)` with
+    /// rounding in the end time forgiven at both bounds, and empty if `slowUntil ≤ slowTime`.
+    /// Such a step, if it completes ([`Faulty::fault`] is `None`), sleeps [`SLOW_STEP`] before
+    /// completing exactly like any other step. Has no side effects. With the faults switched
+    /// off ([`FAULTS_ENV`]) this is always `false`.
+    pub fn slow(&self, t: f64, h: f64) -> bool {
+        let end = t + h;
+        let ft = &self.active_times();
+        reached(end, ft.slow) && before(end, ft.slow_until)
     }
 }
 
@@ -461,8 +508,9 @@ impl Model for Faulty {
     }
 
     /// Completes the step (`t ← t + h`, `count ← count + 1`) unless [`Faulty::fault`] says
-    /// otherwise. A fatal step returns [`StepOutcome::Error`] here and sets a thread-local flag
-    /// that [`fmi2_do_step`] turns into `fmi2Fatal`.
+    /// otherwise; a completing step in the slow window ([`Faulty::slow`]) first sleeps
+    /// [`SLOW_STEP`]. A fatal step returns [`StepOutcome::Error`] here and sets a thread-local
+    /// flag that [`fmi2_do_step`] turns into `fmi2Fatal`.
     fn do_step(&mut self, t: f64, h: f64) -> StepOutcome {
         match self.fault(t, h) {
             Some(Fault::Segfault) => segfault(),
@@ -490,6 +538,10 @@ impl Model for Faulty {
                 ))
             }
             None => {
+                if self.slow(t, h) {
+                    // Wall time only: the state and outputs are those of a normal step.
+                    std::thread::sleep(SLOW_STEP);
+                }
                 self.time = t + h;
                 self.count = self.count.saturating_add(1);
                 StepOutcome::Completed
@@ -512,6 +564,8 @@ impl Model for Faulty {
             VR_INF_TIME => Ok(ft.inf),
             VR_EXIT_TIME => Ok(ft.exit),
             VR_JITTER_TIME => Ok(ft.jitter),
+            VR_SLOW_TIME => Ok(ft.slow),
+            VR_SLOW_UNTIL => Ok(ft.slow_until),
             _ => Err(ModelError::unknown(VarType::Real, vr)),
         }
     }
@@ -530,6 +584,8 @@ impl Model for Faulty {
             VR_INF_TIME => ft.inf = finite("infTime", value)?,
             VR_EXIT_TIME => ft.exit = finite("exitTime", value)?,
             VR_JITTER_TIME => ft.jitter = finite("jitterTime", value)?,
+            VR_SLOW_TIME => ft.slow = finite("slowTime", value)?,
+            VR_SLOW_UNTIL => ft.slow_until = finite("slowUntil", value)?,
             _ => return Err(ModelError::unknown(VarType::Real, vr)),
         }
         Ok(())

@@ -20,6 +20,8 @@ fn faulty(times: FaultTimes) -> Faulty {
         (VR_INF_TIME, times.inf),
         (VR_EXIT_TIME, times.exit),
         (VR_JITTER_TIME, times.jitter),
+        (VR_SLOW_TIME, times.slow),
+        (VR_SLOW_UNTIL, times.slow_until),
     ] {
         m.set_real(vr, value).expect("set a fault time");
     }
@@ -276,7 +278,88 @@ fn jitter_time_adds_a_small_offset_that_differs_between_instances() {
     assert!(y(&m).is_nan());
 }
 
-/// Every fault time at 0.5 s, `u = 1`.
+#[test]
+fn slow_window_bounds_use_the_tolerance_and_can_be_empty() {
+    let window = |slow, slow_until| {
+        faulty(FaultTimes {
+            slow,
+            slow_until,
+            ..FaultTimes::default()
+        })
+    };
+    let m = window(1.0, 2.0);
+    assert!(!m.slow(0.0, 0.5), "ends before slowTime");
+    assert!(!m.slow(0.5, 0.49));
+    assert!(m.slow(0.5, 0.5), "ends at slowTime");
+    assert!(
+        m.slow(0.5, 0.5 - 1e-12),
+        "reaches slowTime within the tolerance"
+    );
+    assert!(m.slow(0.0, 1.5), "only the end counts, not the start");
+    assert!(m.slow(1.5, 0.5 - 1e-8), "ends before slowUntil");
+    assert!(!m.slow(1.5, 0.5), "slowUntil is excluded");
+    assert!(
+        !m.slow(1.5, 0.5 - 1e-12),
+        "reaches slowUntil within the tolerance"
+    );
+    assert!(!m.slow(2.0, 0.5));
+    assert_eq!(m.fault(0.5, 0.5), None, "not a fault that stops the step");
+    // Empty windows: slowUntil not after slowTime, or slowTime off.
+    for (slow, slow_until) in [(1.0, 1.0), (1.0, 0.5), (1.0, -1.0), (-1.0, 2.0)] {
+        let m = window(slow, slow_until);
+        for end in [0.0, 0.5, 1.0, 1.5, 2.0, 3.0] {
+            assert!(!m.slow(0.0, end), "[{slow}, {slow_until}), end {end}");
+        }
+    }
+    // Either bound alone, as set from the XML start values.
+    let mut m = faulty(FaultTimes::default());
+    m.set_real(VR_SLOW_TIME, 0.0).expect("set slowTime");
+    assert!(!m.slow(0.0, 0.1), "slowUntil = -1: empty");
+    m.set_real(VR_SLOW_UNTIL, 0.2).expect("set slowUntil");
+    assert!(m.slow(0.0, 0.1) && !m.slow(0.1, 0.1));
+    assert_eq!(
+        (m.get_real(VR_SLOW_TIME), m.get_real(VR_SLOW_UNTIL)),
+        (Ok(0.0), Ok(0.2))
+    );
+}
+
+#[test]
+fn slow_window_sleeps_and_gives_bit_identical_results() {
+    // h = 0.1 s, accumulated: steps 3 to 5 end at 0.3, 0.4 and 0.5 (within rounding) and lie
+    // in [0.3, 0.6); the step that ends at 0.6 does not.
+    let mut slow = faulty(FaultTimes {
+        slow: 0.3,
+        slow_until: 0.6,
+        ..FaultTimes::default()
+    });
+    let mut normal = faulty(FaultTimes::default());
+    for m in [&mut slow, &mut normal] {
+        m.set_real(VR_U, 0.7).expect("set u");
+    }
+    let mut t = 0.0;
+    let mut slow_steps = 0;
+    for n in 1..=10 {
+        let in_window = (3..=5).contains(&n);
+        assert_eq!(slow.slow(t, 0.1), in_window, "step {n}");
+        assert!(!normal.slow(t, 0.1));
+        let start = Instant::now();
+        assert_eq!(step(&mut slow, t, 0.1), StepOutcome::Completed, "step {n}");
+        let elapsed = start.elapsed();
+        if in_window {
+            slow_steps += 1;
+            assert!(elapsed >= SLOW_STEP, "step {n} took {elapsed:?}");
+        }
+        assert_eq!(step(&mut normal, t, 0.1), StepOutcome::Completed);
+        t += 0.1;
+        assert_eq!(y(&slow).to_bits(), y(&normal).to_bits(), "step {n}");
+        assert_eq!(count(&slow), count(&normal));
+        assert_eq!(count(&slow), n);
+    }
+    assert_eq!(slow_steps, 3);
+    assert_eq!(SLOW_STEP, Duration::from_millis(50));
+}
+
+/// Every fault time at 0.5 s, the slow window to 1 s, `u = 1`.
 fn all_faults_at_half_a_second() -> Faulty {
     let mut m = faulty(FaultTimes {
         error: 0.5,
@@ -289,6 +372,8 @@ fn all_faults_at_half_a_second() -> Faulty {
         inf: 0.5,
         exit: 0.5,
         jitter: 0.5,
+        slow: 0.5,
+        slow_until: 1.0,
     });
     m.set_real(VR_U, 1.0).expect("set u");
     m
@@ -305,11 +390,13 @@ fn switched_off_faults_are_all_ignored() {
     let mut m = all_faults_at_half_a_second();
     assert!(!m.faults_off());
     assert_eq!(m.fault(0.25, 0.25), Some(Fault::Segfault));
+    assert!(m.slow(0.25, 0.25));
     m.faults_off = true;
     assert!(m.faults_off());
     let mut t = 0.0;
     for _ in 0..8 {
         assert_eq!(m.fault(t, 0.25), None);
+        assert!(!m.slow(t, 0.25), "no slow window");
         assert_eq!(step(&mut m, t, 0.25), StepOutcome::Completed);
         t += 0.25;
         assert_eq!(y(&m), 1.0 + t, "no NaN, +inf or jitter");
@@ -456,6 +543,8 @@ fn crash_and_hang_faults_take_precedence_in_the_documented_order() {
         inf: 1.0,
         exit: 1.0,
         jitter: 1.0,
+        slow: 1.0,
+        slow_until: 2.0,
     };
     let order = [
         Fault::Segfault,
@@ -487,7 +576,12 @@ fn crash_and_hang_faults_take_precedence_in_the_documented_order() {
             Fault::Discard => times.discard = -1.0,
         }
     }
-    assert_eq!(faulty(times).fault(0.5, 0.5), None);
+    let m = faulty(times);
+    assert_eq!(m.fault(0.5, 0.5), None);
+    assert!(
+        m.slow(0.5, 0.5),
+        "the slow window is not a fault that stops the step"
+    );
     // A simulation that starts after a crash time crashes in its first step.
     let m = faulty(FaultTimes {
         abort: 0.0,
@@ -661,6 +755,38 @@ fn through_fmi2_discard_then_retry_and_nan() {
     assert_eq!(fmu.do_step(0.5, 0.25), fmi2::STATUS_OK);
     assert!(fmu.y().is_nan());
     assert_eq!(fmu.count(), 3);
+}
+
+#[test]
+fn through_fmi2_slow_steps_are_ok_and_slow_again_after_rollback() {
+    let fmu = Fmu::new(&[(VR_SLOW_TIME, 0.2), (VR_SLOW_UNTIL, 0.3)]);
+    let normal = Fmu::new(&[]);
+    for f in [&fmu, &normal] {
+        assert_eq!(f.set_real(VR_U, 1.0), fmi2::STATUS_OK);
+        assert_eq!(f.do_step(0.0, 0.1), fmi2::STATUS_OK);
+    }
+    let state = fmu.get_state();
+    for _ in 0..2 {
+        let start = Instant::now();
+        assert_eq!(
+            fmu.do_step(0.1, 0.1),
+            fmi2::STATUS_OK,
+            "fmi2OK, not a fault"
+        );
+        assert!(start.elapsed() >= SLOW_STEP, "took {:?}", start.elapsed());
+        assert_eq!(fmu.count(), 2);
+        // Rolled back, the same step is slow again: the window is not remembered.
+        assert_eq!(fmu.set_state(state), fmi2::STATUS_OK);
+    }
+    let mut t = 0.1;
+    for h in [0.1, 0.1, 0.5] {
+        assert_eq!(fmu.do_step(t, h), fmi2::STATUS_OK);
+        assert_eq!(normal.do_step(t, h), fmi2::STATUS_OK);
+        t += h;
+        assert_eq!(fmu.y().to_bits(), normal.y().to_bits(), "at {t}");
+        assert_eq!(fmu.count(), normal.count());
+    }
+    assert_eq!(fmu.count(), 4);
 }
 
 /// Environment variable that makes [`crash_child`] run a fault instead of passing.
@@ -838,8 +964,8 @@ fn model_description_matches_the_table() {
     }
     assert_eq!(
         md.variables.iter().map(|x| x.vr).max(),
-        Some(VR_JITTER_TIME),
-        "jitterTime has the last value reference"
+        Some(VR_SLOW_UNTIL),
+        "slowUntil has the last value reference"
     );
     for x in &md.variables {
         assert_eq!(x.index as u32, x.vr, "{}: vr equals the index", x.name);

@@ -1,3 +1,5 @@
+use std::sync::Arc;
+
 use super::*;
 
 /// A mastersim `values.csv` with two units and a String-free layout.
@@ -104,68 +106,27 @@ fn plots_a_comma_separated_reference_with_quoted_captions() -> anyhow::Result<()
 }
 
 #[test]
-fn reads_units_strings_and_the_time_unit() -> anyhow::Result<()> {
+fn exact_names_and_text_columns() -> anyhow::Result<()> {
     let dir = tempfile::tempdir()?;
     let input = write(
         &dir,
         "mixed.csv",
         "Time [min] \tA.s \tA.n [-] \tA.x[2] \n0\tfoo\t1\t-nan\n1\tbar\t2\tinf\n\n",
     );
-    let data = read_input(&input)?;
-    assert_eq!(data.time_unit, "min");
-    let names: Vec<_> = data
-        .series
-        .iter()
-        .map(|s| (s.name.as_str(), s.unit.as_str()))
-        .collect();
-    assert_eq!(names, [("A.n", "-"), ("A.x[2]", "")]);
-    assert_eq!(*data.series[0].time, [0.0, 1.0]);
-    assert!(data.series[1].values[0].is_nan());
-    assert_eq!(data.series[1].values[1], f64::INFINITY);
-    assert_eq!(
-        data.text_columns,
-        [TextColumn {
-            name: "A.s".to_string(),
-            line: 2,
-            text: "foo".to_string()
-        }]
-    );
+    let data = result_file::read(&input)?;
     // Exact names work even where the glob syntax would read `[2]` as a class.
     let chosen = select(&data, &["A.x[2]".to_string()], &input)?;
     assert_eq!(chosen.len(), 1);
     let message = error_of(select(&data, &["A.s".to_string()], &input));
     assert!(message.contains("'A.s'") && message.contains("not numeric"));
     assert!(message.contains("line 2: 'foo'"), "{message}");
+    let message = error_of(select(&data, &["*.s".to_string()], &input));
+    assert!(message.contains("'A.s'") && message.contains("not numeric"));
     Ok(())
 }
 
 #[test]
-fn reads_semicolon_csv_with_comments_quotes_and_empty_fields() -> anyhow::Result<()> {
-    let dir = tempfile::tempdir()?;
-    let input = write(
-        &dir,
-        "export.csv",
-        "\u{feff}# exported\n\"time [ms]\";\"x; y [m]\";note\n0;1;\n\n# pause\n5;2;\"a \"\"b\"\"\"\n",
-    );
-    let data = read_input(&input)?;
-    assert_eq!(data.time_unit, "ms");
-    assert_eq!(data.series.len(), 1);
-    assert_eq!(data.series[0].name, "x; y");
-    assert_eq!(*data.series[0].time, [0.0, 5.0]);
-    assert_eq!(data.series[0].values, [1.0, 2.0]);
-    assert_eq!(
-        data.text_columns,
-        [TextColumn {
-            name: "note".to_string(),
-            line: 3,
-            text: String::new()
-        }]
-    );
-    Ok(())
-}
-
-#[test]
-fn plots_a_mat_file() -> anyhow::Result<()> {
+fn plots_a_mat_file_without_its_parameters() -> anyhow::Result<()> {
     use output::mat::{MatParameter, MatSeries, MatSignal, write_series};
     let dir = tempfile::tempdir()?;
     let input = dir.path().join("values.mat");
@@ -189,14 +150,7 @@ fn plots_a_mat_file() -> anyhow::Result<()> {
         0.0,
         1.0,
     )?;
-    let data = read_input(&input)?;
-    assert_eq!(data.time_unit, "s");
-    let names: Vec<_> = data.series.iter().map(|s| s.name.as_str()).collect();
-    assert_eq!(names, ["Part1.x", "Part2.x", "Part1.k"]);
-    run(&PlotArgs {
-        vars: vec!["*.x".to_string()],
-        ..args(input)
-    })?;
+    run(&args(input.clone()))?;
     let svg = std::fs::read_to_string(dir.path().join("values.svg"))?;
     for text in ["Time [s]", "Value [m]", "Part1.x [m]", "Part2.x [m]"] {
         assert!(
@@ -204,7 +158,30 @@ fn plots_a_mat_file() -> anyhow::Result<()> {
             "'{text}' missing in the SVG"
         );
     }
-    assert!(!svg.contains("Part1.k"));
+    assert!(
+        !svg.contains("Part1.k"),
+        "parameters are not drawn by default"
+    );
+    assert_eq!(svg.matches("stroke-width=\"2\" points=").count(), 4);
+
+    // Globs do not match parameters; the message names the parameter it would have.
+    let message = error_of(run(&PlotArgs {
+        vars: vec!["*.k".to_string()],
+        ..args(input.clone())
+    }));
+    assert!(
+        message.contains("matches '*.k' (variables: Part1.x, Part2.x)")
+            && message.contains("parameters are plotted only when named exactly: Part1.k"),
+        "{message}"
+    );
+    // An exact name draws the parameter.
+    run(&PlotArgs {
+        vars: vec!["Part1.k".to_string(), "Part2.*".to_string()],
+        ..args(input)
+    })?;
+    let svg = std::fs::read_to_string(dir.path().join("values.svg"))?;
+    assert!(svg.contains("\nPart1.k [N/m]\n") && svg.contains("\nPart2.x [m]\n"));
+    assert!(svg.contains("\nValue [m, N/m]\n"));
 
     let broken = write(&dir, "broken.mat", "not a MAT file");
     let message = error_of(run(&args(broken)));
@@ -213,10 +190,62 @@ fn plots_a_mat_file() -> anyhow::Result<()> {
 }
 
 #[test]
+fn plots_a_signal_table() -> anyhow::Result<()> {
+    use output::signal_table::{
+        AttributeMap, ParameterValue, SignalLayout, SignalTableWriter, SignalType, TableParameter,
+        TableSignal,
+    };
+    let dir = tempfile::tempdir()?;
+    let input = dir.path().join("results.json");
+    let layout = SignalLayout {
+        time_unit: "ms".to_string(),
+        signals: vec![
+            TableSignal::new("LV.x", SignalType::Real, "-"),
+            TableSignal::new("LV.on", SignalType::Boolean, ""),
+            TableSignal::new("LV.label", SignalType::String, ""),
+        ],
+        parameters: vec![TableParameter {
+            name: "LV.alpha".to_string(),
+            unit: "1/s".to_string(),
+            info: String::new(),
+            value: ParameterValue::Real(1.1),
+        }],
+        ..SignalLayout::default()
+    };
+    let mut table = SignalTableWriter::create(&input, &layout)?;
+    for (t, x, on) in [
+        (0.0, 10.0, true),
+        (5.0, 12.5, false),
+        (10.0, f64::NAN, true),
+    ] {
+        table.push_row(t, &[on], &[], &[x], &["a"])?;
+    }
+    table.finish(&AttributeMap::new())?;
+    run(&args(input.clone()))?;
+    let svg = std::fs::read_to_string(dir.path().join("results.svg"))?;
+    for text in ["Time [ms]", "Value [-]", "LV.x [-]", "LV.on"] {
+        assert!(
+            svg.contains(&format!("\n{text}\n")),
+            "'{text}' missing in the SVG"
+        );
+    }
+    assert!(!svg.contains("LV.alpha") && !svg.contains("LV.label"));
+    let message = error_of(run(&PlotArgs {
+        vars: vec!["LV.label".to_string()],
+        ..args(input)
+    }));
+    assert!(
+        message.contains("'LV.label'") && message.contains("not numeric (line 1: 'a')"),
+        "{message}"
+    );
+    Ok(())
+}
+
+#[test]
 fn patterns_select_in_file_order() -> anyhow::Result<()> {
     let dir = tempfile::tempdir()?;
     let input = write(&dir, "values.csv", VALUES_CSV);
-    let data = read_input(&input)?;
+    let data = result_file::read(&input)?;
     let names = |patterns: &[&str]| -> anyhow::Result<Vec<String>> {
         let patterns: Vec<String> = patterns.iter().map(|p| p.to_string()).collect();
         Ok(select(&data, &patterns, &input)?
@@ -257,23 +286,10 @@ fn unit_labels() {
         unit: unit.to_string(),
         time: Arc::new(Vec::new()),
         values: Vec::new(),
+        kind: SeriesKind::Variable,
     };
     assert_eq!(legend_label(&series("K")), "P.x [K]");
     assert_eq!(legend_label(&series("")), "P.x");
-}
-
-#[test]
-fn captions() {
-    use super::csv::split_caption;
-    let caption = |c: &str| {
-        let (n, u) = split_caption(c);
-        (n, u)
-    };
-    assert_eq!(caption("Time [s] "), ("Time".into(), "s".into()));
-    assert_eq!(caption("P.v [m/s]"), ("P.v".into(), "m/s".into()));
-    assert_eq!(caption("x[1]"), ("x[1]".into(), String::new()));
-    assert_eq!(caption("x[1] [m]"), ("x[1]".into(), "m".into()));
-    assert_eq!(caption(" [m]"), ("[m]".into(), String::new()));
 }
 
 #[test]
@@ -296,6 +312,7 @@ fn ranges_and_segments() {
         unit: String::new(),
         time: Arc::new(vec![0.0, 1.0, 2.0, 3.0, 4.0, 5.0]),
         values: vec![f64::NAN, 1.0, 2.0, f64::NAN, f64::NAN, 5.0],
+        kind: SeriesKind::Variable,
     };
     assert_eq!(
         segments(&series),
@@ -324,7 +341,7 @@ fn errors_are_clear() {
     assert!(error_of(run(&args(missing))).contains("doesn't exist"));
 
     let txt = write(&dir, "values.txt", VALUES_CSV);
-    assert!(error_of(run(&args(txt))).contains("expected a .csv or .mat file"));
+    assert!(error_of(run(&args(txt))).contains("expected a .csv, .mat or .json file"));
 
     let input = write(&dir, "values.csv", VALUES_CSV);
     let message = error_of(run(&PlotArgs {
@@ -346,28 +363,30 @@ fn errors_are_clear() {
         "{message}"
     );
 
-    let short_row = write(&dir, "short.csv", "Time [s] \tx [m]\n0\t1\n1\n");
-    let message = error_of(run(&args(short_row)));
-    assert!(
-        message.contains("line 3: 1 fields, but the header has 2"),
-        "{message}"
-    );
-
-    let quote = write(&dir, "quote.csv", "\"time\",\"x\"\n0,\"1\n");
-    let message = error_of(run(&args(quote)));
-    assert!(
-        message.contains("line 2") && message.contains("not closed"),
-        "{message}"
-    );
-
-    let empty = write(&dir, "empty.csv", "");
-    assert!(error_of(run(&args(empty))).contains("no header line"));
-
-    let header_only = write(&dir, "header.csv", "Time [s] \tx [m]\n");
-    assert!(error_of(run(&args(header_only))).contains("no data rows"));
-
     let strings = write(&dir, "strings.csv", "Time [s] \tA.s\n0\tfoo\n");
     assert!(error_of(run(&args(strings))).contains("holds no numeric variable"));
+
+    let parameters = write(
+        &dir,
+        "parameters.json",
+        r#"{"_class": "SignalTable",
+            "time": {"_class": "Var", "values": [0, 1], "independent": true},
+            "k": {"_class": "Par", "value": 3}}"#,
+    );
+    let message = error_of(run(&args(parameters)));
+    assert!(
+        message.ends_with(
+            "holds no numeric variable, only parameters (k); name them with --var to plot them"
+        ),
+        "{message}"
+    );
+    let bad_json = write(
+        &dir,
+        "bad.json",
+        "{\"_class\": \"SignalTable\",\n\"time\": [}",
+    );
+    let message = error_of(run(&args(bad_json)));
+    assert!(message.contains("bad.json' line 2 column 9"), "{message}");
 
     let no_dir = dir.path().join("no").join("chart.svg");
     let message = error_of(run(&PlotArgs {

@@ -15,6 +15,7 @@ use output::number::{
     DEFAULT_PRECISION, write_fixed, write_g, write_left_aligned, write_right_aligned, write_u64,
 };
 
+use crate::pacing::PacingFigures;
 use crate::{Error, Result};
 
 /// How a run ended, as `log/summary.txt` reports it.
@@ -104,6 +105,8 @@ pub struct Summary<'a> {
     /// Also write every slave's `doStep` calls (`Slave[i]DoStepCalls`): multi-rate runs, whose
     /// slaves step at different instants.
     pub do_step_calls: bool,
+    /// The figures of a paced run: `RealTime…` lines.
+    pub pacing: Option<PacingFigures>,
 }
 
 impl<'a> Summary<'a> {
@@ -113,6 +116,7 @@ impl<'a> Summary<'a> {
             stats,
             wall_clock_time: stats.counters.wall_clock_time(),
             do_step_calls: false,
+            pacing: None,
         }
     }
 
@@ -125,6 +129,11 @@ impl<'a> Summary<'a> {
         }
     }
 
+    /// The same summary, with the `RealTime…` lines of a paced run (see [`Summary::text`]).
+    pub fn with_pacing(self, pacing: Option<PacingFigures>) -> Self {
+        Summary { pacing, ..self }
+    }
+
     /// The content of `log/summary.txt`: one `Key=value` line per statistic, then one line per
     /// `extra` entry.
     ///
@@ -134,7 +143,11 @@ impl<'a> Summary<'a> {
     /// sum of its doStep, getState and setState times), and in a multi-rate run (see
     /// [`Summary::with_do_step_calls`]) `Slave[i]DoStepCalls` for each slave, its number of
     /// `doStep` calls (mastersim's own key). Times are printed with `%g` (six
-    /// significant digits), counters as integers. Every line ends with `\n`. MasterSim's
+    /// significant digits), counters as integers. A paced run (see [`Summary::with_pacing`])
+    /// then has `RealTimeFactor` (achieved in total), `RealTimeRollingFactor` (over the last
+    /// 500 ms), `RealTimeOverruns`, `RealTimeMaxOverrun`, `RealTimeDeviationMedian` and
+    /// `RealTimeDeviationP99` (s; mastersim's own keys, see [`PacingFigures`]). Every line ends
+    /// with `\n`. MasterSim's
     /// regression runner requires the reference's key set for keys without `Time`, so extra
     /// lines appear only for runs that did not complete.
     ///
@@ -181,6 +194,14 @@ impl<'a> Summary<'a> {
                     slave.do_step.count,
                 );
             }
+        }
+        if let Some(p) = &self.pacing {
+            time(&mut s, "RealTimeFactor", p.total_factor);
+            time(&mut s, "RealTimeRollingFactor", p.rolling_factor);
+            count(&mut s, "RealTimeOverruns", p.overruns);
+            time(&mut s, "RealTimeMaxOverrun", p.max_overrun);
+            time(&mut s, "RealTimeDeviationMedian", p.deviation_median);
+            time(&mut s, "RealTimeDeviationP99", p.deviation_p99);
         }
         for (key, value) in extra {
             s.push_str(key);
@@ -288,6 +309,11 @@ impl<'a> Summary<'a> {
             }
         }
         s.push_str(RULE);
+        if let Some(p) = &self.pacing {
+            s.push_str("Real time: ");
+            s.push_str(&p.describe());
+            s.push('\n');
+        }
         s
     }
 }

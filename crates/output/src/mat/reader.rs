@@ -402,6 +402,7 @@ impl<'a> Trajectory<'a> {
                 unit,
                 time,
                 values,
+                parameter: j == 1,
             });
         }
         Ok(MatFile { signals })

@@ -252,6 +252,14 @@ fn round_trip_with_aliases_and_parameters() -> Result<()> {
     let minus = file.signal("LV.minusV").expect("negated alias");
     assert_eq!(bits(&minus.values), bits(&[0.5, 0.0, -1e300]));
     assert_eq!(file.signal("LV.alphaAlias").expect("p").values, [1.1, 1.1]);
+    // Parameters and their aliases are told apart from signals and theirs.
+    let parameters: Vec<&str> = file
+        .signals
+        .iter()
+        .filter(|s| s.parameter)
+        .map(|s| s.name.as_str())
+        .collect();
+    assert_eq!(parameters, ["LV.alpha", "LV.alphaAlias"]);
     Ok(())
 }
 

@@ -17,6 +17,7 @@ fn summary(stats: &Statistics, wall_clock_time: f64) -> Summary<'_> {
         stats,
         wall_clock_time,
         do_step_calls: false,
+        pacing: None,
     }
 }
 
@@ -95,6 +96,36 @@ fn outcome_lines_come_last_and_leave_the_counters_alone() {
     );
     let failed = Ending::Failed("two\nlines".into()).summary_lines();
     assert_eq!(failed[1], ("Message", "two lines".to_string()));
+}
+
+#[test]
+fn a_paced_run_adds_its_figures_with_time_in_every_key() {
+    let stats = richardson_run();
+    let plain = summary(&stats, RICHARDSON_WALL).text(&[]);
+    let figures = crate::pacing::PacingFigures {
+        total_factor: 0.999_87,
+        rolling_factor: 1.002,
+        overruns: 3,
+        max_overrun: 0.0402,
+        deviation_median: 0.000_1,
+        deviation_p99: 0.000_14,
+    };
+    let paced = summary(&stats, RICHARDSON_WALL).with_pacing(Some(figures));
+    assert_eq!(
+        paced.text(&[]),
+        format!(
+            "{plain}RealTimeFactor=0.99987\nRealTimeRollingFactor=1.002\nRealTimeOverruns=3\n\
+             RealTimeMaxOverrun=0.0402\nRealTimeDeviationMedian=0.0001\n\
+             RealTimeDeviationP99=0.00014\n"
+        )
+    );
+    // MasterSim's regression runner compares the key set of keys without "Time" only.
+    assert!(paced.text(&[]).lines().skip(plain.lines().count()).all(|l| l.contains("Time")));
+    assert!(
+        paced
+            .console_block()
+            .ends_with("Real time: ×1.000 (last 0.5 s ×1.002), 3 overruns, largest 40.2 ms\n")
+    );
 }
 
 #[test]

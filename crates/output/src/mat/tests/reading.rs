@@ -124,6 +124,7 @@ fn reads_bin_normal_files_of_other_tools_in_both_byte_orders() -> Result<()> {
         assert_eq!((k.description.as_str(), k.unit.as_str()), ("Gain", ""));
         assert_eq!((*k.time).clone(), [0.0, 2.0]);
         assert_eq!(k.values, [3.0, 3.0]);
+        assert!(k.parameter);
         let y = &file.signals[2];
         assert_eq!(
             (y.description.as_str(), y.unit.as_str()),
@@ -131,6 +132,7 @@ fn reads_bin_normal_files_of_other_tools_in_both_byte_orders() -> Result<()> {
         );
         assert_eq!((*y.time).clone(), [0.0, 1.0, 2.0]);
         assert_eq!(y.values, [-0.5, -0.25, -0.125]);
+        assert!(!y.parameter);
     }
     Ok(())
 }

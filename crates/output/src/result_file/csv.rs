@@ -1,14 +1,16 @@
-//! Reading CSV result files into [`ResultData`]: mastersim's tab-separated `values.csv` /
-//! `strings.csv` and comma- (or semicolon-) separated CSV with optionally quoted fields,
-//! such as the FMI cross-check reference files.
+//! Reading CSV result files: mastersim's tab-separated `values.csv` / `strings.csv` and
+//! comma- (or semicolon-) separated CSV with optionally quoted fields, such as the FMI
+//! cross-check reference files.
+//!
+//! Spec: MasterSim reference §12.1, §12.2 (tab-separated results); RFC 4180 (quoted
+//! fields of comma-separated reference files).
 
 use std::path::Path;
 use std::sync::Arc;
 
-use anyhow::Context;
-use output::table::{RawTable, ReadOptions};
-
-use super::{ResultData, Series, TextColumn};
+use super::{ResultFile, Series, SeriesKind, TextColumn};
+use crate::table::{RawTable, ReadOptions};
+use crate::{Error, Result, TableProblem};
 
 /// A column while reading: its caption and either all values or the first non-number.
 struct ColumnReader {
@@ -19,26 +21,8 @@ struct ColumnReader {
     first_text: Option<(usize, String)>,
 }
 
-/// Reads a CSV result file: a header line, then one row per line.
-///
-/// The file is split by [`output::table`]: the separator (tab, comma or semicolon) is the
-/// first with which the header and the first data row have the same number of fields;
-/// comma- and semicolon-separated fields may be quoted with `"` (`""` inside is one quote);
-/// blank lines and `#` comment lines are skipped; empty fields are kept, so the columns stay
-/// aligned. The first column is the time; its unit comes from a caption `Time [<unit>]`
-/// (seconds if none). Other captions `<name> [<unit>]` give the variable's name and unit.
-/// Columns whose fields are all numbers become [`Series`]; the others (String outputs)
-/// become [`TextColumn`]s. Numbers are parsed as Rust `f64` (also `nan`, `inf`), plus
-/// `-nan`, `true` (1) and `false` (0).
-///
-/// # Errors
-/// The file cannot be read; it has no header or no data row; the separator cannot be told;
-/// a quote is not closed on its line; a row has another field count than the header; a
-/// time is not a number. Each row error names the file and the line number.
-///
-/// Spec: MasterSim reference §12.1, §12.2 (tab-separated results); RFC 4180 (quoted
-/// fields of comma-separated reference files).
-pub(super) fn read(path: &Path) -> anyhow::Result<ResultData> {
+/// Reads a CSV result file (see [`super::read`] for the rules).
+pub(super) fn read(path: &Path) -> Result<ResultFile> {
     let options = ReadOptions {
         separator: None,
         drop_empty_fields: false,
@@ -58,7 +42,7 @@ pub(super) fn read(path: &Path) -> anyhow::Result<ResultData> {
             ColumnReader {
                 name,
                 unit,
-                values: Vec::new(),
+                values: Vec::with_capacity(table.rows.len()),
                 first_text: None,
             }
         })
@@ -67,13 +51,13 @@ pub(super) fn read(path: &Path) -> anyhow::Result<ResultData> {
     for row in table.rows {
         let mut fields = row.fields.into_iter();
         let time_field = fields.next().unwrap_or_default();
-        let t = parse_number(&time_field).with_context(|| {
-            format!(
-                "'{}' line {}: time '{time_field}' is not a number",
-                path.display(),
-                row.line,
-            )
-        })?;
+        let Some(t) = parse_number(&time_field) else {
+            return Err(Error::Table {
+                path: path.to_path_buf(),
+                line: row.line,
+                problem: TableProblem::Time { text: time_field },
+            });
+        };
         time.push(t);
         for (column, field) in columns.iter_mut().zip(fields) {
             if column.first_text.is_some() {
@@ -86,27 +70,28 @@ pub(super) fn read(path: &Path) -> anyhow::Result<ResultData> {
         }
     }
     let time = Arc::new(time);
-    let mut data = ResultData {
+    let mut file = ResultFile {
         time_unit,
         series: Vec::new(),
         text_columns: Vec::new(),
     };
     for column in columns {
         match column.first_text {
-            None => data.series.push(Series {
+            None => file.series.push(Series {
                 name: column.name,
                 unit: column.unit,
                 time: Arc::clone(&time),
                 values: column.values,
+                kind: SeriesKind::Variable,
             }),
-            Some((line, text)) => data.text_columns.push(TextColumn {
+            Some((line, text)) => file.text_columns.push(TextColumn {
                 name: column.name,
                 line,
                 text,
             }),
         }
     }
-    Ok(data)
+    Ok(file)
 }
 
 /// Splits a caption `<name> [<unit>]` into name and unit (empty if there is none).
@@ -126,7 +111,7 @@ pub(super) fn split_caption(caption: &str) -> (String, String) {
     (caption.to_string(), String::new())
 }
 
-/// Parses a number field (see [`read`] for the accepted forms).
+/// Parses a number field (see [`super::read`] for the accepted forms).
 fn parse_number(field: &str) -> Option<f64> {
     let field = field.trim();
     if let Ok(v) = field.parse::<f64>() {

@@ -1,0 +1,341 @@
+//! The HTTP routes of the live view, the request checks (host, origin, token) and the event
+//! stream.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use axum::extract::{Query, Request, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use futures_util::Stream;
+use mastersim::{RunState, SteeringStatus};
+use serde::{Deserialize, Serialize};
+
+use crate::{Source, Store};
+
+/// The page, served as it is in the repository.
+const INDEX_HTML: &str = include_str!("../page/index.html");
+const APP_JS: &str = include_str!("../page/app.js");
+const STYLE_CSS: &str = include_str!("../page/style.css");
+
+/// Most rows in one `rows` event.
+const BATCH: usize = 2000;
+
+/// A connection further behind than this many rows skips ahead to the latest ones (the page
+/// fetches the gap with `/api/rows`).
+const SKIP_BACKLOG: usize = 50_000;
+
+/// How often a connection looks for new rows and a changed status.
+const POLL: Duration = Duration::from_millis(50);
+
+/// What every handler shares.
+#[derive(Debug, Clone)]
+pub(crate) struct AppState(Arc<Inner>);
+
+#[derive(Debug)]
+struct Inner {
+    source: Source,
+    /// The `Host` values the server answers to.
+    hosts: [String; 2],
+    /// The `Origin` values it accepts.
+    origins: [String; 2],
+    token: String,
+}
+
+impl AppState {
+    pub(crate) fn new(source: Source, port: u16, token: String) -> AppState {
+        AppState(Arc::new(Inner {
+            source,
+            hosts: [format!("127.0.0.1:{port}"), format!("localhost:{port}")],
+            origins: [
+                format!("http://127.0.0.1:{port}"),
+                format!("http://localhost:{port}"),
+            ],
+            token,
+        }))
+    }
+
+    fn store(&self) -> &Store {
+        match &self.0.source {
+            Source::Live { store, .. } | Source::Replay { store } => store,
+        }
+    }
+
+    /// The status as the page reads it: the steering's, plus the number of rows.
+    fn status(&self) -> Status {
+        let rows = self.store().len();
+        let steering = match &self.0.source {
+            Source::Live { steering, .. } => steering.status(),
+            Source::Replay { store } => SteeringStatus {
+                state: RunState::Finished,
+                t: store
+                    .rows(rows.saturating_sub(1), rows)
+                    .first()
+                    .map_or(0.0, |r| r[0]),
+                real_time: None,
+                pacing: None,
+                ending: Some("stored results".into()),
+            },
+        };
+        Status { steering, rows }
+    }
+}
+
+/// `status` events and control answers.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+struct Status {
+    #[serde(flatten)]
+    steering: SteeringStatus,
+    /// Rows computed so far.
+    rows: usize,
+}
+
+/// The routes, behind the host and origin check; `/api` also behind the token check.
+pub(crate) fn router(state: AppState) -> Router {
+    let api = Router::new()
+        .route("/meta", get(meta))
+        .route("/status", get(status))
+        .route("/stream", get(stream))
+        .route("/rows", get(rows))
+        .route("/control", post(control))
+        .route_layer(middleware::from_fn_with_state(state.clone(), check_token));
+    Router::new()
+        .route(
+            "/",
+            get(|| async { page("text/html; charset=utf-8", INDEX_HTML) }),
+        )
+        .route(
+            "/app.js",
+            get(|| async { page("text/javascript; charset=utf-8", APP_JS) }),
+        )
+        .route(
+            "/style.css",
+            get(|| async { page("text/css; charset=utf-8", STYLE_CSS) }),
+        )
+        .nest("/api", api)
+        .layer(middleware::from_fn_with_state(state.clone(), check_site))
+        .with_state(state)
+}
+
+fn page(content_type: &'static str, body: &'static str) -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, content_type),
+            (header::CACHE_CONTROL, "no-store"),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+fn forbidden(why: &str) -> Response {
+    (StatusCode::FORBIDDEN, Json(ErrorBody { error: why.into() })).into_response()
+}
+
+#[derive(Debug, Serialize)]
+struct ErrorBody {
+    error: String,
+}
+
+/// Refuses requests whose `Host` is not this server's loopback address, or whose `Origin`
+/// (when sent) is another site: a page of another site that resolves its own name to
+/// 127.0.0.1 (DNS rebinding) sends its own name as `Host`.
+async fn check_site(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let headers = request.headers();
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
+    if !host.is_some_and(|h| state.0.hosts.iter().any(|a| a == h)) {
+        return forbidden("foreign Host");
+    }
+    if let Some(origin) = headers.get(header::ORIGIN) {
+        let origin = origin.to_str().unwrap_or_default();
+        if !state.0.origins.iter().any(|o| o == origin) {
+            return forbidden("foreign Origin");
+        }
+    }
+    next.run(request).await
+}
+
+#[derive(Debug, Deserialize)]
+struct TokenQuery {
+    token: Option<String>,
+}
+
+/// Refuses `/api` requests without the run's token.
+async fn check_token(
+    State(state): State<AppState>,
+    Query(query): Query<TokenQuery>,
+    request: Request,
+    next: Next,
+) -> Response {
+    match query.token {
+        Some(t) if same(t.as_bytes(), state.0.token.as_bytes()) => next.run(request).await,
+        Some(_) => forbidden("wrong token"),
+        None => forbidden("the token is missing"),
+    }
+}
+
+/// Compares without stopping at the first difference.
+fn same(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0, |d, (x, y)| d | (x ^ y)) == 0
+}
+
+async fn meta(State(state): State<AppState>) -> Json<crate::Meta> {
+    Json(state.store().meta())
+}
+
+async fn status(State(state): State<AppState>) -> Json<Status> {
+    Json(state.status())
+}
+
+#[derive(Debug, Deserialize)]
+struct RowsQuery {
+    from: usize,
+    to: usize,
+}
+
+#[derive(Debug, Serialize)]
+struct Rows {
+    from: usize,
+    rows: Vec<Vec<f64>>,
+}
+
+async fn rows(State(state): State<AppState>, Query(q): Query<RowsQuery>) -> Json<Rows> {
+    Json(Rows {
+        from: q.from,
+        rows: state.store().rows(q.from, q.to),
+    })
+}
+
+#[derive(Debug, Deserialize)]
+struct Command {
+    command: String,
+    #[serde(default)]
+    factor: Option<f64>,
+}
+
+async fn control(State(state): State<AppState>, Json(c): Json<Command>) -> Response {
+    let Source::Live { steering, .. } = &state.0.source else {
+        return (
+            StatusCode::CONFLICT,
+            Json(ErrorBody {
+                error: "stored results cannot be steered".into(),
+            }),
+        )
+            .into_response();
+    };
+    let done = match c.command.as_str() {
+        "start" => steering.start(),
+        "pause" => steering.pause(),
+        "resume" => steering.resume(),
+        "step" => steering.step(),
+        "stop" => steering.stop(),
+        "real_time" => steering.set_real_time(c.factor),
+        other => {
+            return (
+                StatusCode::BAD_REQUEST,
+                Json(ErrorBody {
+                    error: format!(
+                        "unknown command '{other}': expected start, pause, resume, step, \
+                         stop or real_time"
+                    ),
+                }),
+            )
+                .into_response();
+        }
+    };
+    match done {
+        Ok(_) => Json(state.status()).into_response(),
+        Err(e) => (
+            StatusCode::CONFLICT,
+            Json(ErrorBody {
+                error: e.to_string(),
+            }),
+        )
+            .into_response(),
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct StreamQuery {
+    from: Option<usize>,
+}
+
+/// Where one connection's stream stands.
+struct Cursor {
+    state: AppState,
+    /// The next row to send.
+    next: usize,
+    /// The status last sent, and when.
+    sent: Option<(Status, Instant)>,
+}
+
+/// The event stream: `rows` batches from the connection's position on (`Last-Event-ID`, else
+/// `?from=`, else 0), and `status` whenever it changes.
+async fn stream(
+    State(state): State<AppState>,
+    Query(q): Query<StreamQuery>,
+    headers: HeaderMap,
+) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
+    let resume = headers
+        .get("last-event-id")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse().ok());
+    let cursor = Cursor {
+        state,
+        next: resume.or(q.from).unwrap_or(0),
+        sent: None,
+    };
+    let events = futures_util::stream::unfold(cursor, |mut c| async move {
+        let event = next_event(&mut c).await;
+        Some((Ok(event), c))
+    });
+    Sse::new(events).keep_alive(KeepAlive::default())
+}
+
+/// Waits for the connection's next event: a changed status first, then new rows.
+async fn next_event(c: &mut Cursor) -> Event {
+    loop {
+        let status = c.state.status();
+        // A new state is sent at once; a mere advance of time at most every POLL.
+        let due = match &c.sent {
+            None => true,
+            Some((sent, at)) => {
+                sent.steering.state != status.steering.state
+                    || sent.steering.real_time != status.steering.real_time
+                    || (*sent != status && at.elapsed() >= POLL)
+            }
+        };
+        if due {
+            let event = Event::default()
+                .event("status")
+                .json_data(&status)
+                .unwrap_or_default();
+            c.sent = Some((status, Instant::now()));
+            return event;
+        }
+        let store = c.state.store();
+        let len = store.len();
+        if len > c.next {
+            if len - c.next > SKIP_BACKLOG {
+                c.next = len - BATCH;
+            }
+            let to = len.min(c.next + BATCH);
+            let rows = Rows {
+                from: c.next,
+                rows: store.rows(c.next, to),
+            };
+            c.next = to;
+            return Event::default()
+                .event("rows")
+                .id(to.to_string())
+                .json_data(&rows)
+                .unwrap_or_default();
+        }
+        tokio::time::sleep(POLL).await;
+    }
+}

@@ -1,0 +1,187 @@
+//! The rows the live view serves: every result row of the run so far, kept in memory, and the
+//! description of its columns.
+
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use master::values::TypedValues;
+use master::{Observer, ObserverError, OutputLayout};
+use serde::Serialize;
+
+/// One numeric result column as the page groups it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Column {
+    /// `<slave>.<variable>`.
+    pub name: String,
+    /// The part of the name before the first `.` (the whole name when there is none).
+    pub slave: String,
+    /// Unit (`-` when none).
+    pub unit: String,
+}
+
+impl Column {
+    /// The column `name` with `unit`; the slave is taken from the name.
+    pub fn new(name: &str, unit: &str) -> Column {
+        Column {
+            name: name.to_string(),
+            slave: name.split_once('.').map_or(name, |(s, _)| s).to_string(),
+            unit: if unit.is_empty() { "-" } else { unit }.to_string(),
+        }
+    }
+}
+
+/// What the page is told about the data (`GET /api/meta`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Meta {
+    /// `live` for a running co-simulation, `replay` for stored results.
+    pub mode: &'static str,
+    /// The project or result file name.
+    pub title: String,
+    /// Start and end time of the run, s.
+    pub t_start: f64,
+    /// End time, s.
+    pub t_end: f64,
+    /// The numeric columns: Booleans (0/1), Integers, Reals, in result-file order.
+    pub columns: Vec<Column>,
+}
+
+#[derive(Debug)]
+struct Data {
+    meta: Meta,
+    /// Row-major: each row is `[t, v_0, …, v_{n−1}]` with `n = meta.columns.len()`.
+    rows: Vec<f64>,
+}
+
+/// The rows of one run, shared by the stepping loop (which appends, never waiting for a
+/// reader) and the HTTP handlers (which copy out slices). Clones share the data.
+#[derive(Debug, Clone)]
+pub struct Store(Arc<Mutex<Data>>);
+
+impl Store {
+    /// An empty store for a live run named `title`; the columns arrive with the layout when
+    /// the run starts (as an [`Observer`]).
+    pub fn live(title: &str) -> Store {
+        Store::with(Meta {
+            mode: "live",
+            title: title.to_string(),
+            t_start: 0.0,
+            t_end: 0.0,
+            columns: Vec::new(),
+        })
+    }
+
+    /// A store holding stored results: `time` (s, one entry per row) and `columns`
+    /// (`(column, values)`, each `values.len() == time.len()`), titled `title`.
+    pub fn replay(title: &str, time: &[f64], columns: Vec<(Column, Vec<f64>)>) -> Store {
+        let width = columns.len() + 1;
+        let mut rows = Vec::with_capacity(time.len() * width);
+        for (i, t) in time.iter().enumerate() {
+            rows.push(*t);
+            rows.extend(columns.iter().map(|(_, v)| v[i]));
+        }
+        Store::with(Meta {
+            mode: "replay",
+            title: title.to_string(),
+            t_start: time.first().copied().unwrap_or(0.0),
+            t_end: time.last().copied().unwrap_or(0.0),
+            columns: columns.into_iter().map(|(c, _)| c).collect(),
+        })
+        .filled(rows)
+    }
+
+    fn with(meta: Meta) -> Store {
+        Store(Arc::new(Mutex::new(Data {
+            meta,
+            rows: Vec::new(),
+        })))
+    }
+
+    fn filled(self, rows: Vec<f64>) -> Store {
+        self.lock().rows = rows;
+        self
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Data> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The description of the columns.
+    pub fn meta(&self) -> Meta {
+        self.lock().meta.clone()
+    }
+
+    /// The number of rows so far.
+    pub fn len(&self) -> usize {
+        let data = self.lock();
+        data.rows.len() / (data.meta.columns.len() + 1)
+    }
+
+    /// Whether no row arrived yet.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Rows `from..to` (clamped to the rows there are), each `[t, v_0, …]`.
+    pub fn rows(&self, from: usize, to: usize) -> Vec<Vec<f64>> {
+        let data = self.lock();
+        let width = data.meta.columns.len() + 1;
+        let n = data.rows.len() / width;
+        let (from, to) = (from.min(n), to.min(n));
+        data.rows[from * width..to * width]
+            .chunks_exact(width)
+            .map(<[f64]>::to_vec)
+            .collect()
+    }
+}
+
+impl Observer for Store {
+    fn start(&mut self, layout: &OutputLayout) -> Result<(), ObserverError> {
+        let c = &layout.columns;
+        let mut data = self.lock();
+        data.meta.t_start = layout.t_start;
+        data.meta.t_end = layout.t_end;
+        data.meta.columns = [&c.boolean, &c.integer, &c.real]
+            .into_iter()
+            .flatten()
+            .map(|c| Column::new(&c.name, &c.unit))
+            .collect();
+        data.rows.clear();
+        Ok(())
+    }
+
+    fn output(&mut self, t: f64, values: &TypedValues) -> Result<(), ObserverError> {
+        let mut data = self.lock();
+        data.rows.push(t);
+        data.rows
+            .extend(values.boolean.iter().map(|&b| f64::from(u8::from(b))));
+        data.rows
+            .extend(values.integer.iter().map(|&i| f64::from(i)));
+        data.rows.extend_from_slice(&values.real);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replay_rows_are_the_columns_side_by_side() {
+        let store = Store::replay(
+            "r",
+            &[0.0, 0.5, 1.0],
+            vec![
+                (Column::new("A.x", ""), vec![1.0, 2.0, 3.0]),
+                (Column::new("B.y.z", "m"), vec![-1.0, 0.1, f64::MAX]),
+            ],
+        );
+        assert_eq!(store.len(), 3);
+        assert_eq!(
+            store.rows(1, 9),
+            vec![vec![0.5, 2.0, 0.1], vec![1.0, 3.0, f64::MAX]]
+        );
+        let meta = store.meta();
+        assert_eq!((meta.t_start, meta.t_end), (0.0, 1.0));
+        assert_eq!(meta.columns[1].slave, "B");
+        assert_eq!(meta.columns[0].unit, "-");
+    }
+}

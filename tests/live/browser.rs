@@ -1,0 +1,394 @@
+//! The live view in headless Chromium, driven through ChromeDriver (WebDriver): the page
+//! updates while the run goes on, pause holds the time, one step advances one communication
+//! step, scrubbing back shows the recorded values exactly, reaching the right edge resumes the
+//! run to its end, and the result files equal those of a plain run. `mastersim view` replays a
+//! finished run's MAT and CSV files. Screenshots go to `target/live-screenshots/` and are
+//! checked for content: not blank, and lines drawn in the plot colours.
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use fantoccini::{Client, ClientBuilder, Locator};
+use mastersim_tests::live_run::{LiveRun, lotka_volterra};
+use mastersim_tests::{run_mastersim, target_dir};
+use serde_json::{Value, json};
+
+const CHROMIUM: &str = "/usr/bin/chromium";
+const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+
+/// The first two colours of the page's palette (Tableau 10): Prey.x and Predator.y.
+const LINE_COLOURS: [[u8; 3]; 2] = [[0x4e, 0x79, 0xa7], [0xf2, 0x8e, 0x2b]];
+
+/// A ChromeDriver process on a free port, ended on drop.
+struct Driver {
+    process: Child,
+    port: u16,
+}
+
+impl Driver {
+    fn start() -> Driver {
+        for file in [CHROMIUM, CHROMEDRIVER] {
+            assert!(
+                Path::new(file).is_file(),
+                "{file} is missing: install Debian's chromium and chromium-driver packages \
+                 (.ci/run does: apt-get install chromium chromium-driver)"
+            );
+        }
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let process = Command::new(CHROMEDRIVER)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("chromedriver can be started");
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                Instant::now() < deadline,
+                "chromedriver did not listen on {port}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Driver { process, port }
+    }
+
+    /// A new headless Chromium session.
+    async fn browser(&self) -> Client {
+        let profile = tempfile::tempdir().expect("profile dir").keep();
+        let capabilities = json!({
+            "goog:chromeOptions": {
+                "binary": CHROMIUM,
+                "args": [
+                    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                    "--disable-quic", "--no-first-run", "--disable-background-networking",
+                    "--disable-component-update", "--disable-sync", "--window-size=1280,1300",
+                    "--force-device-scale-factor=1",
+                    format!("--user-data-dir={}", profile.display()),
+                ]
+            }
+        });
+        let serde_json::Value::Object(capabilities) = capabilities else {
+            unreachable!()
+        };
+        ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+            .capabilities(capabilities)
+            .connect(&format!("http://127.0.0.1:{}", self.port))
+            .await
+            .expect("a Chromium session")
+    }
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.process.kill();
+        let _ = self.process.wait();
+    }
+}
+
+/// The text of the element `css`.
+async fn text(b: &Client, css: &str) -> String {
+    b.find(Locator::Css(css))
+        .await
+        .unwrap_or_else(|e| panic!("{css}: {e}"))
+        .text()
+        .await
+        .expect("text")
+}
+
+/// `window.mastersimView` (rows received, cursor row, following).
+async fn view(b: &Client) -> Value {
+    b.execute("return window.mastersimView;", vec![])
+        .await
+        .expect("mastersimView")
+}
+
+/// Waits up to `timeout` for `done` on the page's state.
+async fn wait_page(b: &Client, timeout: Duration, what: &str, done: impl Fn(&Value) -> bool) {
+    let deadline = Instant::now() + timeout;
+    loop {
+        let v = view(b).await;
+        let state = text(b, "#state").await;
+        if done(&json!({"view": v, "state": state})) {
+            return;
+        }
+        assert!(Instant::now() < deadline, "{what}: page state {v} {state}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Moves the time bar to row `index` as a user's drag does (the `input` event).
+async fn scrub(b: &Client, index: u64) {
+    b.execute(
+        "const bar = document.getElementById('timebar'); bar.value = String(arguments[0]); \
+         bar.dispatchEvent(new Event('input', {bubbles: true})); \
+         bar.dispatchEvent(new Event('change', {bubbles: true}));",
+        vec![json!(index)],
+    )
+    .await
+    .expect("scrub");
+}
+
+/// The cursor row as the page shows it: its time and the value cells, parsed.
+async fn shown_row(b: &Client) -> (f64, Vec<f64>) {
+    let t = text(b, "#cursor-time").await;
+    let t: f64 = t.parse().unwrap_or_else(|_| panic!("cursor time '{t}'"));
+    let mut values = Vec::new();
+    for name in ["Prey.x", "Predator.y"] {
+        let v = text(b, &format!("#values tr[data-name='{name}'] td.value")).await;
+        values.push(v.parse().unwrap_or_else(|_| panic!("{name} shows '{v}'")));
+    }
+    (t, values)
+}
+
+/// Saves a screenshot of the page as `target/live-screenshots/<name>.png` and checks it: not
+/// blank, and each chart line colour drawn on at least `min_line_pixels` pixels.
+async fn screenshot(b: &Client, name: &str, min_line_pixels: usize) -> PathBuf {
+    let png = b.screenshot().await.expect("screenshot");
+    let dir = target_dir().join("live-screenshots");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{name}.png"));
+    std::fs::write(&path, &png).unwrap();
+    let decoder = png::Decoder::new(std::io::Cursor::new(&png));
+    let mut reader = decoder.read_info().expect("a PNG");
+    let mut pixels = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut pixels).expect("PNG data");
+    let channels = info.color_type.samples();
+    let rgb: Vec<[u8; 3]> = pixels[..info.buffer_size()]
+        .chunks_exact(channels)
+        .map(|p| [p[0], p[1], p[2]])
+        .collect();
+    let background = rgb[0];
+    let different = rgb.iter().filter(|p| **p != background).count();
+    assert!(
+        different * 20 > rgb.len(),
+        "{}: blank ({different} of {} pixels differ from the background)",
+        path.display(),
+        rgb.len()
+    );
+    for colour in LINE_COLOURS {
+        let near = rgb
+            .iter()
+            .filter(|p| p.iter().zip(colour).all(|(a, b)| a.abs_diff(b) <= 24))
+            .count();
+        assert!(
+            near >= min_line_pixels,
+            "{}: only {near} pixels of line colour {colour:?}",
+            path.display()
+        );
+    }
+    println!("screenshot {} checked", path.display());
+    path
+}
+
+/// The rows of the MAT file: time and the two columns, as recorded.
+fn recorded(mat: &Path) -> (Vec<f64>, Vec<Vec<f64>>) {
+    let file = output::mat::read(mat).expect("the MAT file");
+    let column = |name: &str| {
+        file.signals
+            .iter()
+            .find(|s| s.name == name)
+            .unwrap_or_else(|| panic!("{name} in {}", mat.display()))
+    };
+    let prey = column("Prey.x");
+    let predator = column("Predator.y");
+    (
+        prey.time.to_vec(),
+        vec![prey.values.clone(), predator.values.clone()],
+    )
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn the_live_view_steers_and_scrubs_a_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let project = lotka_volterra(tmp.path(), 6.0);
+    let plain = tmp.path().join("plain");
+    run_mastersim(&project, &plain, &[]).assert_success();
+    let wd = tmp.path().join("live");
+    let live = LiveRun::start(&project, &wd, &["--real-time", "1"]);
+    let driver = Driver::start();
+    let b = driver.browser().await;
+    b.goto(&live.url).await.expect("the page loads");
+    wait_page(&b, Duration::from_secs(10), "first row", |s| {
+        s["view"]["rows"] == 1 && s["state"] == "waiting"
+    })
+    .await;
+
+    // Start; for 2.5 s, the page never lags the server by more than 1 s.
+    b.find(Locator::Css("#start"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let mut server: Vec<(Instant, u64)> = Vec::new();
+    let mut worst = Duration::ZERO;
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_millis(2500) {
+        server.push((Instant::now(), live.status()["rows"].as_u64().unwrap()));
+        let shown = view(&b).await["rows"].as_u64().unwrap();
+        let now = Instant::now();
+        // The oldest server count the page has not reached yet tells the lag.
+        if let Some((at, _)) = server.iter().find(|(_, rows)| *rows > shown) {
+            worst = worst.max(now - *at);
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    println!("page lag behind the server: at most {worst:?}");
+    assert!(worst < Duration::from_secs(1), "the page lagged {worst:?}");
+    assert_eq!(text(&b, "#state").await, "running");
+    screenshot(&b, "live-running", 100).await;
+
+    // Pause: the simulated time stays fixed for 2 s, on the server and in the page.
+    b.find(Locator::Css("#pause"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_page(&b, Duration::from_secs(5), "paused", |s| {
+        s["state"] == "paused"
+    })
+    .await;
+    let held = live.status()["t"].as_f64().unwrap();
+    let held_text = text(&b, "#sim-time").await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert_eq!(live.status()["t"].as_f64().unwrap(), held);
+    assert_eq!(text(&b, "#sim-time").await, held_text);
+    assert_eq!(held_text.parse::<f64>().unwrap(), held);
+
+    // One step: exactly one communication step (0.01 s) and one row.
+    let rows_before = live.status()["rows"].as_u64().unwrap();
+    b.find(Locator::Css("#step"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let stepped = live.wait_for(Duration::from_secs(5), |s| {
+        s["rows"].as_u64() == Some(rows_before + 1)
+    });
+    let t_step = stepped["t"].as_f64().unwrap();
+    assert!((t_step - held - 0.01).abs() < 1e-12, "{held} → {t_step}");
+    wait_page(&b, Duration::from_secs(2), "the stepped row", |s| {
+        s["view"]["rows"].as_u64() == Some(rows_before + 1)
+    })
+    .await;
+    assert_eq!(text(&b, "#sim-time").await.parse::<f64>().unwrap(), t_step);
+
+    // Scrub back and forth: each position shows its recorded row; the run stays paused.
+    let last = rows_before; // index of the newest row
+    let mut seen = Vec::new();
+    for index in [last / 2, 3, last - 10, 0, last / 3] {
+        scrub(&b, index).await;
+        wait_page(&b, Duration::from_secs(2), "scrub", |s| {
+            s["view"]["cursor"].as_u64() == Some(index) && s["view"]["follow"] == false
+        })
+        .await;
+        seen.push((index, shown_row(&b).await));
+    }
+    assert_eq!(live.status()["state"], "paused");
+    assert_eq!(live.status()["t"].as_f64().unwrap(), t_step);
+    screenshot(&b, "live-scrubbed", 100).await;
+
+    // Faster for the rest: the factor field, with real time on (the checkbox reflects it).
+    let factor = b.find(Locator::Css("#factor")).await.unwrap();
+    factor.clear().await.unwrap();
+    factor.send_keys("4\n").await.unwrap();
+    live.wait_for(Duration::from_secs(5), |s| s["real_time"] == 4.0);
+
+    // The right edge resumes; the run completes.
+    scrub(&b, last).await;
+    live.wait_for(Duration::from_secs(5), |s| s["state"] != "paused");
+    wait_page(&b, Duration::from_secs(30), "the end", |s| {
+        s["state"] == "finished" && s["view"]["follow"] == true
+    })
+    .await;
+    let rows = live.status()["rows"].as_u64().unwrap();
+    wait_page(&b, Duration::from_secs(5), "all rows", |s| {
+        s["view"]["rows"].as_u64() == Some(rows)
+    })
+    .await;
+    screenshot(&b, "live-finished", 300).await;
+
+    // What the page showed while scrubbing is what the MAT file recorded, bit for bit.
+    let stem = project.file_stem().unwrap().to_string_lossy().into_owned();
+    let (time, columns) = recorded(&wd.join(format!("results/{stem}.mat")));
+    for (index, (t, values)) in &seen {
+        let i = *index as usize;
+        assert_eq!(t.to_bits(), time[i].to_bits(), "row {i} time");
+        for (c, v) in values.iter().enumerate() {
+            assert_eq!(v.to_bits(), columns[c][i].to_bits(), "row {i} column {c}");
+        }
+    }
+    b.close().await.unwrap();
+    let (exit, _) = live.finish();
+    assert!(exit.success(), "{exit:?}");
+    for file in [
+        "results/values.csv".to_string(),
+        format!("results/{stem}.mat"),
+    ] {
+        let a = std::fs::read(wd.join(&file)).unwrap();
+        let b = std::fs::read(plain.join(&file)).unwrap();
+        assert!(a == b, "{file} differs from the plain run's");
+    }
+    println!("result files byte-identical to the plain run");
+    std::fs::remove_file(project).unwrap();
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn view_replays_stored_results() {
+    let tmp = tempfile::tempdir().unwrap();
+    let project = lotka_volterra(tmp.path(), 20.0);
+    let wd = tmp.path().join("wd");
+    run_mastersim(&project, &wd, &[]).assert_success();
+    let stem = project.file_stem().unwrap().to_string_lossy().into_owned();
+    let mat = wd.join(format!("results/{stem}.mat"));
+    let (time, columns) = recorded(&mat);
+    let driver = Driver::start();
+    for file in [mat.clone(), wd.join("results/values.csv")] {
+        let kind = file.extension().unwrap().to_string_lossy().into_owned();
+        let server = LiveRun::spawn(&["view".as_ref(), file.as_os_str()], &wd);
+        let b = driver.browser().await;
+        b.goto(&server.url).await.expect("the page loads");
+        wait_page(&b, Duration::from_secs(10), "all rows", |s| {
+            s["view"]["rows"].as_u64() == Some(time.len() as u64)
+        })
+        .await;
+        assert_eq!(text(&b, "#state").await, "replay");
+        let controls = b.find(Locator::Css("#controls")).await.unwrap();
+        assert!(
+            !controls.is_displayed().await.unwrap(),
+            "no run controls in a replay"
+        );
+        for index in [time.len() as u64 / 2, 7, 0, time.len() as u64 - 1] {
+            scrub(&b, index).await;
+            wait_page(&b, Duration::from_secs(2), "scrub", |s| {
+                s["view"]["cursor"].as_u64() == Some(index)
+            })
+            .await;
+            let (t, values) = shown_row(&b).await;
+            let i = index as usize;
+            let exact = |a: f64, b: f64| {
+                if kind == "mat" {
+                    a.to_bits() == b.to_bits()
+                } else {
+                    // values.csv holds 14 significant digits.
+                    (a - b).abs() <= 1e-12 * b.abs().max(1e-300)
+                }
+            };
+            assert!(exact(t, time[i]), "{kind} row {i}: t {t} vs {}", time[i]);
+            for (c, v) in values.iter().enumerate() {
+                assert!(exact(*v, columns[c][i]), "{kind} row {i} column {c}: {v}");
+            }
+        }
+        scrub(&b, time.len() as u64 / 3).await;
+        screenshot(&b, &format!("view-{kind}"), 300).await;
+        b.close().await.unwrap();
+    }
+    std::fs::remove_file(project).unwrap();
+}

@@ -1,0 +1,61 @@
+//! A browser that connects to the event stream and then stops reading does not slow the run:
+//! the stepping loop only appends rows to memory, and each connection copies them out at its
+//! own pace.
+
+use std::io::Write;
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+use mastersim_tests::live_run::{LiveRun, lotka_volterra};
+
+/// Runs `project` with the live view from Start to the end; with `stall`, a client first
+/// opens the event stream and never reads from it. Returns the seconds from Start to the end.
+fn run(project: &std::path::Path, wd: &std::path::Path, stall: bool) -> f64 {
+    let live = LiveRun::start(project, wd, &[]);
+    live.wait_for(Duration::from_secs(30), |s| s["rows"] == 1);
+    let _stalled = stall.then(|| {
+        let mut stream = TcpStream::connect(("127.0.0.1", live.port)).unwrap();
+        write!(
+            stream,
+            "GET /api/stream?token={} HTTP/1.1\r\nHost: {}\r\n\r\n",
+            live.token,
+            live.host()
+        )
+        .unwrap();
+        stream
+    });
+    let started = Instant::now();
+    live.command("start");
+    live.wait_for(Duration::from_secs(300), |s| s["state"] == "finished");
+    let took = started.elapsed().as_secs_f64();
+    let (exit, _) = live.finish();
+    assert!(exit.success(), "{exit:?}");
+    took
+}
+
+#[test]
+fn a_stalled_client_does_not_slow_the_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    // 1,000,000 rows of three numbers: tens of MB of events, far more than the socket buffers
+    // of a client that never reads can take.
+    let project = lotka_volterra(tmp.path(), 10000.0);
+    let mut free = Vec::new();
+    let mut stalled = Vec::new();
+    for k in 0..5 {
+        free.push(run(&project, &tmp.path().join(format!("free{k}")), false));
+        stalled.push(run(&project, &tmp.path().join(format!("stalled{k}")), true));
+    }
+    let best = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
+    let (free, stalled) = (best(&free), best(&stalled));
+    let slowdown = stalled / free - 1.0;
+    println!(
+        "stalled client: best of 5 {stalled:.3} s, without {free:.3} s: {:+.1} %",
+        100.0 * slowdown
+    );
+    assert!(
+        slowdown <= 0.05,
+        "a stalled client slowed the run by {:.1} %",
+        100.0 * slowdown
+    );
+    std::fs::remove_file(project).unwrap();
+}

@@ -1,0 +1,279 @@
+//! The live view over HTTP, without a browser: the listener is on 127.0.0.1 only, requests
+//! need the token and the server's own host and origin, steering (single steps, pauses,
+//! pacing on and off) leaves the result files byte-identical to a plain run, and
+//! `mastersim view` serves stored results exactly. The browser tests are in `tests/live/`.
+
+use std::path::Path;
+use std::time::Duration;
+
+use mastersim_tests::live_run::{LiveRun, lotka_volterra};
+use mastersim_tests::{close, run_mastersim};
+
+/// The result files of a finished run in `wd` that must not depend on steering.
+fn result_files(wd: &Path, project: &Path) -> Vec<(String, Vec<u8>)> {
+    let stem = project.file_stem().unwrap().to_string_lossy();
+    [
+        "results/values.csv".to_string(),
+        format!("results/{stem}.mat"),
+    ]
+    .into_iter()
+    .map(|f| {
+        let bytes = std::fs::read(wd.join(&f)).unwrap_or_else(|e| panic!("{f}: {e}"));
+        (f, bytes)
+    })
+    .collect()
+}
+
+fn assert_same_results(steered: &Path, plain: &Path, project: &Path) {
+    for ((name, a), (_, b)) in result_files(steered, project)
+        .into_iter()
+        .zip(result_files(plain, project))
+    {
+        assert!(a == b, "{name} differs from the plain run's");
+    }
+}
+
+#[test]
+fn the_listener_is_on_loopback_only() {
+    let tmp = tempfile::tempdir().unwrap();
+    let project = lotka_volterra(tmp.path(), 1.0);
+    let live = LiveRun::start(&project, &tmp.path().join("wd"), &[]);
+    assert!(live.url.starts_with("http://127.0.0.1:"), "{}", live.url);
+    // /proc/net/tcp lists listening sockets (state 0A) as hex address:port; 127.0.0.1 is
+    // 0100007F. No other IPv4 socket and no IPv6 socket listens on the port.
+    let port = format!("{:04X}", live.port);
+    let listening = |table: &str| -> Vec<String> {
+        std::fs::read_to_string(table)
+            .unwrap_or_default()
+            .lines()
+            .skip(1)
+            .filter_map(|l| {
+                let fields: Vec<&str> = l.split_whitespace().collect();
+                let local = fields.get(1)?;
+                (fields.get(3) == Some(&"0A") && local.ends_with(&format!(":{port}")))
+                    .then(|| local.to_string())
+            })
+            .collect()
+    };
+    assert_eq!(listening("/proc/net/tcp"), vec![format!("0100007F:{port}")]);
+    assert!(listening("/proc/net/tcp6").is_empty());
+    assert_eq!(live.status()["state"], "waiting");
+}
+
+#[test]
+fn requests_need_the_token_and_the_own_host_and_origin() {
+    let tmp = tempfile::tempdir().unwrap();
+    let project = lotka_volterra(tmp.path(), 1.0);
+    let live = LiveRun::start(&project, &tmp.path().join("wd"), &[]);
+    let host = live.host();
+    let pause = r#"{"command":"pause"}"#;
+    let json = ("Content-Type", "application/json");
+    let own = format!("http://{host}");
+    let with_token = format!("/api/control?token={}", live.token);
+    let wrong_token = format!("/api/control?token={}", "0".repeat(32));
+    let refused = [
+        ("no token", "/api/control", host.as_str(), own.as_str()),
+        ("wrong token", wrong_token.as_str(), &host, &own),
+        ("foreign Origin", &with_token, &host, "http://evil.example"),
+        ("null Origin", &with_token, &host, "null"),
+        ("other port", &with_token, &host, "http://127.0.0.1:1"),
+        ("foreign Host", &with_token, "evil.example", &own),
+        ("rebinding Host", &with_token, "evil.example:80", &own),
+    ];
+    for (what, path, host, origin) in refused {
+        let r = live.raw("POST", path, host, &[json, ("Origin", origin)], pause);
+        assert_eq!(r.code, 403, "{what}: {}", r.body);
+    }
+    for (what, path) in [
+        ("meta without token", "/api/meta"),
+        ("stream without token", "/api/stream"),
+        ("rows without token", "/api/rows?from=0&to=1"),
+    ] {
+        assert_eq!(live.raw("GET", path, &host, &[], "").code, 403, "{what}");
+    }
+    assert_eq!(live.raw("GET", "/", "evil.example", &[], "").code, 403);
+    // Nothing refused changed the run; the own page and a proper command work.
+    assert_eq!(live.status()["state"], "waiting");
+    assert_eq!(live.raw("GET", "/", &host, &[], "").code, 200);
+    assert_eq!(
+        live.raw("GET", "/", &format!("localhost:{}", live.port), &[], "")
+            .code,
+        200
+    );
+    let r = live.raw(
+        "POST",
+        &with_token,
+        &host,
+        &[json, ("Origin", &own)],
+        r#"{"command":"start"}"#,
+    );
+    assert_eq!(r.code, 200, "{}", r.body);
+    let r = live.control(r#"{"command":"real_time","factor":-1}"#);
+    assert_eq!(r.code, 409, "{}", r.body);
+    assert!(r.json()["error"].as_str().unwrap().contains("factor"));
+    let r = live.control(r#"{"command":"rewind"}"#);
+    assert_eq!(r.code, 400, "{}", r.body);
+    let (exit, _) = live.finish();
+    assert!(exit.success(), "{exit:?}");
+}
+
+#[test]
+fn steering_leaves_the_results_byte_identical() {
+    let tmp = tempfile::tempdir().unwrap();
+    let project = lotka_volterra(tmp.path(), 2.0);
+    let plain = tmp.path().join("plain");
+    run_mastersim(&project, &plain, &[]).assert_success();
+
+    let wd = tmp.path().join("steered");
+    let live = LiveRun::start(&project, &wd, &[]);
+    let rows = |s: &serde_json::Value| s["rows"].as_u64().unwrap();
+    let t = |s: &serde_json::Value| s["t"].as_f64().unwrap();
+    // Single steps from the waiting state: exactly one communication step (0.01 s) and one
+    // row each. (Initialization writes the first row.)
+    let before = live.wait_for(Duration::from_secs(30), |s| s["rows"] == 1);
+    assert_eq!((t(&before), rows(&before)), (0.0, 1));
+    for k in 1..=3u32 {
+        live.command("step");
+        let s = live.wait_for(Duration::from_secs(10), |s| {
+            rows(s) == rows(&before) + u64::from(k)
+        });
+        assert_eq!(s["state"], "paused");
+        assert!((t(&s) - 0.01 * f64::from(k)).abs() < 1e-12, "{s}");
+    }
+    let r = live.control(r#"{"command":"real_time","factor":10}"#);
+    assert_eq!(r.code, 200, "{}", r.body);
+    live.command("resume");
+    live.wait_for(Duration::from_secs(30), |s| t(s) >= 0.2);
+    live.command("pause");
+    let paused = live.wait_for(Duration::from_secs(10), |s| s["state"] == "paused");
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(t(&live.status()), t(&paused), "a pause holds the time");
+    live.command("step");
+    live.command("step");
+    live.command("resume");
+    live.wait_for(Duration::from_secs(30), |s| t(s) >= 0.5);
+    live.command("pause");
+    let r = live.control(r#"{"command":"real_time","factor":null}"#);
+    assert_eq!(r.code, 200, "{}", r.body);
+    live.command("resume");
+    let (exit, _) = live.finish();
+    assert!(exit.success(), "{exit:?}");
+    assert_same_results(&wd, &plain, &project);
+    let summary = mastersim_tests::read_summary(&wd.join("log/summary.txt"));
+    assert!(summary.contains_key("RealTimeFactor"), "{summary:?}");
+
+    // A paced run without the live view: the same files again.
+    let paced = tmp.path().join("paced");
+    run_mastersim(&project, &paced, &["--real-time", "40"]).assert_success();
+    assert_same_results(&paced, &plain, &project);
+    let summary = mastersim_tests::read_summary(&paced.join("log/summary.txt"));
+    for key in [
+        "RealTimeFactor",
+        "RealTimeRollingFactor",
+        "RealTimeOverruns",
+        "RealTimeMaxOverrun",
+    ] {
+        assert!(summary.contains_key(key), "{key} missing: {summary:?}");
+    }
+    let plain_summary = mastersim_tests::read_summary(&plain.join("log/summary.txt"));
+    assert!(!plain_summary.keys().any(|k| k.starts_with("RealTime")));
+    std::fs::remove_file(&project).unwrap();
+}
+
+#[test]
+fn a_reconnecting_page_resumes_where_it_left_off() {
+    let tmp = tempfile::tempdir().unwrap();
+    let project = lotka_volterra(tmp.path(), 1.0);
+    let live = LiveRun::start(&project, &tmp.path().join("wd"), &[]);
+    live.command("start");
+    live.wait_for(Duration::from_secs(30), |s| s["state"] == "finished");
+    let first = live.first_rows_event(None);
+    assert_eq!(first["from"], 0);
+    let all = live.get("rows?from=0&to=101").json();
+    // A browser that saw 40 rows reconnects with Last-Event-ID 40: the stream goes on at row
+    // 40 with the same rows.
+    let resumed = live.first_rows_event(Some(40));
+    assert_eq!(resumed["from"], 40);
+    assert_eq!(resumed["rows"][0], all["rows"][40]);
+    assert_eq!(resumed["rows"].as_array().unwrap().len(), 101 - 40);
+    std::fs::remove_file(&project).unwrap();
+}
+
+#[test]
+fn a_stop_from_the_view_ends_the_run_with_results_kept() {
+    let tmp = tempfile::tempdir().unwrap();
+    let project = lotka_volterra(tmp.path(), 1000.0);
+    let wd = tmp.path().join("wd");
+    let live = LiveRun::start(&project, &wd, &[]);
+    live.command("start");
+    live.wait_for(Duration::from_secs(30), |s| {
+        s["rows"].as_u64().unwrap() > 100
+    });
+    live.command("stop");
+    let (exit, _) = live.finish();
+    assert!(exit.success(), "{exit:?}");
+    let summary = mastersim_tests::read_summary(&wd.join("log/summary.txt"));
+    assert_eq!(summary["Outcome"], "Interrupted");
+    assert!(summary["Message"].contains("live view"), "{summary:?}");
+    std::fs::remove_file(&project).unwrap();
+}
+
+#[test]
+fn view_serves_stored_results_exactly() {
+    let tmp = tempfile::tempdir().unwrap();
+    let project = lotka_volterra(tmp.path(), 1.0);
+    let wd = tmp.path().join("wd");
+    run_mastersim(&project, &wd, &["--result-format", "csv,mat,json"]).assert_success();
+    let stem = project.file_stem().unwrap().to_string_lossy().into_owned();
+    let mat = output::mat::read(wd.join(format!("results/{stem}.mat"))).unwrap();
+    let prey = mat.signals.iter().find(|s| s.name == "Prey.x").unwrap();
+    for file in [
+        format!("results/{stem}.mat"),
+        "results/values.csv".to_string(),
+        format!("results/{stem}.json"),
+    ] {
+        let path = wd.join(&file);
+        let live = LiveRun::spawn(&["view".as_ref(), path.as_os_str()], &wd);
+        let meta = live.get("meta").json();
+        assert_eq!(meta["mode"], "replay", "{file}");
+        let names: Vec<&str> = meta["columns"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["Prey.x", "Predator.y"], "{file}");
+        let status = live.status();
+        assert_eq!(status["state"], "finished");
+        assert_eq!(
+            status["rows"].as_u64().unwrap() as usize,
+            prey.time.len(),
+            "{file}"
+        );
+        let rows = live
+            .get(&format!("rows?from=0&to={}", prey.time.len()))
+            .json();
+        for (i, row) in rows["rows"].as_array().unwrap().iter().enumerate() {
+            let row: Vec<f64> = row
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_f64().unwrap())
+                .collect();
+            if file.ends_with(".csv") {
+                // The CSV holds 14 significant digits; the binary formats are exact.
+                assert!(close(row[0], prey.time[i], 1e-15, 1e-12), "{file} row {i}");
+                assert!(
+                    close(row[1], prey.values[i], 1e-15, 1e-12),
+                    "{file} row {i}"
+                );
+            } else {
+                assert_eq!(row[0].to_bits(), prey.time[i].to_bits(), "{file} row {i}");
+                assert_eq!(row[1].to_bits(), prey.values[i].to_bits(), "{file} row {i}");
+            }
+        }
+        let r = live.control(r#"{"command":"start"}"#);
+        assert_eq!(r.code, 409, "{file}: {}", r.body);
+    }
+    std::fs::remove_file(&project).unwrap();
+}
