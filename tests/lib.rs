@@ -318,9 +318,10 @@ pub fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-/// Runs a copy of the bundled project `projects/<name>.msim` with `extra` project lines
-/// appended (later keywords win), in a new working directory below `tmp`.
-pub fn run_example_with(name: &str, extra: &str, args: &[&str], tmp: &Path) -> Run {
+/// Writes a copy of the bundled project `projects/<name>.msim` with `extra` project lines
+/// appended (later keywords win) next to it, so that its FMU paths hold, as
+/// `<prefix>-<last component of tmp>.msim`; returns its path.
+pub fn project_copy(name: &str, prefix: &str, extra: &str, tmp: &Path) -> PathBuf {
     let projects = example_workspace().join("projects");
     let text =
         std::fs::read_to_string(projects.join(format!("{name}.msim"))).expect("bundled project");
@@ -328,8 +329,15 @@ pub fn run_example_with(name: &str, extra: &str, args: &[&str], tmp: &Path) -> R
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let copy = projects.join(format!("{name}-{tag}.msim"));
+    let copy = projects.join(format!("{prefix}-{tag}.msim"));
     std::fs::write(&copy, text + "\n" + extra).expect("write project copy");
+    copy
+}
+
+/// Runs a copy of the bundled project `projects/<name>.msim` with `extra` project lines
+/// appended (later keywords win), in a new working directory below `tmp`.
+pub fn run_example_with(name: &str, extra: &str, args: &[&str], tmp: &Path) -> Run {
+    let copy = project_copy(name, name, extra, tmp);
     let run = run_mastersim(&copy, &tmp.join("wd"), args);
     std::fs::remove_file(&copy).expect("remove project copy");
     run
@@ -340,19 +348,13 @@ pub fn run_example_with(name: &str, extra: &str, args: &[&str], tmp: &Path) -> R
 /// file and a copy of `values.csv` holding its complete lines (the CSV is buffered, so it may
 /// end inside a line).
 pub fn killed_long_run(tmp: &Path) -> (PathBuf, PathBuf) {
-    let projects = example_workspace().join("projects");
-    let text =
-        std::fs::read_to_string(projects.join("lotka_volterra.msim")).expect("bundled project");
-    let tag = tmp
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let copy = projects.join(format!("killed-{tag}.msim"));
-    std::fs::write(
-        &copy,
-        text + "\ntEnd 1000000 s\nhOutputMin 0.01 s\nresultFormats csv mat\n",
-    )
-    .expect("write");
+    let extra = "tEnd 1000000 s\nhOutputMin 0.01 s\nresultFormats csv mat\n";
+    let copy = project_copy("lotka_volterra", "killed", extra, tmp);
+    let stem = copy
+        .file_stem()
+        .expect("a name")
+        .to_string_lossy()
+        .into_owned();
     let wd = tmp.join("wd");
     let mut child = Command::new(mastersim_bin())
         .args(["--verbosity-level", "0", "--working-dir"])
@@ -360,7 +362,7 @@ pub fn killed_long_run(tmp: &Path) -> (PathBuf, PathBuf) {
         .arg(&copy)
         .spawn()
         .expect("mastersim starts");
-    let mat = wd.join(format!("results/killed-{tag}.mat"));
+    let mat = wd.join(format!("results/{stem}.mat"));
     let started = std::time::Instant::now();
     while std::fs::metadata(&mat).map(|m| m.len()).unwrap_or(0) < 200_000 {
         assert!(started.elapsed().as_secs() < 60, "no MAT rows after 60 s");

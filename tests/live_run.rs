@@ -11,23 +11,13 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::{example_workspace, mastersim_bin};
+use crate::{mastersim_bin, project_copy};
 
 /// A copy of the bundled Lotka-Volterra project that writes a row at every step (0.01 s) up
-/// to `t_end` seconds, as CSV and MAT, next to the bundled projects (so that its FMU paths
-/// hold), named after `dir`; returns its path.
+/// to `t_end` seconds, as CSV and MAT (see [`project_copy`]); returns its path.
 pub fn lotka_volterra(dir: &Path, t_end: f64) -> PathBuf {
-    let projects = example_workspace().join("projects");
-    let text =
-        std::fs::read_to_string(projects.join("lotka_volterra.msim")).expect("bundled project");
-    let tag = dir
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let copy = projects.join(format!("live-{tag}.msim"));
-    let extra = format!("\ntEnd {t_end} s\nhOutputMin 0.01 s\nresultFormats csv,mat\n");
-    std::fs::write(&copy, text + &extra).expect("write project copy");
-    copy
+    let extra = format!("tEnd {t_end} s\nhOutputMin 0.01 s\nresultFormats csv,mat\n");
+    project_copy("lotka_volterra", "live", &extra, dir)
 }
 
 /// A running `mastersim <project> --live` (or `mastersim view <file>`).

@@ -109,7 +109,7 @@ fn requests_need_the_token_and_the_own_host_and_origin() {
     );
     assert_eq!(r.code, 200, "{}", r.body);
     let r = live.control(r#"{"command":"real_time","factor":-1}"#);
-    assert_eq!(r.code, 409, "{}", r.body);
+    assert_eq!(r.code, 400, "{}", r.body);
     assert!(r.json()["error"].as_str().unwrap().contains("factor"));
     let r = live.control(r#"{"command":"rewind"}"#);
     assert_eq!(r.code, 400, "{}", r.body);

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use fantoccini::{Client, ClientBuilder, Locator};
 use mastersim_tests::live_run::{LiveRun, lotka_volterra};
-use mastersim_tests::{run_mastersim, target_dir};
+use mastersim_tests::{example_workspace, run_mastersim, target_dir};
 use serde_json::{Value, json};
 
 const CHROMIUM: &str = "/usr/bin/chromium";
@@ -343,11 +343,11 @@ async fn the_live_view_steers_and_scrubs_a_run() {
 #[tokio::test(flavor = "current_thread")]
 async fn view_replays_stored_results() {
     let tmp = tempfile::tempdir().unwrap();
-    let project = lotka_volterra(tmp.path(), 20.0);
+    // The bundled project as it is, with MAT results besides the CSV.
+    let project = example_workspace().join("projects/lotka_volterra.msim");
     let wd = tmp.path().join("wd");
-    run_mastersim(&project, &wd, &[]).assert_success();
-    let stem = project.file_stem().unwrap().to_string_lossy().into_owned();
-    let mat = wd.join(format!("results/{stem}.mat"));
+    run_mastersim(&project, &wd, &["--result-format", "csv,mat"]).assert_success();
+    let mat = wd.join("results/lotka_volterra.mat");
     let (time, columns) = recorded(&mat);
     let driver = Driver::start();
     for file in [mat.clone(), wd.join("results/values.csv")] {
@@ -390,5 +390,4 @@ async fn view_replays_stored_results() {
         screenshot(&b, &format!("view-{kind}"), 300).await;
         b.close().await.unwrap();
     }
-    std::fs::remove_file(project).unwrap();
 }

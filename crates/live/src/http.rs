@@ -13,7 +13,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use futures_util::Stream;
-use mastersim::{RunState, SteeringStatus};
+use mastersim::{RunState, SteeringError, SteeringStatus};
 use serde::{Deserialize, Serialize};
 
 use crate::{Source, Store};
@@ -133,8 +133,16 @@ fn page(content_type: &'static str, body: &'static str) -> Response {
         .into_response()
 }
 
+/// An error answer: `code` with `{"error": message}`.
+fn refuse(code: StatusCode, message: impl Into<String>) -> Response {
+    let body = ErrorBody {
+        error: message.into(),
+    };
+    (code, Json(body)).into_response()
+}
+
 fn forbidden(why: &str) -> Response {
-    (StatusCode::FORBIDDEN, Json(ErrorBody { error: why.into() })).into_response()
+    refuse(StatusCode::FORBIDDEN, why)
 }
 
 #[derive(Debug, Serialize)]
@@ -220,13 +228,7 @@ struct Command {
 
 async fn control(State(state): State<AppState>, Json(c): Json<Command>) -> Response {
     let Source::Live { steering, .. } = &state.0.source else {
-        return (
-            StatusCode::CONFLICT,
-            Json(ErrorBody {
-                error: "stored results cannot be steered".into(),
-            }),
-        )
-            .into_response();
+        return refuse(StatusCode::CONFLICT, "stored results cannot be steered");
     };
     let done = match c.command.as_str() {
         "start" => steering.start(),
@@ -236,27 +238,21 @@ async fn control(State(state): State<AppState>, Json(c): Json<Command>) -> Respo
         "stop" => steering.stop(),
         "real_time" => steering.set_real_time(c.factor),
         other => {
-            return (
+            return refuse(
                 StatusCode::BAD_REQUEST,
-                Json(ErrorBody {
-                    error: format!(
-                        "unknown command '{other}': expected start, pause, resume, step, \
-                         stop or real_time"
-                    ),
-                }),
-            )
-                .into_response();
+                format!(
+                    "unknown command '{other}': expected start, pause, resume, step, stop or \
+                     real_time"
+                ),
+            );
         }
     };
     match done {
         Ok(_) => Json(state.status()).into_response(),
-        Err(e) => (
-            StatusCode::CONFLICT,
-            Json(ErrorBody {
-                error: e.to_string(),
-            }),
-        )
-            .into_response(),
+        Err(e @ SteeringError::InvalidFactor(_)) => refuse(StatusCode::BAD_REQUEST, e.to_string()),
+        Err(e @ (SteeringError::Finished | SteeringError::NotNow { .. })) => {
+            refuse(StatusCode::CONFLICT, e.to_string())
+        }
     }
 }
 

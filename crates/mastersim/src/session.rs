@@ -420,21 +420,17 @@ impl Session {
                     report
                 }
             };
+            // The figures at most every PUBLISH_INTERVAL, and at the end.
             let now = Instant::now();
-            let figures = (now.duration_since(published) >= PUBLISH_INTERVAL).then(|| {
+            let due = report.ended.is_some() || now.duration_since(published) >= PUBLISH_INTERVAL;
+            let figures = due.then(|| {
                 published = now;
                 pacer.figures()
             });
-            if report.ended.is_some() {
-                let last = pacer.figures();
-                self.report_pacing(&pacer, last);
-                steering.publish(report.t, Some(last));
-            } else {
-                if let Some(f) = figures {
-                    self.report_pacing(&pacer, f);
-                }
-                steering.publish(report.t, figures);
+            if let Some(f) = figures {
+                self.report_pacing(&pacer, f);
             }
+            steering.publish(report.t, figures);
             if let Some(outcome) = report.ended {
                 return Ok(outcome);
             }

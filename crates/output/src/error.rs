@@ -168,18 +168,30 @@ pub enum Error {
         /// The path given.
         path: PathBuf,
     },
-    /// A JSON result file is not a Signal Table as mastersim writes it.
-    #[error("'{}' line {line} column {column}: {problem}", path.display())]
+    /// A JSON result file is not valid JSON, or one of its values has a JSON type that a
+    /// Signal Table does not allow there.
+    #[error("'{}' line {line} column {column}: {message}", path.display())]
+    JsonSyntax {
+        /// The file read.
+        path: PathBuf,
+        /// 1-based line of the problem, as the JSON parser counts.
+        line: usize,
+        /// 1-based column (in bytes) on that line where the parser found the problem (0 at
+        /// the start of a line, such as the end of an empty file); on the first line it
+        /// counts from after a byte order mark. mastersim writes the whole table on one
+        /// line, so this is where to look.
+        column: usize,
+        /// The parser's message (what it found and what it expected), without the position.
+        message: String,
+    },
+    /// A JSON result file is valid JSON but not a Signal Table as mastersim writes it.
+    #[error("'{}'{}: {problem}", path.display(), in_member(.member))]
     JsonFormat {
         /// The file read.
         path: PathBuf,
-        /// 1-based line of the problem.
-        line: usize,
-        /// 1-based column (in bytes) on that line of the last character read when the
-        /// problem was found (0 for an empty file); mastersim writes the whole table on one
-        /// line, so this is where to look.
-        column: usize,
-        /// What is wrong there.
+        /// Name of the member of the table concerned; `None` for the table as a whole.
+        member: Option<String>,
+        /// What is wrong.
         problem: JsonProblem,
     },
     /// A result file holds no time-varying numeric variable to put in a table.
@@ -378,20 +390,14 @@ pub enum TableProblem {
     },
 }
 
-/// What is wrong with a JSON result file (see [`Error::JsonFormat`]).
+/// What is wrong with a JSON result file that parses as JSON (see [`Error::JsonFormat`],
+/// which names the member concerned, if any).
 ///
 /// Spec: Otter, "Signal Tables" (2022) §3.2 (Var, Par, Map), §3.5 (Signal Tables on file).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum JsonProblem {
-    /// The text is not JSON, or a value has the wrong JSON type (the JSON parser's message,
-    /// which says what it expected).
-    #[error("{message}")]
-    Syntax {
-        /// The parser's message, without its position.
-        message: String,
-    },
-    /// The object has no `"_class": "SignalTable"` member.
+    /// The table has no `"_class": "SignalTable"` member.
     #[error(
         "{}, expected \"_class\": \"SignalTable\" (a Signal Table)",
         found_class("the table", .class)
@@ -400,70 +406,51 @@ pub enum JsonProblem {
         /// The `_class` found, if any.
         class: Option<String>,
     },
-    /// A member is not a `Var`, `Par` or `Map`.
-    #[error(
-        "member '{member}': {}, expected \"Var\", \"Par\" or \"Map\"",
-        found_class("it", .class)
-    )]
+    /// The member is not a `Var`, `Par` or `Map`.
+    #[error("{}, expected \"Var\", \"Par\" or \"Map\"", found_class("it", .class))]
     Class {
-        /// The member's name.
-        member: String,
         /// Its `_class`, if any.
         class: Option<String>,
     },
-    /// Two members have the same name.
-    #[error("member '{member}' appears twice, expected unique member names")]
-    DuplicateMember {
-        /// The name.
-        member: String,
-    },
-    /// A `Var` has neither `values` nor `alias`, or a `Par` neither `value` nor `alias`.
-    #[error("member '{member}': a {class} without \"{field}\", expected \"{field}\" or \"alias\"")]
+    /// The member's name is also that of an earlier member.
+    #[error("appears twice, expected unique member names")]
+    DuplicateMember,
+    /// The member is a `Var` with neither `values` nor `alias`, or a `Par` with neither
+    /// `value` nor `alias`.
+    #[error("a {class} without \"{field}\", expected \"{field}\" or \"alias\"")]
     NoValues {
-        /// The member's name.
-        member: String,
         /// `Var` or `Par`.
         class: &'static str,
         /// `values` or `value`.
         field: &'static str,
     },
-    /// The values of a `Var` mix strings with numbers or Booleans.
+    /// The `values` of the member mix strings with numbers or Booleans.
     #[error(
-        "member '{member}': \"values\" mix strings with numbers, expected either numbers, \
-         Booleans and nulls, or strings and nulls"
+        "\"values\" mix strings with numbers, expected either numbers, Booleans and nulls, or \
+         strings and nulls"
     )]
-    MixedValues {
-        /// The member's name.
-        member: String,
-    },
+    MixedValues,
     /// No `Var` is marked `"independent": true`.
     #[error(
         "no independent variable, expected a Var with \"independent\": true (mastersim writes \
          \"time\")"
     )]
     NoIndependent,
-    /// More than one `Var` is marked `"independent": true`.
-    #[error("'{first}' and '{second}' are both independent variables, expected one")]
+    /// The member is a second `Var` marked `"independent": true`.
+    #[error("a second independent variable after '{first}', expected one")]
     TwoIndependent {
         /// The first one, in file order.
         first: String,
-        /// The second one.
-        second: String,
     },
-    /// The independent variable holds strings.
-    #[error("the independent variable '{member}' holds strings, expected numbers")]
-    TextTime {
-        /// Its name.
-        member: String,
-    },
-    /// A `Var` has another number of values than the independent variable.
+    /// The member, the independent variable, holds strings.
+    #[error("the independent variable holds strings, expected numbers")]
+    TextTime,
+    /// The member is a `Var` with another number of values than the independent variable.
     #[error(
-        "member '{member}' has {found} values, but the independent variable '{independent}' \
-         has {expected}; expected one value per time point"
+        "{found} values, but the independent variable '{independent}' has {expected}; \
+         expected one value per time point"
     )]
     ValueCount {
-        /// The member's name.
-        member: String,
         /// Number of values it has.
         found: usize,
         /// Name of the independent variable.
@@ -471,20 +458,39 @@ pub enum JsonProblem {
         /// Number of time points.
         expected: usize,
     },
-    /// An alias names no member of its class that holds values (missing, another class, or
-    /// a cycle of aliases).
-    #[error(
-        "member '{member}' is an alias of '{target}', which is no {class} with values; \
-         expected the name of a {class} with values"
-    )]
+    /// The member is an alias of a name that is no member of its class.
+    #[error("an alias of '{target}', which is no {class}; expected the name of a {class}")]
     AliasTarget {
-        /// The alias's name.
-        member: String,
         /// The name it refers to.
         target: String,
         /// `Var` or `Par`, the alias's class.
         class: &'static str,
     },
+    /// Following the aliases from the member leads round in a cycle.
+    #[error(
+        "its aliases {} form a cycle, expected a chain of aliases that ends at a {class} with \
+         values",
+        arrows(.cycle)
+    )]
+    AliasCycle {
+        /// The names in the cycle, in alias order, the first repeated at the end.
+        cycle: Vec<String>,
+        /// `Var` or `Par`, the aliases' class.
+        class: &'static str,
+    },
+}
+
+/// ` member '<name>'`, or nothing for `None`, for [`Error::JsonFormat`].
+fn in_member(member: &Option<String>) -> String {
+    member
+        .as_ref()
+        .map_or_else(String::new, |m| format!(" member '{m}'"))
+}
+
+/// `'a' -> 'b' -> 'a'`, for [`JsonProblem::AliasCycle`].
+fn arrows(names: &[String]) -> String {
+    let quoted: Vec<String> = names.iter().map(|n| format!("'{n}'")).collect();
+    quoted.join(" -> ")
 }
 
 /// `<what> has "_class" "<class>"`, or `<what> has no "_class"`, for [`JsonProblem`].

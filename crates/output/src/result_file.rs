@@ -111,7 +111,8 @@ pub enum SeriesKind {
 pub struct TextColumn {
     /// Name, e.g. `Part1.label`.
     pub name: String,
-    /// 1-based line of the first field that is not a number (JSON: of its first string).
+    /// 1-based line of the first field that is not a number (JSON: of its first string, or
+    /// of the member's name when that string has escape sequences).
     pub line: usize,
     /// That field.
     pub text: String,
@@ -164,11 +165,12 @@ pub struct ResultTable {
 /// the problems of [`RawTable::read`](crate::table::RawTable::read) (no header or data row,
 /// separator, unclosed quote, field count) and [`TableProblem::Time`](crate::TableProblem)
 /// for a time that is not a number. MAT: [`Error::MatFormat`] naming the matrix.
-/// JSON: [`Error::JsonFormat`] with line and column and the
-/// [`JsonProblem`](crate::JsonProblem): invalid JSON or a wrong value type, no
-/// `"_class": "SignalTable"`, a member that is no `Var`, `Par` or `Map`, a duplicate
-/// member, values that mix strings with numbers, no or two independent variables, a
-/// value count that differs from the time points, an alias without target.
+/// JSON: [`Error::JsonSyntax`] with the parser's line and column for invalid JSON or a
+/// value of the wrong JSON type; [`Error::JsonFormat`] naming the member (if any) and the
+/// [`JsonProblem`](crate::JsonProblem) for the rest: no `"_class": "SignalTable"`, a member
+/// that is no `Var`, `Par` or `Map`, a duplicate member, values that mix strings with
+/// numbers, no or two independent variables, a value count that differs from the time
+/// points, an alias without target or in a cycle of aliases.
 ///
 /// Spec: see the [module documentation](self).
 pub fn read(path: &Path) -> Result<ResultFile> {

@@ -120,7 +120,13 @@ fn a_paced_run_adds_its_figures_with_time_in_every_key() {
         )
     );
     // MasterSim's regression runner compares the key set of keys without "Time" only.
-    assert!(paced.text(&[]).lines().skip(plain.lines().count()).all(|l| l.contains("Time")));
+    assert!(
+        paced
+            .text(&[])
+            .lines()
+            .skip(plain.lines().count())
+            .all(|l| l.contains("Time"))
+    );
     assert!(
         paced
             .console_block()

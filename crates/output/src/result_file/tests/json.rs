@@ -331,6 +331,13 @@ fn pretty_printed_tables_read_the_same_with_their_lines() -> Result<()> {
     let line = text.lines().position(|l| l.contains("\"s0\""));
     assert_eq!(Some(label.line), line.map(|l| l + 1));
     assert!(label.line > 1);
+    // A first string with escapes is no slice of the file: the member's name gives the line.
+    let parameter = b.text_columns.iter().find(|c| c.name == "LV.file");
+    let parameter = parameter.expect("LV.file");
+    assert_eq!(parameter.text, "in \"quotes\"\n");
+    let line = text.lines().position(|l| l.contains("\"LV.file\""));
+    assert_eq!(Some(parameter.line), line.map(|l| l + 1));
+    assert!(parameter.line > 1);
     Ok(())
 }
 
@@ -373,14 +380,18 @@ fn aliases_resolve_through_chains_and_to_the_time() -> Result<()> {
     Ok(())
 }
 
-/// The error of reading `text` as `name`, and its message.
-fn json_error(dir: &tempfile::TempDir, name: &str, text: &str) -> (Error, String) {
+/// The syntax or type error of reading `text` as `name`: line, column and the message
+/// after the file's name.
+fn syntax_error(dir: &tempfile::TempDir, name: &str, text: &str) -> (usize, usize, String) {
     let path = write(dir, name, text);
     let error = read(&path).expect_err("an error");
     let message = error.to_string();
+    let Error::JsonSyntax { line, column, .. } = error else {
+        panic!("{error:?}");
+    };
     let prefix = format!("'{}' line ", path.display());
     assert!(message.starts_with(&prefix), "{message}");
-    (error, message[prefix.len()..].to_string())
+    (line, column, message[prefix.len()..].to_string())
 }
 
 /// A table with the time and the given members (a text after `"time": ...,`).
@@ -393,104 +404,103 @@ fn table(members: &str) -> String {
 }
 
 #[test]
-fn syntax_errors_have_line_and_column() {
+fn syntax_errors_have_the_parsers_line_and_column() {
     let dir = temp();
-    let (error, message) = json_error(
+    let (line, column, message) = syntax_error(
         &dir,
         "comma.json",
         "{\"_class\": \"SignalTable\",\n\"time\": {\"values\": [0, 1,]}}",
     );
-    assert!(matches!(
-        error,
-        Error::JsonFormat {
-            line: 2,
-            column: 26,
-            problem: JsonProblem::Syntax { .. },
-            ..
-        }
-    ));
+    assert_eq!((line, column), (2, 26));
     assert_eq!(message, "2 column 26: trailing comma");
 
-    let (_, message) = json_error(&dir, "array.json", "[1, 2]");
-    assert_eq!(
-        message,
-        "1 column 1: invalid type: sequence, expected a Signal Table (a JSON object)"
-    );
-    let (_, message) = json_error(&dir, "empty.json", "");
-    assert_eq!(message, "1 column 0: EOF while parsing a value");
-    let (_, message) = json_error(&dir, "cut.json", "{\"_class\": \"Signal");
-    assert_eq!(message, "1 column 18: EOF while parsing a string");
-    let (_, message) = json_error(&dir, "trailing.json", &(table("") + "x"));
+    let cases = [
+        (
+            "array.json",
+            "[1, 2]",
+            "1 column 1: invalid type: sequence, expected a Signal Table (a JSON object)",
+        ),
+        ("empty.json", "", "1 column 0: EOF while parsing a value"),
+        (
+            "cut.json",
+            "{\"_class\": \"Signal",
+            "1 column 18: EOF while parsing a string",
+        ),
+        // The byte order mark is skipped: columns count from after it.
+        (
+            "bom.json",
+            "\u{feff}{,}",
+            "1 column 2: key must be a string",
+        ),
+    ];
+    for (name, text, expected) in cases {
+        assert_eq!(syntax_error(&dir, name, text).2, expected);
+    }
+    let (_, _, message) = syntax_error(&dir, "trailing.json", &(table("") + "x"));
     assert_eq!(message, "3 column 1: trailing characters");
-    // The byte order mark counts in the column.
-    let (_, message) = json_error(&dir, "bom.json", "\u{feff}{,}");
-    assert_eq!(message, "1 column 5: key must be a string");
 }
 
 #[test]
-fn wrong_value_types_name_the_member_and_what_was_expected() {
+fn wrong_value_types_say_what_was_expected_where() {
     let dir = temp();
     let cases = [
         (
             "\"_class\": 1}",
-            "1 column 13: invalid type: integer `1`, expected a string as \"_class\" of the table",
+            "1 column 12: invalid type: integer `1`, expected a string",
         ),
         (
             "\"time\": 5}",
-            "1 column 11: invalid type: integer `5`, expected an object with \"_class\" \"Var\", \
-             \"Par\" or \"Map\" as member 'time'",
+            "1 column 10: invalid type: integer `5`, expected an object with \"_class\" \
+             \"Var\", \"Par\" or \"Map\"",
         ),
         (
             "\"x\": {\"unit\": [\"m\"]}}",
-            "1 column 16: invalid type: sequence, expected a string as \"unit\" of member 'x'",
+            "1 column 15: invalid type: sequence, expected a string",
         ),
         (
             "\"x\": {\"independent\": 1}}",
-            "1 column 24: invalid type: integer `1`, expected true or false as \"independent\" \
-             of member 'x'",
+            "1 column 23: invalid type: integer `1`, expected a boolean",
         ),
         (
             "\"x\": {\"values\": {}}}",
-            "1 column 18: invalid type: map, expected an array as \"values\" of member 'x'",
+            "1 column 19: invalid type: map, expected an array of numbers, Booleans, nulls or \
+             strings",
         ),
         (
             "\"x\": {\"values\": [1, [2]]}}",
-            "1 column 23: invalid type: sequence, expected a number, Boolean, null or string \
-             in \"values\" of member 'x'",
+            "1 column 22: invalid type: sequence, expected a number, Boolean, null or string",
         ),
         (
             "\"p\": {\"value\": {\"a\": 1}}}",
-            "1 column 18: invalid type: map, expected a number, Boolean, null or string in \
-             \"value\" of member 'p'",
+            "1 column 17: invalid type: map, expected a number, Boolean, null or string",
         ),
     ];
     for (i, (text, expected)) in cases.into_iter().enumerate() {
-        let (error, message) = json_error(&dir, &format!("type{i}.json"), &format!("{{{text}"));
-        assert!(
-            matches!(
-                error,
-                Error::JsonFormat {
-                    problem: JsonProblem::Syntax { .. },
-                    ..
-                }
-            ),
-            "{error:?}"
-        );
+        let (_, _, message) = syntax_error(&dir, &format!("type{i}.json"), &format!("{{{text}"));
         assert_eq!(message, expected);
     }
 }
 
 #[test]
-fn structural_errors_have_line_and_column() {
+fn structural_errors_name_the_member() {
     let dir = temp();
-    let check = |name: &str, text: &str, problem: JsonProblem, position: &str| {
-        let (error, message) = json_error(&dir, name, text);
+    let check = |name: &str, text: &str, member: Option<&str>, problem: JsonProblem| {
+        let path = write(&dir, name, text);
+        let error = read(&path).expect_err("an error");
+        let message = error.to_string();
         match error {
-            Error::JsonFormat { problem: found, .. } => assert_eq!(found, problem),
-            other => panic!("{other:?}"),
+            Error::JsonFormat {
+                member: found_member,
+                problem: found,
+                ..
+            } => {
+                assert_eq!(found_member.as_deref(), member, "{name}");
+                assert_eq!(found, problem, "{name}");
+            }
+            other => panic!("{name}: {other:?}"),
         }
-        let expected = format!("{position}: {problem}");
-        assert_eq!(message, expected);
+        let at = member.map_or_else(String::new, |m| format!(" member '{m}'"));
+        assert_eq!(message, format!("'{}'{at}: {problem}", path.display()));
         message
     };
     let var = |values: &str| format!("{{\"_class\": \"Var\", \"values\": {values}}}");
@@ -498,66 +508,57 @@ fn structural_errors_have_line_and_column() {
     let message = check(
         "no_class.json",
         "{\"time\": {}}",
+        None,
         JsonProblem::NotSignalTable { class: None },
-        "1 column 1",
     );
-    assert_eq!(
-        message,
-        "1 column 1: the table has no \"_class\", expected \"_class\": \"SignalTable\" (a Signal \
+    assert!(message.ends_with(
+        "json': the table has no \"_class\", expected \"_class\": \"SignalTable\" (a Signal \
          Table)"
-    );
+    ));
     check(
         "map.json",
         "{\n  \"_class\": \"Map\"}",
+        None,
         JsonProblem::NotSignalTable {
             class: Some("Map".to_string()),
         },
-        "2 column 10",
     );
     let message = check(
         "class.json",
         &table("\"x\": {\"_class\": \"Vector\"}"),
+        Some("x"),
         JsonProblem::Class {
-            member: "x".to_string(),
             class: Some("Vector".to_string()),
         },
-        "3 column 3",
     );
-    assert_eq!(
-        message,
-        "3 column 3: member 'x': it has \"_class\" \"Vector\", expected \"Var\", \"Par\" or \
-         \"Map\""
-    );
+    assert!(message.ends_with(
+        "json' member 'x': it has \"_class\" \"Vector\", expected \"Var\", \"Par\" or \"Map\""
+    ));
     check(
         "no_member_class.json",
         &table("\"x\": {\"values\": [1, 2]}"),
-        JsonProblem::Class {
-            member: "x".to_string(),
-            class: None,
-        },
-        "3 column 3",
+        Some("x"),
+        JsonProblem::Class { class: None },
     );
-    check(
+    let message = check(
         "twice.json",
         &table(&format!(
             "\"x\": {},\n\"x\": {}",
             var("[1, 2]"),
             var("[1, 2]")
         )),
-        JsonProblem::DuplicateMember {
-            member: "x".to_string(),
-        },
-        "4 column 3",
+        Some("x"),
+        JsonProblem::DuplicateMember,
     );
+    assert!(message.ends_with("member 'x': appears twice, expected unique member names"));
     let message = check(
         "no_values.json",
         &table("\"x\": {\"_class\": \"Var\", \"unit\": \"m\"}"),
+        Some("x"),
         JsonProblem::NoValues {
-            member: "x".to_string(),
             class: "Var",
             field: "values",
         },
-        "3 column 3",
     );
     assert!(
         message.ends_with("member 'x': a Var without \"values\", expected \"values\" or \"alias\"")
@@ -565,103 +566,158 @@ fn structural_errors_have_line_and_column() {
     check(
         "no_value.json",
         &table("\"p\": {\"_class\": \"Par\", \"values\": [1, 2]}"),
+        Some("p"),
         JsonProblem::NoValues {
-            member: "p".to_string(),
             class: "Par",
             field: "value",
         },
-        "3 column 3",
     );
     check(
+        "no_time_values.json",
+        "{\"_class\": \"SignalTable\", \"t\": {\"_class\": \"Var\", \"independent\": true, \
+         \"alias\": \"x\"}, \"x\": {\"_class\": \"Var\", \"values\": [1]}}",
+        Some("t"),
+        JsonProblem::NoValues {
+            class: "Var",
+            field: "values",
+        },
+    );
+    let message = check(
         "mixed.json",
         &table(&format!("\"x\": {}", var("[1, \"a\"]"))),
-        JsonProblem::MixedValues {
-            member: "x".to_string(),
-        },
-        "3 column 40",
+        Some("x"),
+        JsonProblem::MixedValues,
     );
+    assert!(message.ends_with(
+        "member 'x': \"values\" mix strings with numbers, expected either numbers, Booleans \
+         and nulls, or strings and nulls"
+    ));
     check(
         "mixed_strings_first.json",
         &table(&format!("\"x\": {}", var("[null, \"a\", true]"))),
-        JsonProblem::MixedValues {
-            member: "x".to_string(),
-        },
-        "3 column 49",
+        Some("x"),
+        JsonProblem::MixedValues,
     );
     check(
+        "mixed_time.json",
+        "{\"_class\": \"SignalTable\", \"time\": {\"_class\": \"Var\", \"independent\": true, \
+         \"values\": [0, \"1\"]}}",
+        Some("time"),
+        JsonProblem::MixedValues,
+    );
+    let message = check(
         "no_time.json",
         &format!("{{\"_class\": \"SignalTable\", \"x\": {}}}", var("[1]")),
+        None,
         JsonProblem::NoIndependent,
-        "1 column 1",
     );
-    check(
+    assert!(message.ends_with(
+        "json': no independent variable, expected a Var with \"independent\": true (mastersim \
+         writes \"time\")"
+    ));
+    let message = check(
         "two_times.json",
         &table("\"t2\": {\"_class\": \"Var\", \"values\": [0, 1], \"independent\": true}"),
+        Some("t2"),
         JsonProblem::TwoIndependent {
             first: "time".to_string(),
-            second: "t2".to_string(),
         },
-        "3 column 4",
+    );
+    assert!(
+        message.ends_with("member 't2': a second independent variable after 'time', expected one")
     );
     check(
         "text_time.json",
         "{\"_class\": \"SignalTable\", \"time\": {\"_class\": \"Var\", \"independent\": true, \
          \"values\": [\"0\"]}}",
-        JsonProblem::TextTime {
-            member: "time".to_string(),
-        },
-        "1 column 87",
+        Some("time"),
+        JsonProblem::TextTime,
     );
     let message = check(
         "count.json",
         &table(&format!("\"x\": {}", var("[1, 2, 3]"))),
+        Some("x"),
         JsonProblem::ValueCount {
-            member: "x".to_string(),
             found: 3,
             independent: "time".to_string(),
             expected: 2,
         },
-        "3 column 3",
     );
     assert!(message.ends_with(
-        "member 'x' has 3 values, but the independent variable 'time' has 2; expected one \
-         value per time point"
+        "member 'x': 3 values, but the independent variable 'time' has 2; expected one value \
+         per time point"
     ));
+    // The count is checked at the member with the values, not at its aliases.
+    check(
+        "count_alias.json",
+        &table(&format!(
+            "\"a\": {{\"_class\": \"Var\", \"alias\": \"x\"}},\n\"x\": {}",
+            var("[1]")
+        )),
+        Some("x"),
+        JsonProblem::ValueCount {
+            found: 1,
+            independent: "time".to_string(),
+            expected: 2,
+        },
+    );
     let message = check(
         "alias.json",
         &table("\"a\": {\"_class\": \"Var\", \"alias\": \"nothing\"}"),
+        Some("a"),
         JsonProblem::AliasTarget {
-            member: "a".to_string(),
             target: "nothing".to_string(),
             class: "Var",
         },
-        "3 column 3",
     );
     assert!(message.ends_with(
-        "member 'a' is an alias of 'nothing', which is no Var with values; expected the name \
-         of a Var with values"
+        "member 'a': an alias of 'nothing', which is no Var; expected the name of a Var"
     ));
     check(
         "alias_class.json",
         &table("\"p\": {\"_class\": \"Par\", \"alias\": \"time\"}"),
+        Some("p"),
         JsonProblem::AliasTarget {
-            member: "p".to_string(),
             target: "time".to_string(),
             class: "Par",
         },
-        "3 column 3",
     );
+    // The end of a chain of aliases is named.
     check(
-        "alias_cycle.json",
+        "alias_chain.json",
         &table(
             "\"a\": {\"_class\": \"Var\", \"alias\": \"b\"},\n\"b\": {\"_class\": \"Var\", \
-             \"alias\": \"a\"}",
+             \"alias\": \"map\"},\n\"map\": {\"_class\": \"Map\"}",
         ),
+        Some("b"),
         JsonProblem::AliasTarget {
-            member: "b".to_string(),
-            target: "a".to_string(),
+            target: "map".to_string(),
             class: "Var",
         },
-        "4 column 3",
+    );
+    let message = check(
+        "alias_cycle.json",
+        &table(
+            "\"c\": {\"_class\": \"Var\", \"alias\": \"a\"},\n\"a\": {\"_class\": \"Var\", \
+             \"alias\": \"b\"},\n\"b\": {\"_class\": \"Var\", \"alias\": \"a\"}",
+        ),
+        Some("c"),
+        JsonProblem::AliasCycle {
+            cycle: vec!["a".to_string(), "b".to_string(), "a".to_string()],
+            class: "Var",
+        },
+    );
+    assert!(message.ends_with(
+        "member 'c': its aliases 'a' -> 'b' -> 'a' form a cycle, expected a chain of aliases \
+         that ends at a Var with values"
+    ));
+    check(
+        "alias_self.json",
+        &table("\"a\": {\"_class\": \"Var\", \"alias\": \"a\"}"),
+        Some("a"),
+        JsonProblem::AliasCycle {
+            cycle: vec!["a".to_string(), "a".to_string()],
+            class: "Var",
+        },
     );
 }
