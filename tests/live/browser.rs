@@ -153,15 +153,7 @@ async fn screenshot(b: &Client, name: &str, min_line_pixels: usize) -> PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(format!("{name}.png"));
     std::fs::write(&path, &png).unwrap();
-    let decoder = png::Decoder::new(std::io::Cursor::new(&png));
-    let mut reader = decoder.read_info().expect("a PNG");
-    let mut pixels = vec![0; reader.output_buffer_size()];
-    let info = reader.next_frame(&mut pixels).expect("PNG data");
-    let channels = info.color_type.samples();
-    let rgb: Vec<[u8; 3]> = pixels[..info.buffer_size()]
-        .chunks_exact(channels)
-        .map(|p| [p[0], p[1], p[2]])
-        .collect();
+    let rgb = pixels(&png);
     let background = rgb[0];
     let different = rgb.iter().filter(|p| **p != background).count();
     assert!(
@@ -171,10 +163,7 @@ async fn screenshot(b: &Client, name: &str, min_line_pixels: usize) -> PathBuf {
         rgb.len()
     );
     for colour in LINE_COLOURS {
-        let near = rgb
-            .iter()
-            .filter(|p| p.iter().zip(colour).all(|(a, b)| a.abs_diff(b) <= 24))
-            .count();
+        let near = colour_pixels(&png, colour);
         assert!(
             near >= min_line_pixels,
             "{}: only {near} pixels of line colour {colour:?}",
@@ -183,6 +172,27 @@ async fn screenshot(b: &Client, name: &str, min_line_pixels: usize) -> PathBuf {
     }
     println!("screenshot {} checked", path.display());
     path
+}
+
+/// The pixels of a PNG image, as RGB.
+fn pixels(png: &[u8]) -> Vec<[u8; 3]> {
+    let decoder = png::Decoder::new(std::io::Cursor::new(png));
+    let mut reader = decoder.read_info().expect("a PNG");
+    let mut data = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut data).expect("PNG data");
+    let channels = info.color_type.samples();
+    data[..info.buffer_size()]
+        .chunks_exact(channels)
+        .map(|p| [p[0], p[1], p[2]])
+        .collect()
+}
+
+/// The number of pixels of a PNG image within 24 per channel of `colour`.
+fn colour_pixels(png: &[u8], colour: [u8; 3]) -> usize {
+    pixels(png)
+        .iter()
+        .filter(|p| p.iter().zip(colour).all(|(a, b)| a.abs_diff(b) <= 24))
+        .count()
 }
 
 /// The rows of the MAT file: time and the two columns, as recorded.
@@ -314,6 +324,20 @@ async fn the_live_view_steers_and_scrubs_a_run() {
     })
     .await;
     screenshot(&b, "live-finished", 300).await;
+
+    // Hiding a signal takes its line out of the chart.
+    let orange = |png: &[u8]| colour_pixels(png, LINE_COLOURS[1]);
+    let shown = orange(&b.screenshot().await.unwrap());
+    b.find(Locator::Css(".signal-toggle[data-name='Predator.y']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let hidden = orange(&b.screenshot().await.unwrap());
+    println!("Predator.y pixels: {shown} shown, {hidden} hidden");
+    assert!(hidden * 4 < shown, "{shown} → {hidden}");
 
     // What the page showed while scrubbing is what the MAT file recorded, bit for bit.
     let stem = project.file_stem().unwrap().to_string_lossy().into_owned();

@@ -171,7 +171,9 @@
           showMessage(command + ': ' + why, true);
         } else {
           if (el.message.className === 'error') showMessage('');
-          if (answer && answer.state) applyStatus(answer);
+          // The answer is the status when the command arrived; the run reaches the new state
+          // a moment later, and the event stream reports it. Only the stream sets the status,
+          // so that a late answer never overwrites a newer state.
         }
       } catch (e) {
         showMessage(command + ': ' + (e && e.message ? e.message : 'request failed'), true);

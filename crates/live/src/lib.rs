@@ -17,6 +17,8 @@
 //!
 //! Spec: the block simulator's visualization and simulation control (seed design); HTML
 //! Living Standard §9.2 (Server-Sent Events, `Last-Event-ID`); RFC 6454 (`Origin`).
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
 
 mod http;
 mod store;

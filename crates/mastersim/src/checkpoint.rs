@@ -2,7 +2,7 @@
 //! atomically and checked before use.
 //!
 //! A checkpoint holds the master's state ([`MasterState`]), where the result files stand
-//! ([`ResultsState`]), a SHA-256 hash of the project file and of every slave's file (FMU
+//! (`ResultsState`), a SHA-256 hash of the project file and of every slave's file (FMU
 //! archive or table) with the FMU's GUID, and either every slave's serialized state or the
 //! names of the slaves that cannot serialize (the resumed run then replays from the start
 //! time).
@@ -15,7 +15,7 @@
 //! | 4 | format number ([`FORMAT`]) |
 //! | 2 + n | length and UTF-8 text of the writing mastersim's version |
 //! | 8 | length of the body |
-//! | body | the [`Checkpoint`], encoded with `postcard` |
+//! | body | the checkpoint (`Checkpoint`), encoded with `postcard` |
 //! | 32 | SHA-256 of the body |
 //!
 //! The file is written to `<name>.tmp` in the same directory, synced to the disk, renamed

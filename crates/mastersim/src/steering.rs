@@ -3,7 +3,9 @@
 //!
 //! A [`Steering`] is shared between the thread that runs [`crate::Session::run_steered`] and
 //! any number of controllers (the live view's HTTP handlers, a test, a GUI). Commands only
-//! change shared state and wake the run; they never wait for it. The run publishes its status
+//! change shared state and wake the run; they never wait for it. Each returns the status as
+//! it found it: the run reaches the new state at its next communication point, and
+//! [`Steering::status`] reports it from then on. The run publishes its status
 //! after every step; reading it never waits for a step either.
 //!
 //! Spec: the block simulator's simulation control (seed design: start, stop, resume, single
@@ -73,7 +75,11 @@ pub enum SteeringError {
 /// The state shared by the run and its controllers.
 #[derive(Debug)]
 struct Shared {
+    /// What the run reports; its `state` is where the run actually is, set by the run itself,
+    /// so that a paused state is never published before the last communication point.
     status: SteeringStatus,
+    /// Where the commands want the run to be.
+    wanted: RunState,
     /// Single steps asked for and not yet taken.
     steps: u64,
     /// A stop was asked for.
@@ -125,6 +131,7 @@ impl Steering {
                     pacing: None,
                     ending: None,
                 },
+                wanted: state,
                 steps: 0,
                 stop: false,
                 commands: 0,
@@ -159,9 +166,9 @@ impl Steering {
     /// # Errors
     /// [`SteeringError::Finished`]; [`SteeringError::NotNow`] unless waiting.
     pub fn start(&self) -> Result<SteeringStatus, SteeringError> {
-        self.command(|s| match s.status.state {
+        self.command(|s| match s.wanted {
             RunState::Waiting => {
-                s.status.state = RunState::Running;
+                s.wanted = RunState::Running;
                 Ok(())
             }
             other => Err(not_now("start", other)),
@@ -175,8 +182,8 @@ impl Steering {
     /// [`SteeringError::Finished`].
     pub fn pause(&self) -> Result<SteeringStatus, SteeringError> {
         self.command(|s| {
-            if s.status.state == RunState::Running {
-                s.status.state = RunState::Paused;
+            if s.wanted == RunState::Running {
+                s.wanted = RunState::Paused;
             }
             Ok(())
         })
@@ -189,7 +196,7 @@ impl Steering {
     /// [`SteeringError::Finished`].
     pub fn resume(&self) -> Result<SteeringStatus, SteeringError> {
         self.command(|s| {
-            s.status.state = RunState::Running;
+            s.wanted = RunState::Running;
             Ok(())
         })
     }
@@ -199,9 +206,9 @@ impl Steering {
     /// # Errors
     /// [`SteeringError::Finished`]; [`SteeringError::NotNow`] while running.
     pub fn step(&self) -> Result<SteeringStatus, SteeringError> {
-        self.command(|s| match s.status.state {
+        self.command(|s| match s.wanted {
             RunState::Waiting | RunState::Paused => {
-                s.status.state = RunState::Paused;
+                s.wanted = RunState::Paused;
                 s.steps += 1;
                 Ok(())
             }
@@ -234,7 +241,8 @@ impl Steering {
         })
     }
 
-    /// The run's latest status.
+    /// The run's latest status. After a command, the state changes once the run has got
+    /// there: a pause, for instance, once the step in progress is complete and published.
     pub fn status(&self) -> SteeringStatus {
         self.lock().status.clone()
     }
@@ -249,9 +257,11 @@ impl Steering {
             }
             if shared.steps > 0 {
                 shared.steps -= 1;
+                shared.status.state = RunState::Paused;
                 return Next::Step;
             }
-            if shared.status.state == RunState::Running {
+            shared.status.state = shared.wanted;
+            if shared.wanted == RunState::Running {
                 return Next::Run {
                     factor: shared.status.real_time,
                     commands: shared.commands,
