@@ -98,7 +98,8 @@ fn paced_runs_meet_their_deadlines() {
     // The progress line (every 2 s when not on a terminal) carries the figures.
     let log = std::fs::read_to_string(tmp.path().join("x1/log/screenlog.txt")).unwrap();
     assert!(
-        log.lines().any(|l| l.contains("real time ×") && l.contains("overruns")),
+        log.lines()
+            .any(|l| l.contains("real time ×") && l.contains("overruns")),
         "no progress line with the pacing figures:\n{log}"
     );
 
@@ -171,7 +172,10 @@ fn a_slow_fmu_overruns_without_drift_afterwards() {
     assert!(f.median <= 1e-3, "median deviation {} s", f.median);
     // 50 overruns within 2.5 s of wall time: at most one warning per second.
     let log = std::fs::read_to_string(tmp.path().join("slow/log/screenlog.txt")).unwrap();
-    let warnings = log.lines().filter(|l| l.contains("after its deadline")).count();
+    let warnings = log
+        .lines()
+        .filter(|l| l.contains("after its deadline"))
+        .count();
     println!("{warnings} overrun warnings");
     assert!((1..=3).contains(&warnings), "{warnings} warnings:\n{log}");
     std::fs::remove_file(project).unwrap();
