@@ -8,8 +8,8 @@
 //! Exit codes (docs/robustness.md): 0 done (also for `--test-init` and a slave's terminate
 //! request), 1 the simulation failed, 2 usage, project or FMU error, 124 an FMU call exceeded
 //! `--step-timeout`, 130 / 143 interrupted by SIGINT / SIGTERM (0 when stopped from the live
-//! view). A crash inside FMU code ends
-//! the process by the signal (SIGSEGV, SIGABRT, …) after naming the slave and FMI function.
+//! view). A crash inside FMU code ends the process by the signal (SIGSEGV, SIGABRT, …) after
+//! naming the slave and FMI function.
 #![forbid(unsafe_code)]
 
 mod logging;
