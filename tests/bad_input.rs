@@ -105,6 +105,23 @@ fn unknown_variable_in_graph() {
         "graph Part1.x9 Part2.x2",
         &["'Part1' has no variable 'x9'", "Part1.fmu"],
     );
+    // A name far from every output lists the outputs there are.
+    rejects(
+        "graph Part1.flow Part2.x2",
+        &["'Part1' has no variable 'flow'", "; it has: x1, x2"],
+    );
+}
+
+#[test]
+fn a_misspelt_variable_gets_a_suggestion() {
+    rejects(
+        "parameter Part1.omgea 3",
+        &["'Part1' has no variable 'omgea'", "(did you mean 'omega'?)"],
+    );
+    rejects(
+        "graph Part1.X2 Part2.x2",
+        &["no variable 'X2'", "(did you mean 'x2'?)"],
+    );
 }
 
 #[test]

@@ -111,3 +111,100 @@ fn usage_errors_exit_with_two() {
     let out = Command::new(mastersim_bin()).output().expect("runs");
     assert_eq!(out.status.code(), Some(2), "a project file is required");
 }
+
+/// First-hour rough edges: a closed stdout, a directory or two projects on the command line,
+/// a verbosity out of range. Each gets a clear answer and never a panic.
+#[test]
+fn rough_edges_of_the_command_line() {
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::Stdio;
+
+    let tmp = tempfile::tempdir().expect("temp dir");
+    // `mastersim p.msim | head -1`: the reader goes away; the run completes without a panic.
+    let mut child = Command::new(mastersim_bin())
+        .arg("--working-dir")
+        .arg(tmp.path().join("pipe"))
+        .arg(project())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("runs");
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("waits");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.code() == Some(0) || out.status.signal() == Some(13),
+        "{:?}: {stderr}",
+        out.status
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(tmp.path().join("pipe/results/values.csv").is_file());
+
+    let refused = |args: &[&std::ffi::OsStr], expected: &str| {
+        let out = Command::new(mastersim_bin())
+            .args(args)
+            .output()
+            .expect("runs");
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned()
+            + &String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+        assert!(
+            !stderr.contains("subcommand") && !stderr.contains("panicked"),
+            "{stderr}"
+        );
+    };
+    let dir = tmp.path().join("a_folder");
+    std::fs::create_dir(&dir).unwrap();
+    refused(
+        &[dir.as_os_str()],
+        "is a directory; expected a project file",
+    );
+    assert!(
+        !dir.join("log").exists(),
+        "nothing is created inside the directory"
+    );
+    let p = project();
+    refused(&[p.as_os_str(), p.as_os_str()], "one project per run");
+    refused(
+        &["--verbosity-level".as_ref(), "9".as_ref(), p.as_os_str()],
+        "9 is not in 0..=4",
+    );
+}
+
+/// Messages say what happens: a second run reuses the extraction without talking of
+/// overwriting it, and a run without result variables still writes its time column.
+#[test]
+fn messages_match_what_happens() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let wd = tmp.path().join("wd");
+    let verbose = ["--verbosity-level", "3"];
+    let first = run_mastersim(&project(), &wd, &verbose);
+    first.assert_success();
+    assert!(
+        first.stdout().contains("extracting '"),
+        "{}",
+        first.stdout()
+    );
+    let second = run_mastersim(&project(), &wd, &verbose);
+    second.assert_success();
+    let out = second.stdout();
+    assert!(out.contains("reusing the extraction"), "{out}");
+    assert!(
+        !out.contains("overwrite") && !out.contains("extracting '"),
+        "{out}"
+    );
+
+    let run = mastersim_tests::run_example_with(
+        "lotka_volterra",
+        "outputOnly Nothing.*",
+        &[],
+        &tmp.path().join("none"),
+    );
+    run.assert_success();
+    let out = run.stdout();
+    assert!(!out.contains("will not generate any results"), "{out}");
+    assert!(out.contains("only the time column"), "{out}");
+    let values = std::fs::read_to_string(run.path("results/values.csv")).expect("values.csv");
+    assert!(values.starts_with("Time [s]\n0\n"), "{values}");
+}

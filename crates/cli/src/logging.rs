@@ -43,6 +43,11 @@ struct Screenlog {
     second: u64,
     /// Local date and time of `second`, formatted.
     stamp: String,
+    /// The local time zone's offset from UTC when logging started. `chrono::Local` keeps its
+    /// time zone in thread-local storage, which is gone when an FMU calls `exit()` and the exit
+    /// handler logs; so stamps are computed from this fixed offset (a change to or from
+    /// daylight saving time during a run is not followed).
+    offset: chrono::FixedOffset,
 }
 
 impl Screenlog {
@@ -53,7 +58,10 @@ impl Screenlog {
             .map_or(0, |d| d.as_secs());
         if second != self.second || self.stamp.is_empty() {
             self.second = second;
-            self.stamp = chrono::Local::now().format("%Y-%m-%d %H:%M:%S").to_string();
+            self.stamp = chrono::Utc::now()
+                .with_timezone(&self.offset)
+                .format("%Y-%m-%d %H:%M:%S")
+                .to_string();
         }
     }
 }
@@ -142,6 +150,7 @@ pub fn init(verbosity: u8, screenlog: &Path) -> anyhow::Result<()> {
             out: BufWriter::new(file),
             second: 0,
             stamp: String::new(),
+            offset: *chrono::Local::now().offset(),
         }),
         file_level,
     };

@@ -12,6 +12,15 @@
 //! naming the slave and FMI function.
 #![forbid(unsafe_code)]
 
+/// Prints a line to stdout. A closed stdout (`mastersim p.msim | head -1`) is not an error:
+/// the run goes on and its files are written as always.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
 mod logging;
 mod plot;
 mod signals;
@@ -61,6 +70,9 @@ struct Args {
     /// The project file (.msim).
     #[arg(required = true)]
     project: Option<PathBuf>,
+    /// Further project files: refused with a clear message (one project per run).
+    #[arg(hide = true)]
+    more_projects: Vec<PathBuf>,
     /// Working directory for extracted FMUs, logs and results [default: project path without extension].
     #[arg(long, value_name = "DIR")]
     working_dir: Option<PathBuf>,
@@ -68,7 +80,8 @@ struct Args {
     #[arg(long)]
     skip_unzip: bool,
     /// Console verbosity: 0 errors only, 1 standard, 2 info (+ log/stepstats.tsv), 3 detailed, 4 developer (also FMU logging).
-    #[arg(long, value_name = "N", default_value_t = 1)]
+    #[arg(long, value_name = "N", default_value_t = 1,
+          value_parser = clap::value_parser!(u8).range(0..=4))]
     verbosity_level: u8,
     /// Stop after initialization and the first result row.
     #[arg(short = 't', long)]
@@ -178,6 +191,16 @@ fn timed_out() -> ! {
 
 /// The library's options for the command line `args`.
 fn options(args: &Args) -> Result<Options, Failure> {
+    if let Some(extra) = args.more_projects.first() {
+        return Err(Failure {
+            code: INPUT_ERROR,
+            message: format!(
+                "one project per run: '{}' follows the project '{}'",
+                extra.display(),
+                args.project.as_deref().unwrap_or(Path::new("")).display()
+            ),
+        });
+    }
     if let Some(f) = args.real_time.filter(|f| !(f.is_finite() && *f > 0.0)) {
         return Err(Failure {
             code: INPUT_ERROR,
@@ -236,6 +259,11 @@ fn run(args: &Args, interrupt: Option<&signals::Interrupt>) -> Result<u8, Failur
         .to_string_lossy();
     let project = PathBuf::from(text.strip_prefix("file://").unwrap_or(&text));
     let options = options(args)?;
+    if project.is_dir() {
+        // Checked before the working directory (the path without extension) is created in it.
+        let error = mastersim::Error::ProjectIsDirectory { path: project };
+        return Err(Failure::new(INPUT_ERROR, &error));
+    }
     let wd = options.working_dir_for(&project);
     let log_dir = wd.join("log");
     std::fs::create_dir_all(&log_dir).map_err(|e| Failure {
@@ -268,7 +296,7 @@ fn run(args: &Args, interrupt: Option<&signals::Interrupt>) -> Result<u8, Failur
             session
                 .close()
                 .map_err(|e| Failure::new(SIMULATION_FAILED, &e))?;
-            println!("Results are in '{}'", wd.join("results").display());
+            say!("Results are in '{}'", wd.join("results").display());
             return Ok(0);
         }
         // A failed initialization is reported like a failed run, with summary.txt.
@@ -324,7 +352,7 @@ fn run(args: &Args, interrupt: Option<&signals::Interrupt>) -> Result<u8, Failur
     match (ending, interrupt) {
         (Ending::Interrupted { .. }, Some(interrupt)) if signalled => Ok(interrupt.received().1),
         _ => {
-            println!("Results are in '{}'", wd.join("results").display());
+            say!("Results are in '{}'", wd.join("results").display());
             Ok(0)
         }
     }

@@ -115,7 +115,7 @@ pub fn run(args: &PlotArgs) -> anyhow::Result<()> {
         ),
     }
     .with_context(|| format!("cannot write chart '{}'", output.display()))?;
-    println!("Chart written to '{}'", output.display());
+    say!("Chart written to '{}'", output.display());
     Ok(())
 }
 

@@ -50,8 +50,8 @@ pub fn serve_run(
         code: INPUT_ERROR,
         message: format!("--live: {e}"),
     })?;
-    println!("Live view: {}", server.url());
-    println!("The run starts when you press Start in the page.");
+    say!("Live view: {}", server.url());
+    say!("The run starts when you press Start in the page.");
     Ok(server)
 }
 
@@ -60,7 +60,7 @@ pub fn linger(server: &Server, interrupt: &Interrupt) {
     if interrupt.flag().load(std::sync::atomic::Ordering::Relaxed) {
         return;
     }
-    println!(
+    say!(
         "The run has ended; the live view stays at {} until Ctrl-C.",
         server.url()
     );
@@ -93,8 +93,8 @@ pub fn run(args: &ViewArgs) -> anyhow::Result<()> {
     let store = Store::replay(&title, &table.time, columns);
     let interrupt = Interrupt::install().context("cannot install the Ctrl-C handler")?;
     let server = Server::start(Source::Replay { store }, args.port)?;
-    println!("Viewing '{}': {}", args.input.display(), server.url());
-    println!("Press Ctrl-C to quit.");
+    say!("Viewing '{}': {}", args.input.display(), server.url());
+    say!("Press Ctrl-C to quit.");
     wait_for(&interrupt);
     Ok(())
 }

@@ -77,6 +77,7 @@ pub fn extract(fmu: &Path, target: &Path, options: &ExtractOptions) -> Result<()
         );
         return Ok(());
     }
+    log::debug!("extracting '{}' into '{}'", fmu.display(), target.display());
     // A stale stamp must not survive a failed or interrupted extraction.
     match fs::remove_file(&stamp_path) {
         Err(e) if e.kind() != io::ErrorKind::NotFound => {

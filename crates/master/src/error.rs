@@ -4,7 +4,7 @@
 //! the FMI function, `t` and `h` for run-time failures.
 
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use fmi::VarType;
 
@@ -118,7 +118,7 @@ pub enum Error {
         known: String,
     },
     /// A connection or parameter names a variable the slave does not have.
-    #[error("{at}: slave '{slave}' has no variable '{variable}' (in '{}')", source_file.display())]
+    #[error("{at}: slave '{slave}' has no variable '{variable}' (in '{}'){hint}", source_file.display())]
     UnknownVariable {
         /// The line.
         at: Location,
@@ -127,7 +127,10 @@ pub enum Error {
         /// The unknown variable (or column) name.
         variable: String,
         /// FMU or table file searched.
-        source_file: PathBuf,
+        source_file: Box<Path>,
+        /// The closest name (" (did you mean 'x'?)") or some of the names there are, from
+        /// [`name_hint`] (boxed: it keeps the error type small).
+        hint: Box<str>,
     },
     /// A connection target that is not an FMU input.
     #[error("{at}: '{reference}' cannot receive a connection: {reason}")]
@@ -337,5 +340,52 @@ impl From<crate::project::ProjectError> for Error {
 impl From<crate::table::TableError> for Error {
     fn from(e: crate::table::TableError) -> Self {
         Error::Table(Box::new(e))
+    }
+}
+
+/// What to say after an unknown `name` among `known` names: the closest one when it is close
+/// (at most a third of the letters differ, ignoring case; a swap of two letters counts once),
+/// as ` (did you mean 'x'?)`, otherwise `; it has: a, b, c` (the first ten, and how many
+/// there are in all), or nothing when there are none.
+pub fn name_hint<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> Box<str> {
+    let known: Vec<&str> = known.into_iter().collect();
+    let lower = name.to_lowercase();
+    let limit = (name.chars().count() / 3).max(1);
+    let closest = known
+        .iter()
+        .map(|k| (strsim::damerau_levenshtein(&lower, &k.to_lowercase()), *k))
+        .filter(|(d, _)| *d <= limit)
+        .min_by_key(|(d, _)| *d);
+    if let Some((_, k)) = closest {
+        return format!(" (did you mean '{k}'?)").into();
+    }
+    match known.len() {
+        0 => "".into(),
+        n if n <= 10 => format!("; it has: {}", known.join(", ")).into(),
+        n => format!("; it has {n}, among them: {}, …", known[..10].join(", ")).into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::name_hint;
+
+    #[test]
+    fn hints_name_the_closest_or_list_the_names() {
+        let known = ["alpha", "beta", "gamma", "delta"];
+        assert_eq!(&*name_hint("alpah", known), " (did you mean 'alpha'?)");
+        assert_eq!(&*name_hint("GAMMA", known), " (did you mean 'gamma'?)");
+        assert_eq!(
+            &*name_hint("x", known),
+            "; it has: alpha, beta, gamma, delta"
+        );
+        assert_eq!(&*name_hint("x", []), "");
+        let many: Vec<String> = (0..25).map(|i| format!("v{i:02}")).collect();
+        let hint = name_hint("speed", many.iter().map(String::as_str));
+        assert!(
+            hint.starts_with("; it has 25, among them: v00, v01"),
+            "{hint}"
+        );
+        assert!(hint.ends_with("v09, …"), "{hint}");
     }
 }

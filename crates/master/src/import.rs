@@ -129,9 +129,7 @@ pub fn import_fmus(
             source: Box::new(source),
         };
         if !options.skip_unzip {
-            if dir.exists() {
-                log::debug!("Directory exists, unzipping will overwrite files!");
-            }
+            // Reuses an unchanged extraction, or replaces a stale one (it logs which).
             fmi::archive::extract(path, &dir, &options.extract).map_err(import_error)?;
         }
         let fmu = Fmu::load(&dir).map_err(import_error)?;

@@ -38,6 +38,12 @@ pub enum Error {
         /// The path given.
         path: PathBuf,
     },
+    /// The path given as the project file is a directory.
+    #[error("'{}' is a directory; expected a project file (.msim)", path.display())]
+    ProjectIsDirectory {
+        /// The path given.
+        path: PathBuf,
+    },
     /// An option value out of its range.
     #[error("option {option} = {value}: expected {expected}")]
     InvalidOption {

@@ -98,7 +98,8 @@ impl Session {
     ///
     /// # Errors
     /// [`Error::InvalidOption`] for an option out of range; [`Error::Io`] when the working
-    /// directory cannot be created; [`Error::ProjectNotFound`]; [`Error::Master`] for a project,
+    /// directory cannot be created; [`Error::ProjectNotFound`]; [`Error::ProjectIsDirectory`];
+    /// [`Error::Master`] for a project,
     /// FMU, table or plan error (each names the file and line or the FMU); [`Error::Thread`]
     /// never (a supervisor thread that cannot start only disables supervision, with a warning).
     ///
@@ -124,6 +125,11 @@ impl Session {
             path: log_dir.clone(),
             source,
         })?;
+        if project_path.is_dir() {
+            return Err(Error::ProjectIsDirectory {
+                path: project_path.to_path_buf(),
+            });
+        }
         if !project_path.is_file() {
             return Err(Error::ProjectNotFound {
                 path: project_path.to_path_buf(),

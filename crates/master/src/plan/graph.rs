@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 use fmi::{Causality, ValueRef, VarType, Variability};
 
 use super::{Connection, OutputVariable, SlaveKind, SlavePlan};
-use crate::error::Location;
+use crate::error::{Location, name_hint};
 use crate::index::{LocalIndex, SlaveIndex};
 use crate::project::{GraphEdge, Project, VariableRef};
 use crate::values::PerType;
@@ -95,7 +95,14 @@ impl<'a> GraphBuilder<'a> {
                 at: self.at(line),
                 slave: edge.input.slave.clone(),
                 variable: edge.input.variable.clone(),
-                source_file: self.slaves[in_slave].kind.source_file(),
+                source_file: self.slaves[in_slave].kind.source_file().into(),
+                hint: name_hint(
+                    &edge.input.variable,
+                    variables
+                        .iter()
+                        .filter(|v| v.causality == Causality::Input)
+                        .map(|v| v.name.as_str()),
+                ),
             })?;
         if input.causality != Causality::Input {
             return Err(Error::InvalidConnectionTarget {
@@ -125,7 +132,11 @@ impl<'a> GraphBuilder<'a> {
                         at: self.at(line),
                         slave: edge.output.slave.clone(),
                         variable: edge.output.variable.clone(),
-                        source_file: table.path.clone(),
+                        source_file: table.path.clone().into(),
+                        hint: name_hint(
+                            &edge.output.variable,
+                            table.columns.iter().map(|c| c.name.as_str()),
+                        ),
                     }
                 })?;
                 let local = self.type_column(out_slave, column, ty, line, &output_text)?;
@@ -144,7 +155,14 @@ impl<'a> GraphBuilder<'a> {
                         at: self.at(line),
                         slave: edge.output.slave.clone(),
                         variable: edge.output.variable.clone(),
-                        source_file: kind.source_file(),
+                        source_file: kind.source_file().into(),
+                        hint: name_hint(
+                            &edge.output.variable,
+                            variables
+                                .iter()
+                                .filter(|v| v.causality == Causality::Output)
+                                .map(|v| v.name.as_str()),
+                        ),
                     })?;
                 if output.var_type != ty {
                     return Err(Error::TypeMismatch {

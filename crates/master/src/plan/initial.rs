@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use fmi::{Causality, Initial, ScalarVariable, VarType, Variability};
 
 use super::{InitialValue, PlanOptions, SlavePlan, Value};
-use crate::error::Location;
+use crate::error::{Location, name_hint};
 use crate::project::Project;
 use crate::{Error, Result};
 
@@ -141,7 +141,8 @@ pub(super) fn initial_values(
                     at: at.clone(),
                     slave: p.slave.clone(),
                     variable: p.variable.clone(),
-                    source_file: slave.kind.source_file(),
+                    source_file: slave.kind.source_file().into(),
+                    hint: name_hint(&p.variable, variables.iter().map(|v| v.name.as_str())),
                 })?;
             settable(v).map_err(|reason| Error::NotSettable {
                 at: at.clone(),

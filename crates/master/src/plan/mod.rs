@@ -14,6 +14,7 @@ use std::sync::Arc;
 
 use fmi::{ScalarVariable, ValueRef, Variability};
 
+use crate::error::name_hint;
 use crate::index::{LocalIndex, SlaveIndex};
 use crate::project::MasterAlgorithm;
 use crate::project::{Project, SimulatorDef};
@@ -418,8 +419,20 @@ impl SimulationPlan {
                 }),
         };
         found.ok_or_else(|| {
+            let hint = match &plan.kind {
+                SlaveKind::FileReader { table } => {
+                    name_hint(variable, table.columns.iter().map(|c| c.name.as_str()))
+                }
+                kind => name_hint(
+                    variable,
+                    kind.variables()
+                        .unwrap_or_default()
+                        .iter()
+                        .map(|v| v.name.as_str()),
+                ),
+            };
             missing(format!(
-                "slave '{slave_name}' has no variable '{variable}' (in '{}')",
+                "slave '{slave_name}' has no variable '{variable}' (in '{}'){hint}",
                 plan.kind.source_file().display()
             ))
         })

@@ -398,7 +398,7 @@ impl Observer for ResultFiles {
             && columns.string.is_empty()
         {
             log::warn!(
-                "No output quantities defined in slaves, mastersim will not generate any results!"
+                "the slaves have no result variables: the result files hold only the time column"
             );
         }
         let formats = &self.options.formats;
