@@ -100,6 +100,16 @@ async fn text(b: &Client, css: &str) -> String {
         .expect("text")
 }
 
+/// Clicks the element `css`, as a user does.
+async fn click(b: &Client, css: &str) {
+    b.find(Locator::Css(css))
+        .await
+        .unwrap_or_else(|e| panic!("{css}: {e}"))
+        .click()
+        .await
+        .unwrap_or_else(|e| panic!("click {css}: {e}"));
+}
+
 /// `window.mastersimView` (rows received, cursor row, following).
 async fn view(b: &Client) -> Value {
     b.execute("return window.mastersimView;", vec![])
@@ -229,12 +239,7 @@ async fn the_live_view_steers_and_scrubs_a_run() {
     .await;
 
     // Start; for 2.5 s, the page never lags the server by more than 1 s.
-    b.find(Locator::Css("#start"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(&b, "#start").await;
     let mut server: Vec<(Instant, u64)> = Vec::new();
     let mut worst = Duration::ZERO;
     let started = Instant::now();
@@ -254,12 +259,7 @@ async fn the_live_view_steers_and_scrubs_a_run() {
     screenshot(&b, "live-running", 100).await;
 
     // Pause: the simulated time stays fixed for 2 s, on the server and in the page.
-    b.find(Locator::Css("#pause"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(&b, "#pause").await;
     wait_page(&b, Duration::from_secs(5), "paused", |s| {
         s["state"] == "paused"
     })
@@ -273,12 +273,7 @@ async fn the_live_view_steers_and_scrubs_a_run() {
 
     // One step: exactly one communication step (0.01 s) and one row.
     let rows_before = live.status()["rows"].as_u64().unwrap();
-    b.find(Locator::Css("#step"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(&b, "#step").await;
     let stepped = live.wait_for(Duration::from_secs(5), |s| {
         s["rows"].as_u64() == Some(rows_before + 1)
     });
@@ -328,12 +323,7 @@ async fn the_live_view_steers_and_scrubs_a_run() {
     // Hiding a signal takes its line out of the chart.
     let orange = |png: &[u8]| colour_pixels(png, LINE_COLOURS[1]);
     let shown = orange(&b.screenshot().await.unwrap());
-    b.find(Locator::Css(".signal-toggle[data-name='Predator.y']"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(&b, ".signal-toggle[data-name='Predator.y']").await;
     tokio::time::sleep(Duration::from_millis(300)).await;
     let hidden = orange(&b.screenshot().await.unwrap());
     println!("Predator.y pixels: {shown} shown, {hidden} hidden");

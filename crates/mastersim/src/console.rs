@@ -4,13 +4,13 @@
 //! Spec: MasterSim reference §12.4 (console output).
 
 use std::io::IsTerminal;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use std::time::Instant;
 
 use master::values::TypedValues;
 use master::{Counters, Observer, ObserverError, OutputLayout};
 
-use crate::pacing::PacingFigures;
+use crate::pacing::PacingSlot;
 
 /// Steps between updates: reading the clock and formatting on every step would cost more than
 /// the step of cheap slaves.
@@ -35,7 +35,7 @@ pub(crate) struct ConsoleProgress {
     t_end: f64,
     started: Instant,
     /// The figures of a paced run, published by the session.
-    pacing: Arc<Mutex<Option<PacingFigures>>>,
+    pacing: Arc<PacingSlot>,
     /// The last update of a paced run's bar.
     paced_update: Instant,
 }
@@ -43,7 +43,7 @@ pub(crate) struct ConsoleProgress {
 impl ConsoleProgress {
     /// A bar when stdout is a terminal, lines otherwise; `pacing` holds the figures of a
     /// paced run, shown on the line.
-    pub fn new(pacing: Arc<Mutex<Option<PacingFigures>>>) -> Self {
+    pub fn new(pacing: Arc<PacingSlot>) -> Self {
         let display = if std::io::stdout().is_terminal() {
             let bar = indicatif::ProgressBar::new(1000);
             bar.set_style(
@@ -80,7 +80,7 @@ impl Observer for ConsoleProgress {
     }
 
     fn step_completed(&mut self, c: &Counters) {
-        let pacing = *self.pacing.lock().unwrap_or_else(PoisonError::into_inner);
+        let pacing = self.pacing.get();
         if pacing.is_some() {
             // A paced run takes few steps per second: update by wall time instead.
             if self.paced_update.elapsed().as_secs_f64() < PACED_INTERVAL {

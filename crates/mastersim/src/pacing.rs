@@ -15,6 +15,8 @@
 //! recovered).
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
@@ -70,6 +72,34 @@ impl PacingFigures {
             if self.overruns == 1 { "" } else { "s" },
             self.max_overrun * 1e3
         )
+    }
+}
+
+/// The latest figures of a paced run, shared by the stepping loop (which writes them) and the
+/// progress line and `summary.txt` (which read them). A run that was never paced costs a
+/// reader one relaxed atomic load per look, not a lock.
+#[derive(Debug, Default)]
+pub(crate) struct PacingSlot {
+    /// Set once figures were stored.
+    paced: AtomicBool,
+    figures: Mutex<Option<PacingFigures>>,
+}
+
+impl PacingSlot {
+    /// Stores `figures` when `pacing` (pacing is on now) or the run was paced before.
+    pub(crate) fn report(&self, pacing: bool, figures: PacingFigures) {
+        if pacing || self.paced.load(Ordering::Relaxed) {
+            *self.figures.lock().unwrap_or_else(PoisonError::into_inner) = Some(figures);
+            self.paced.store(true, Ordering::Release);
+        }
+    }
+
+    /// The latest figures; `None` when the run was never paced.
+    pub(crate) fn get(&self) -> Option<PacingFigures> {
+        if !self.paced.load(Ordering::Acquire) {
+            return None;
+        }
+        *self.figures.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 

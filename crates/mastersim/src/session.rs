@@ -5,8 +5,8 @@
 //! `execution` (a steppable run with observers).
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use master::project::{Project, ResultFormat};
@@ -20,7 +20,7 @@ use crate::checkpoint::{Checkpoint, FileHash, SlaveSource, SlaveStates};
 
 use crate::console::ConsoleProgress;
 use crate::options::Options;
-use crate::pacing::{Pacer, PacingFigures};
+use crate::pacing::{Pacer, PacingSlot};
 use crate::report::{Ending, Summary};
 use crate::results::{Continued, ResultFiles, ResultOptions};
 use crate::steering::{Next, Steering};
@@ -70,7 +70,7 @@ pub struct Session {
     sources: Option<(FileHash, Vec<SlaveSource>)>,
     /// The pacing figures of a steered run that was paced, shared with the progress line;
     /// written to `summary.txt`.
-    pacing: Arc<Mutex<Option<PacingFigures>>>,
+    pacing: Arc<PacingSlot>,
     /// What raised the stop flag, for `summary.txt`.
     stop_cause: String,
     /// The message of the error that ended the run, for `summary.txt`.
@@ -225,7 +225,7 @@ impl Session {
         });
         let mut observers = Observers::default();
         observers.push(Box::new(record.clone()));
-        let pacing = Arc::new(Mutex::new(None));
+        let pacing = Arc::new(PacingSlot::default());
         if options.console_progress {
             observers.push(Box::new(ConsoleProgress::new(pacing.clone())));
         }
@@ -434,22 +434,13 @@ impl Session {
                 pacer.figures()
             });
             if let Some(f) = figures {
-                self.report_pacing(&pacer, f);
+                self.pacing.report(pacer.factor().is_some(), f);
             }
             steering.publish(report.t, figures);
             if let Some(outcome) = report.ended {
                 return Ok(outcome);
             }
             self.checkpoint_if_due();
-        }
-    }
-
-    /// Hands `figures` to the progress line and `summary.txt` when pacing is on, or was on
-    /// earlier in the run.
-    fn report_pacing(&self, pacer: &Pacer, figures: PacingFigures) {
-        let mut slot = self.pacing.lock().unwrap_or_else(PoisonError::into_inner);
-        if pacer.factor().is_some() || slot.is_some() {
-            *slot = Some(figures);
         }
     }
 
@@ -768,7 +759,7 @@ impl Session {
         let files = self.record.finish_files();
         let stats = self.sim.statistics();
         let summary_path = self.working_dir.join("log").join("summary.txt");
-        let pacing = *self.pacing.lock().unwrap_or_else(PoisonError::into_inner);
+        let pacing = self.pacing.get();
         let summary = Summary::now(&stats)
             .with_do_step_calls(self.plan().multirate.is_some())
             .with_pacing(pacing)

@@ -13,6 +13,8 @@ pub mod result_file;
 pub mod signal_table;
 mod signal_type;
 pub mod table;
+#[cfg(test)]
+mod test_support;
 
 pub use csv::{Column, StringsCsvWriter, ValuesCsvWriter};
 pub use error::{Error, Result};

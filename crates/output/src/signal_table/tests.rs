@@ -188,28 +188,8 @@ fn reals_survive_the_json_text_bit_for_bit() -> Result<()> {
         signals: vec![TableSignal::new("x", SignalType::Real, "")],
         ..SignalLayout::default()
     };
-    let mut state = 0x9E37_79B9_7F4A_7C15u64;
-    let mut values = vec![
-        0.0,
-        -0.0,
-        0.1,
-        1.0 / 3.0,
-        f64::MIN_POSITIVE,
-        5e-324,
-        f64::MAX,
-        f64::MIN,
-        f64::EPSILON,
-        123_456_789_012_345_680.0,
-    ];
-    for _ in 0..2000 {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        let v = f64::from_bits(state);
-        if v.is_finite() {
-            values.push(v);
-        }
-    }
+    // The awkward values, then pseudo-random finite ones of every magnitude.
+    let values = crate::test_support::reals(2010);
     let mut w = SignalTableWriter::create(&path, &layout)?;
     for (i, &v) in values.iter().enumerate() {
         w.push_row(i as f64 * 0.1, &[], &[], &[v], &[] as &[&str])?;

@@ -8,34 +8,6 @@ use crate::signal_table::{
     TableParameter, TableSignal, Variability,
 };
 
-/// Pseudo-random finite `f64`s of every magnitude (xorshift over the bit patterns), after
-/// the awkward ones.
-fn reals(count: usize) -> Vec<f64> {
-    let mut values = vec![
-        0.0,
-        -0.0,
-        0.1,
-        1.0 / 3.0,
-        f64::MIN_POSITIVE,
-        5e-324,
-        f64::MAX,
-        f64::MIN,
-        f64::EPSILON,
-        123_456_789_012_345_680.0,
-    ];
-    let mut state = 0x9E37_79B9_7F4A_7C15u64;
-    while values.len() < count {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        let v = f64::from_bits(state);
-        if v.is_finite() {
-            values.push(v);
-        }
-    }
-    values
-}
-
 fn bits(values: &[f64]) -> Vec<u64> {
     values.iter().map(|v| v.to_bits()).collect()
 }
@@ -114,7 +86,7 @@ struct Written {
 
 /// Writes the sample table to `path` with the crate's writer.
 fn write_sample(path: &Path, rows: usize) -> Result<Written> {
-    let x = reals(rows);
+    let x = crate::test_support::reals(rows);
     let mut written = Written {
         time: (0..rows).map(|i| i as f64 * 0.1).collect(),
         x: x.clone(),
