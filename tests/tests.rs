@@ -9,6 +9,7 @@ mod cli;
 mod examples;
 mod faults;
 mod hostile;
+mod info;
 mod live_view;
 mod multirate;
 mod packed_fmus;

@@ -2,8 +2,9 @@
 //!
 //! The binary only drives the `mastersim` library: it turns the command line into
 //! [`mastersim::Options`], sets up logging, turns SIGINT and SIGTERM into a stop request, and
-//! maps how the run ended to an exit code. `mastersim plot` draws result files; `--live` and
-//! `mastersim view` serve the live view (crate `mastersim-live`).
+//! maps how the run ended to an exit code. `mastersim info` shows what an FMU holds,
+//! `mastersim plot` draws result files; `--live` and `mastersim view` serve the live view
+//! (crate `mastersim-live`).
 //!
 //! Exit codes (docs/robustness.md): 0 done (also for `--test-init` and a slave's terminate
 //! request), 1 the simulation failed, 2 usage, project or FMU error, 124 an FMU call exceeded
@@ -21,6 +22,7 @@ macro_rules! say {
     }};
 }
 
+mod info;
 mod logging;
 mod plot;
 mod signals;
@@ -41,7 +43,7 @@ use mastersim::{
     name = "mastersim",
     version,
     disable_version_flag = true,
-    about = "FMI co-simulation master for MasterSim projects",
+    about = "FMI co-simulation master: runs MasterSim projects and single FMUs",
     args_conflicts_with_subcommands = true,
     subcommand_negates_reqs = true
 )]
@@ -58,17 +60,56 @@ struct Cli {
 /// Subcommands besides running a project.
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Show what an FMU holds: FMI version, platforms, capabilities, default experiment and
+    /// variables (read from the archive; nothing is extracted or loaded).
+    Info(info::InfoArgs),
     /// Plot variables of a result file (values.csv, .mat or .json) into an SVG or PNG chart.
     Plot(plot::PlotArgs),
     /// Open stored results (results .mat, values.csv or result .json) in the browser view.
     View(view::ViewArgs),
+    /// Print the shell completion script of mastersim, e.g. `mastersim completions bash >
+    /// ~/.local/share/bash-completion/completions/mastersim`.
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page of mastersim (roff), e.g. `mastersim man | man -l -`.
+    Man,
+}
+
+/// Writes `bytes` to stdout; a closed stdout is not an error (as for [`say!`]).
+fn print_bytes(bytes: &[u8]) {
+    use std::io::Write as _;
+    let mut out = std::io::stdout();
+    let _ = out.write_all(bytes).and_then(|()| out.flush());
+}
+
+/// `mastersim completions <shell>` and `mastersim man`: generated from the command-line
+/// definition, so they always match it.
+fn generated(command: &Command) -> Option<anyhow::Result<()>> {
+    use clap::CommandFactory as _;
+    let mut buffer = Vec::new();
+    match command {
+        Command::Completions { shell } => {
+            clap_complete::generate(*shell, &mut Cli::command(), "mastersim", &mut buffer);
+        }
+        Command::Man => {
+            if let Err(e) = clap_mangen::Man::new(Cli::command()).render(&mut buffer) {
+                return Some(Err(e.into()));
+            }
+        }
+        _ => return None,
+    }
+    print_bytes(&buffer);
+    Some(Ok(()))
 }
 
 /// Running a project.
 #[derive(Debug, clap::Args)]
 struct Args {
-    /// The project file (.msim).
-    #[arg(required = true)]
+    /// The project file (.msim), or an FMU (.fmu) to run on its own.
+    #[arg(required = true, value_name = "PROJECT|FMU")]
     project: Option<PathBuf>,
     /// Further project files: refused with a clear message (one project per run).
     #[arg(hide = true)]
@@ -101,7 +142,7 @@ struct Args {
     step_timeout: Option<f64>,
     /// Threads that step the slaves of Gauss-Jacobi in parallel [default: the number of cores].
     /// Results do not depend on it.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = at_least_one)]
     threads: Option<usize>,
     /// Time arithmetic [default: the project's timeArithmetic, exact]: `exact` computes fixed
     /// communication points as t0 + n·h; `mastersim` reproduces MasterSim 0.9.8 (t += h, slave
@@ -121,11 +162,66 @@ struct Args {
     /// Overruns are counted; summary.txt reports the factor achieved.
     #[arg(long, value_name = "FACTOR", num_args = 0..=1, default_missing_value = "1")]
     real_time: Option<f64>,
+    /// Override a setting or parameter as if it were one more line of the project:
+    /// `<keyword>=<value>` (tEnd=10 s, MasterMode=NEWTON) or `<slave>.<variable>=<value>`;
+    /// for an FMU run, `<variable>=<value>`. Repeatable; later ones win.
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    set: Vec<String>,
+    /// Start time, s (a number) or with a unit ("2 min"); short for --set tStart=….
+    #[arg(long, value_name = "TIME")]
+    start_time: Option<String>,
+    /// Stop time, s or with a unit; short for --set tEnd=… [default for an FMU: its default
+    /// experiment, else 1 s].
+    #[arg(long, value_name = "TIME")]
+    stop_time: Option<String>,
+    /// Communication step size, s or with a unit; short for --set hStart=… [default for an
+    /// FMU: its default experiment, else 1/500 of the run].
+    #[arg(long, value_name = "TIME")]
+    step_size: Option<String>,
+    /// FMU runs: a CSV/TSV table whose columns feed the FMU inputs of the same name.
+    #[arg(long, value_name = "TABLE")]
+    input: Option<PathBuf>,
+    /// Save the project as run (overrides and defaults written out) to this .msim file.
+    #[arg(long, value_name = "FILE")]
+    write_msim: Option<PathBuf>,
     /// Serve a live view of the run at http://127.0.0.1:PORT (none or 0: a free port; the URL
     /// is printed). The run waits for Start in the page; after it ends the view stays open
     /// until Ctrl-C.
     #[arg(long, value_name = "PORT", num_args = 0..=1, default_missing_value = "0")]
     live: Option<u16>,
+}
+
+/// A thread count ≥ 1, refused by the parser before anything is created or loaded.
+fn at_least_one(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(0) => Err("expected at least 1 thread".into()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(format!("{e}, expected a number of threads ≥ 1")),
+    }
+}
+
+/// The `--set` overrides of `args`: `--start-time`, `--stop-time` and `--step-size` first (a
+/// plain number is in seconds), then every `--set` in order, so that a `--set` wins.
+fn overrides(args: &Args) -> Vec<String> {
+    let time = |keyword: &str, value: &Option<String>| {
+        value.as_ref().map(|v| {
+            let v = v.trim();
+            if v.parse::<f64>().is_ok() {
+                format!("{keyword}={v} s")
+            } else {
+                format!("{keyword}={v}")
+            }
+        })
+    };
+    [
+        time("tStart", &args.start_time),
+        time("tEnd", &args.stop_time),
+        time("hStart", &args.step_size),
+    ]
+    .into_iter()
+    .flatten()
+    .chain(args.set.iter().cloned())
+    .collect()
 }
 
 /// A result format on the command line.
@@ -195,9 +291,14 @@ fn options(args: &Args) -> Result<Options, Failure> {
         return Err(Failure {
             code: INPUT_ERROR,
             message: format!(
-                "one project per run: '{}' follows the project '{}'",
+                "one project per run: '{}' follows the project '{}'{}",
                 extra.display(),
-                args.project.as_deref().unwrap_or(Path::new("")).display()
+                args.project.as_deref().unwrap_or(Path::new("")).display(),
+                if args.set.is_empty() {
+                    ""
+                } else {
+                    " (quote a --set value with spaces: --set 'tEnd=10 s')"
+                }
             ),
         });
     }
@@ -246,6 +347,8 @@ fn options(args: &Args) -> Result<Options, Failure> {
         step_timeout,
         checkpoint_interval: args.checkpoint_interval,
         checkpoint_on_stop: true,
+        overrides: overrides(args),
+        input: args.input.clone(),
     })
 }
 
@@ -284,6 +387,12 @@ fn run(args: &Args, interrupt: Option<&signals::Interrupt>) -> Result<u8, Failur
         Session::open(&project, &options)
     };
     let mut session = session.map_err(|e| Failure::new(INPUT_ERROR, &e))?;
+    if let Some(path) = &args.write_msim {
+        session
+            .write_project(path)
+            .map_err(|e| Failure::new(INPUT_ERROR, &e))?;
+        log::info!("Project written to '{}'", path.display());
+    }
     // The live view, kept open after the run until Ctrl-C.
     let mut server = None;
     if let Some(interrupt) = interrupt {
@@ -361,8 +470,10 @@ fn run(args: &Args, interrupt: Option<&signals::Interrupt>) -> Result<u8, Failur
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let command = match &cli.command {
+        Some(Command::Info(args)) => Some(info::run(args)),
         Some(Command::Plot(args)) => Some(plot::run(args)),
         Some(Command::View(args)) => Some(view::run(args)),
+        Some(other) => generated(other),
         None => None,
     };
     if let Some(done) = command {

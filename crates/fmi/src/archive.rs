@@ -1,4 +1,5 @@
-//! Extracting an `.fmu` (zip) archive into a directory the caller names.
+//! Extracting an `.fmu` (zip) archive into a directory the caller names, and reading what it
+//! holds without extracting it ([`inspect`]).
 //!
 //! An FMU comes from outside, so extraction is defensive: entries that would land outside the
 //! target directory (absolute paths, `..`) and symbolic links are refused, and the number of
@@ -10,7 +11,7 @@ use std::fs::{self, File};
 use std::io::{self, Read, Write};
 use std::path::Path;
 
-use crate::{Error, Result};
+use crate::{Error, ModelDescription, Result};
 
 /// Limits applied while extracting.
 ///
@@ -164,6 +165,161 @@ pub fn extract(fmu: &Path, target: &Path, options: &ExtractOptions) -> Result<()
         path: stamp_path,
         source,
     })
+}
+
+/// What an FMU archive holds, read by [`inspect`] without extracting it.
+///
+/// Spec: FMI 2.0.2 §2.3 (structure of the FMU zip file), FMI 1.0 §2.1.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FmuContents {
+    /// The parsed `modelDescription.xml` (capabilities as declared: whether the shared
+    /// library exports their functions is only known after loading it, see [`crate::Fmu`]).
+    pub description: ModelDescription,
+    /// The root element's `generationDateAndTime` as written (ISO 8601, e.g.
+    /// `2024-05-02T10:11:12Z`); `None` when absent.
+    pub generation_date_and_time: Option<String>,
+    /// The root element's `version` (the model's version, not the FMI version) as written;
+    /// `None` when absent.
+    pub model_version: Option<String>,
+    /// Platform folders under `binaries/` (e.g. `linux64`, `win64`, `x86_64-linux`), sorted
+    /// and each once; a folder counts when the archive lists it or a file inside it. Empty
+    /// when the FMU has no binaries.
+    pub platforms: Vec<String>,
+    /// Files under `sources/` (archive paths with `/` separators, in archive order); empty
+    /// when the FMU comes without sources.
+    pub source_files: Vec<String>,
+}
+
+/// Name of the model description inside an FMU archive.
+const MODEL_DESCRIPTION: &str = "modelDescription.xml";
+
+/// Reads `modelDescription.xml` and the list of entries straight from the archive `fmu`:
+/// nothing is extracted to disk and no shared library is loaded.
+///
+/// Entry names written with `\` separators (some Windows tools) are read as `/`. Only
+/// `modelDescription.xml` is decompressed, and at most `options.max_total_size` bytes of it;
+/// the rest of the archive is known from its central directory alone. Errors about the
+/// model description name it as `<fmu>/modelDescription.xml`.
+///
+/// # Errors
+/// - [`Error::Io`]: `fmu` cannot be opened or is a directory, or the archive has no
+///   `modelDescription.xml` at its root (kind [`io::ErrorKind::NotFound`]);
+/// - [`Error::EmptyArchive`]: `fmu` has 0 bytes;
+/// - [`Error::Zip`]: `fmu` is not a valid zip archive;
+/// - [`Error::CorruptEntry`]: `modelDescription.xml` cannot be decompressed (bad checksum, bad
+///   deflate stream);
+/// - [`Error::UnsafeArchiveEntry`]: `modelDescription.xml` is a symbolic link;
+/// - [`Error::ArchiveTooLarge`]: `modelDescription.xml` has more than
+///   `options.max_total_size` bytes;
+/// - the decoding and parse errors of [`ModelDescription::from_file`].
+///
+/// Spec: FMI 2.0.2 §2.3 (FMU layout: `modelDescription.xml`, `binaries/<platform>/`,
+/// `sources/`), §2.2.1 (`generationDateAndTime`, `version`); FMI 1.0 §2.1, §2.2.
+pub fn inspect(fmu: &Path, options: &ExtractOptions) -> Result<FmuContents> {
+    let io_error = |source| Error::Io {
+        path: fmu.to_owned(),
+        source,
+    };
+    let file = File::open(fmu).map_err(io_error)?;
+    let metadata = file.metadata().map_err(io_error)?;
+    if metadata.is_dir() {
+        return Err(io_error(io::Error::new(
+            io::ErrorKind::IsADirectory,
+            "is a directory, expected an FMU archive (zip)",
+        )));
+    }
+    if metadata.len() == 0 {
+        return Err(Error::EmptyArchive {
+            fmu: fmu.to_owned(),
+        });
+    }
+    let mut archive =
+        zip::ZipArchive::new(io::BufReader::new(file)).map_err(|source| Error::Zip {
+            fmu: fmu.to_owned(),
+            source,
+        })?;
+    let mut platforms = std::collections::BTreeSet::new();
+    let mut source_files = Vec::new();
+    let mut description_index = None;
+    for (i, raw_name) in archive.file_names_raw().enumerate() {
+        let name = String::from_utf8_lossy(raw_name).replace('\\', "/");
+        let is_dir = name.ends_with('/');
+        let parts: Vec<&str> = name
+            .split('/')
+            .filter(|p| !p.is_empty() && *p != ".")
+            .collect();
+        match parts.as_slice() {
+            [MODEL_DESCRIPTION] if !is_dir => description_index = Some(i),
+            ["binaries", platform, rest @ ..]
+                if (is_dir || !rest.is_empty()) && *platform != ".." =>
+            {
+                platforms.insert((*platform).to_owned());
+            }
+            ["sources", _, ..] if !is_dir => source_files.push(parts.join("/")),
+            _ => {}
+        }
+    }
+    let Some(index) = description_index else {
+        return Err(io_error(io::Error::new(
+            io::ErrorKind::NotFound,
+            "the archive has no modelDescription.xml at its root; is this an FMU?",
+        )));
+    };
+    let corrupt = |source| Error::CorruptEntry {
+        fmu: fmu.to_owned(),
+        entry: MODEL_DESCRIPTION.to_owned(),
+        source,
+    };
+    let mut entry = archive.by_index(index).map_err(corrupt)?;
+    if entry.is_symlink() {
+        return Err(Error::UnsafeArchiveEntry {
+            fmu: fmu.to_owned(),
+            entry: MODEL_DESCRIPTION.to_owned(),
+            reason: "symbolic links are not allowed",
+        });
+    }
+    let limit = options.max_total_size;
+    let mut bytes = Vec::new();
+    (&mut entry)
+        .take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|e| corrupt(e.into()))?;
+    if bytes.len() as u64 > limit {
+        return Err(Error::ArchiveTooLarge {
+            fmu: fmu.to_owned(),
+            entry: MODEL_DESCRIPTION.to_owned(),
+            limit,
+        });
+    }
+    let path = fmu.join(MODEL_DESCRIPTION);
+    let (description, text) = ModelDescription::from_bytes(bytes, &path)?;
+    let root_attribute = |name: &str| root_attribute(&text, name);
+    Ok(FmuContents {
+        description,
+        generation_date_and_time: root_attribute("generationDateAndTime"),
+        model_version: root_attribute("version"),
+        platforms: platforms.into_iter().collect(),
+        source_files,
+    })
+}
+
+/// The attribute `name` of the root element of the well-formed document `xml`, unescaped.
+fn root_attribute(xml: &str, name: &str) -> Option<String> {
+    use quick_xml::events::Event;
+    let mut reader = quick_xml::Reader::from_str(xml);
+    loop {
+        match reader.read_event().ok()? {
+            Event::Start(e) | Event::Empty(e) => {
+                let attribute = e.try_get_attribute(name).ok()??;
+                return attribute
+                    .normalized_value(quick_xml::XmlVersion::Implicit1_0)
+                    .ok()
+                    .map(std::borrow::Cow::into_owned);
+            }
+            Event::Eof => return None,
+            _ => {}
+        }
+    }
 }
 
 /// Name of the extraction stamp inside the target directory.
@@ -479,6 +635,167 @@ mod tests {
                 .contains("test.fmu: archive entry 'data.bin' is corrupt"),
             "{err}"
         );
+    }
+
+    const DESCRIPTION_V2: &[u8] = br#"<?xml version="1.0" encoding="UTF-8"?>
+<fmiModelDescription fmiVersion="2.0" modelName="M" guid="{1}" version="1.2.3"
+    generationDateAndTime="2024-05-02T10:11:12Z" generationTool="T &amp; U">
+  <CoSimulation modelIdentifier="M" canGetAndSetFMUstate="true"/>
+  <ModelVariables>
+    <ScalarVariable name="x" valueReference="1" causality="output"><Real/></ScalarVariable>
+  </ModelVariables>
+  <ModelStructure><Outputs><Unknown index="1"/></Outputs></ModelStructure>
+</fmiModelDescription>"#;
+
+    #[test]
+    fn inspect_reads_the_description_and_lists_platforms_and_sources() {
+        let tmp = tempfile::tempdir().unwrap();
+        let fmu = write_fmu(
+            tmp.path(),
+            &build_zip(&[
+                ("modelDescription.xml", DESCRIPTION_V2),
+                ("binaries/", b""),
+                ("binaries/win64/", b""),
+                ("binaries/linux64/M.so", b"ELF?"),
+                ("binaries\\darwin64\\M.dylib", b"Mach-O?"),
+                ("binaries/x86_64-linux/M.so", b"ELF?"),
+                ("binaries/README.txt", b"not a platform"),
+                ("sources/", b""),
+                ("sources/m.c", b"int x;"),
+                ("sources/include/m.h", b""),
+                ("documentation/index.html", b""),
+            ]),
+        );
+        let contents = inspect(&fmu, &ExtractOptions::default()).unwrap();
+        assert_eq!(contents.description.model_name, "M");
+        assert!(contents.description.capabilities.can_get_and_set_fmu_state);
+        assert_eq!(
+            contents.description.generation_tool.as_deref(),
+            Some("T & U")
+        );
+        assert_eq!(
+            contents.generation_date_and_time.as_deref(),
+            Some("2024-05-02T10:11:12Z")
+        );
+        assert_eq!(contents.model_version.as_deref(), Some("1.2.3"));
+        assert_eq!(
+            contents.platforms,
+            ["darwin64", "linux64", "win64", "x86_64-linux"]
+        );
+        assert_eq!(
+            contents.source_files,
+            ["sources/m.c", "sources/include/m.h"]
+        );
+        // Nothing was extracted next to the archive.
+        let mut names: Vec<_> = fs::read_dir(tmp.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["test.fmu"]);
+    }
+
+    #[test]
+    fn inspect_without_binaries_sources_or_optional_attributes() {
+        let tmp = tempfile::tempdir().unwrap();
+        let xml = String::from_utf8(DESCRIPTION_V2.to_vec())
+            .unwrap()
+            .replace(r#" version="1.2.3""#, "")
+            .replace(r#"generationDateAndTime="2024-05-02T10:11:12Z""#, "");
+        let mut bom = b"\xEF\xBB\xBF".to_vec();
+        bom.extend_from_slice(xml.as_bytes());
+        let fmu = write_fmu(tmp.path(), &build_zip(&[("modelDescription.xml", &bom)]));
+        let contents = inspect(&fmu, &ExtractOptions::default()).unwrap();
+        assert_eq!(contents.generation_date_and_time, None);
+        assert_eq!(contents.model_version, None);
+        assert!(contents.platforms.is_empty());
+        assert!(contents.source_files.is_empty());
+    }
+
+    #[test]
+    fn inspect_errors_name_the_archive() {
+        let tmp = tempfile::tempdir().unwrap();
+        let options = ExtractOptions::default();
+        // Not a zip.
+        let fmu = write_fmu(tmp.path(), b"just text");
+        let err = inspect(&fmu, &options).unwrap_err();
+        assert!(matches!(err, Error::Zip { .. }), "{err}");
+        assert!(err.to_string().contains("test.fmu"), "{err}");
+        // Empty.
+        let fmu = write_fmu(tmp.path(), b"");
+        let err = inspect(&fmu, &options).unwrap_err();
+        assert!(matches!(err, Error::EmptyArchive { .. }), "{err}");
+        // Missing.
+        let err = inspect(&tmp.path().join("nope.fmu"), &options).unwrap_err();
+        assert!(matches!(err, Error::Io { .. }), "{err}");
+        assert!(err.to_string().contains("nope.fmu"), "{err}");
+        // A directory.
+        let err = inspect(tmp.path(), &options).unwrap_err();
+        assert!(err.to_string().contains("is a directory"), "{err}");
+        // No modelDescription.xml at the root (one in a folder does not count).
+        let fmu = write_fmu(
+            tmp.path(),
+            &build_zip(&[("M/modelDescription.xml", DESCRIPTION_V2)]),
+        );
+        let err = inspect(&fmu, &options).unwrap_err();
+        assert!(
+            matches!(&err, Error::Io { source, .. } if source.kind() == io::ErrorKind::NotFound),
+            "{err}"
+        );
+        assert!(
+            err.to_string()
+                .contains("test.fmu: the archive has no modelDescription.xml"),
+            "{err}"
+        );
+        // Bad XML: named as the entry inside the archive, with the byte position.
+        let fmu = write_fmu(
+            tmp.path(),
+            &build_zip(&[("modelDescription.xml", b"<fmiModelDescription fmiVersion=")]),
+        );
+        let err = inspect(&fmu, &options).unwrap_err();
+        assert!(matches!(err, Error::Xml { .. }), "{err}");
+        assert!(
+            err.to_string()
+                .contains("test.fmu/modelDescription.xml: malformed XML"),
+            "{err}"
+        );
+        // Not UTF-8 and not declared Latin-1.
+        let fmu = write_fmu(
+            tmp.path(),
+            &build_zip(&[("modelDescription.xml", b"<a b=\"\xff\"/>")]),
+        );
+        let err = inspect(&fmu, &options).unwrap_err();
+        assert!(err.to_string().contains("not valid UTF-8"), "{err}");
+    }
+
+    #[test]
+    fn inspect_limits_the_bytes_read_and_decodes_latin1() {
+        let tmp = tempfile::tempdir().unwrap();
+        let fmu = write_fmu(
+            tmp.path(),
+            &build_zip(&[("modelDescription.xml", DESCRIPTION_V2)]),
+        );
+        let options = ExtractOptions {
+            max_total_size: 100,
+        };
+        let err = inspect(&fmu, &options).unwrap_err();
+        assert!(
+            matches!(&err, Error::ArchiveTooLarge { entry, limit: 100, .. } if entry == "modelDescription.xml"),
+            "{err}"
+        );
+        let options = ExtractOptions {
+            max_total_size: DESCRIPTION_V2.len() as u64,
+        };
+        inspect(&fmu, &options).unwrap();
+        // Latin-1, as declared: 'é' is one byte.
+        let xml = String::from_utf8(DESCRIPTION_V2.to_vec())
+            .unwrap()
+            .replace("UTF-8", "ISO-8859-1")
+            .replace(r#"modelName="M""#, "modelName=\"M\u{e9}\"");
+        let bytes: Vec<u8> = xml.chars().map(|c| c as u8).collect();
+        let fmu = write_fmu(tmp.path(), &build_zip(&[("modelDescription.xml", &bytes)]));
+        let contents = inspect(&fmu, &ExtractOptions::default()).unwrap();
+        assert_eq!(contents.description.model_name, "M\u{e9}");
     }
 
     #[test]

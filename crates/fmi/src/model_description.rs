@@ -197,8 +197,22 @@ impl ModelDescription {
             path: path.to_owned(),
             source,
         })?;
+        Self::from_bytes(bytes, path).map(|(description, _)| description)
+    }
+
+    /// Decodes and parses the bytes of a `modelDescription.xml` (read from a file or straight
+    /// from an FMU archive), decoded as [`ModelDescription::from_file`] does; `path` is only
+    /// used in error messages. Returns the description and the decoded text.
+    ///
+    /// # Errors
+    /// [`crate::Error::Xml`] when the bytes cannot be decoded; otherwise as
+    /// [`ModelDescription::parse`].
+    ///
+    /// Spec: FMI 2.0.2 §2.2 (UTF-8 encoded), FMI 1.0 §2.2.
+    pub fn from_bytes(bytes: Vec<u8>, path: &Path) -> Result<(Self, String)> {
         let text = raw::decode_text(bytes, path)?;
-        Self::parse(&text, path)
+        let description = Self::parse(&text, path)?;
+        Ok((description, text))
     }
 
     /// Parses the text of a `modelDescription.xml`; `path` is only used in error messages.

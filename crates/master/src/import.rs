@@ -102,10 +102,7 @@ pub fn import_fmus(
     for (path, def) in files {
         if !path.is_file() {
             return Err(Error::SlaveFileNotFound {
-                at: Location {
-                    file: project.path.clone(),
-                    line: Some(def.line),
-                },
+                at: project.location(Some(def.line)),
                 slave: def.name.clone(),
                 path: path.to_path_buf(),
             });
@@ -147,10 +144,7 @@ pub fn resolve_slave(
     def: &SimulatorDef,
     fmus: &ImportedFmus,
 ) -> Result<SlaveKind> {
-    let at = || Location {
-        file: project.path.clone(),
-        line: Some(def.line),
-    };
+    let at = || project.location(Some(def.line));
     let not_found = || Error::SlaveFileNotFound {
         at: at(),
         slave: def.name.clone(),

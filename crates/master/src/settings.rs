@@ -4,7 +4,6 @@
 //! §8 step 8 (`hStart = 0`). Checks MasterSim lacks (`tEnd > tStart`, `hMin ≤ hStart ≤ hMax`,
 //! `maxIterations ≥ 1`) are listed in `docs/deviations.md`.
 
-use crate::error::Location;
 use crate::project::{
     ErrorControl, MasterAlgorithm, NewtonDerivatives, NewtonJacobian, Project, TimeArithmetic,
     TimeUnit,
@@ -75,10 +74,7 @@ impl Settings {
     /// flag combinations of reference §6.6, and Gauss-Jacobi with iteration.
     pub fn from_project(project: &Project) -> Result<Settings> {
         let invalid = |keyword: &'static str, reason: String| Error::InvalidSetting {
-            at: Location {
-                file: project.path.clone(),
-                line: project.keyword_lines.get(keyword).copied(),
-            },
+            at: project.location(project.keyword_lines.get(keyword).copied()),
             keyword,
             reason,
         };

@@ -61,6 +61,12 @@ impl Timer {
         }
     }
 
+    /// True when [`Timer::seconds`] is an estimate: more than [`SAMPLE`] calls, so that only
+    /// one call in [`SAMPLE`] after the first was timed.
+    pub fn is_sampled(&self) -> bool {
+        self.sampled > 0
+    }
+
     /// Estimated wall time of all calls, s.
     pub fn seconds(&self) -> f64 {
         if self.sampled == 0 {

@@ -75,6 +75,14 @@ pub enum Error {
     /// slave is not deterministic, or the result files do not hold the rows recomputed.
     #[error("resume failed: {0}")]
     Resume(String),
+    /// A `summary.json` that is not valid JSON of the summary's layout.
+    #[error("'{}' is not a mastersim summary: {problem}", path.display())]
+    SummaryJson {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, with line and column.
+        problem: String,
+    },
     /// A result writer thread ended without finishing its files.
     #[error("the result writer thread {name} {reason}")]
     Writer {

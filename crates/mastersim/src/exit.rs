@@ -20,6 +20,8 @@ pub(crate) struct ExitWatch {
     pub record: SharedRecord,
     /// `log/summary.txt`.
     pub summary_path: PathBuf,
+    /// What the run is, for `summary.json`.
+    pub run: std::sync::Arc<crate::report::RunInfo>,
     /// Slave names in project order.
     pub names: Vec<String>,
 }
@@ -75,7 +77,9 @@ fn fmu_exited(call: &fmi::ExitInCall) {
     if let Err(e) = w.record.finish_files() {
         log::error!("finishing the result files failed: {e}");
     }
-    if let Err(e) = Summary::now(&stats).log_and_write(&w.summary_path, &ending) {
+    if let Err(e) = Summary::now(&stats)
+        .with_run(&w.run)
+        .log_and_write(&w.summary_path, &ending) {
         log::error!("{e}");
     }
     log::logger().flush();

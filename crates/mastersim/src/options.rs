@@ -68,6 +68,14 @@ pub struct Options {
     /// Write a checkpoint when the stop flag ends the run (SIGINT, SIGTERM), before the last
     /// row (default false).
     pub checkpoint_on_stop: bool,
+    /// Overrides of the project, applied in order as if they were more lines at the end of
+    /// the file: `<keyword>=<value>` (such as `tEnd=10 s`) or `<slave>.<variable>=<value>`
+    /// for a parameter or start value; in a run of one FMU, `<variable>=<value>` (default:
+    /// none). See [`master::project::Project::apply_overrides`].
+    pub overrides: Vec<String>,
+    /// In a run of one FMU: a CSV/TSV table whose columns feed the FMU inputs of the same name
+    /// (default: none). See [`master::single_fmu::connect_input_table`].
+    pub input: Option<PathBuf>,
 }
 
 impl Default for Options {
@@ -86,6 +94,8 @@ impl Default for Options {
             step_timeout: None,
             checkpoint_interval: None,
             checkpoint_on_stop: false,
+            overrides: Vec::new(),
+            input: None,
         }
     }
 }

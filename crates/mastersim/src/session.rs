@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use master::experiment::Fallback;
 use master::project::{Project, ResultFormat};
 use master::watchdog::CallMonitor;
 use master::{
@@ -21,7 +22,7 @@ use crate::checkpoint::{Checkpoint, FileHash, SlaveSource, SlaveStates};
 use crate::console::ConsoleProgress;
 use crate::options::Options;
 use crate::pacing::{Pacer, PacingSlot};
-use crate::report::{Ending, Summary};
+use crate::report::{Ending, RunInfo, Summary};
 use crate::results::{Continued, ResultFiles, ResultOptions};
 use crate::steering::{Next, Steering};
 use crate::supervise::{SharedRecord, Supervisor, Watch};
@@ -49,6 +50,10 @@ const PUBLISH_INTERVAL: Duration = Duration::from_millis(100);
 /// through [`master::Simulation::step`].
 pub struct Session {
     sim: Simulation,
+    /// The project as run: overrides applied, settings completed from the FMUs.
+    project: Project,
+    /// What the run is, for `summary.json`.
+    run_info: Arc<RunInfo>,
     /// Every observer, the result files first.
     observers: Observers,
     /// The result files, shared with the supervisor thread.
@@ -135,10 +140,30 @@ impl Session {
                 path: project_path.to_path_buf(),
             });
         }
-        log::info!("Reading project '{}'", project_path.display());
+        let fmu_run = is_fmu(project_path);
+        if fmu_run {
+            log::info!("Running FMU '{}' on its own", project_path.display());
+        } else {
+            log::info!("Reading project '{}'", project_path.display());
+        }
         // Hashed as read now: a checkpoint names this content even if the file changes later.
         let project_hash = FileHash::of(project_path)?;
-        let mut project = Project::from_file(project_path).map_err(master::Error::from)?;
+        let mut project = if fmu_run {
+            Project::for_fmu(project_path)
+        } else {
+            Project::from_file(project_path).map_err(master::Error::from)?
+        };
+        if let (Some(input), false) = (&options.input, fmu_run) {
+            return Err(Error::InvalidOption {
+                option: "input",
+                value: input.display().to_string(),
+                expected: "a run of one FMU (an input table feeds the inputs of that FMU)",
+            });
+        }
+        let single_slave = fmu_run.then(|| project.simulators[0].name.clone());
+        project
+            .apply_overrides(&options.overrides, single_slave.as_deref())
+            .map_err(master::Error::from)?;
         if let Some(arithmetic) = options.time_arithmetic {
             project.time_arithmetic = arithmetic;
         }
@@ -159,6 +184,15 @@ impl Session {
             },
         };
         let fmus = master::import_fmus(&project, &wd, &import)?;
+        if let Some(input) = &options.input {
+            master::single_fmu::connect_input_table(&mut project, input, &fmus)?;
+        }
+        let fallback = if fmu_run {
+            Fallback::SingleFmu
+        } else {
+            Fallback::MasterSim
+        };
+        master::experiment::complete_settings(&mut project, &fmus, fallback);
         let plan = SimulationPlan::build(
             &project,
             &PlanOptions {
@@ -189,6 +223,12 @@ impl Session {
             }
             None => None,
         };
+        let run_info = Arc::new(RunInfo::new(
+            &plan,
+            project_path,
+            &wd,
+            &project.command_line,
+        ));
         let slaves = master::instantiate(&plan, options.fmu_logging)?;
         let mut sim = Simulation::new(plan, slaves)?;
         let stop = Arc::new(AtomicBool::new(false));
@@ -208,6 +248,7 @@ impl Session {
                 monitor,
                 timeout,
                 summary_path: log_dir.join("summary.txt"),
+                run: run_info.clone(),
                 names,
             }
         });
@@ -221,6 +262,7 @@ impl Session {
         crate::exit::watch(crate::exit::ExitWatch {
             record: record.clone(),
             summary_path: log_dir.join("summary.txt"),
+            run: run_info.clone(),
             names: sim.plan().slaves.iter().map(|s| s.name.clone()).collect(),
         });
         let mut observers = Observers::default();
@@ -231,6 +273,8 @@ impl Session {
         }
         Ok(Session {
             sim,
+            project,
+            run_info,
             observers,
             record,
             supervisor,
@@ -250,6 +294,42 @@ impl Session {
             failure: None,
             initialized: false,
             closed: false,
+        })
+    }
+
+    /// The project as it runs: the file's lines, then the overrides
+    /// ([`Options::overrides`], [`Options::input`]), then the settings completed from the
+    /// FMUs' default experiments. For a run of one FMU, the project made for it.
+    pub fn project(&self) -> &Project {
+        &self.project
+    }
+
+    /// Writes [`Session::project`] as a `.msim` file to `path`, every setting stated
+    /// explicitly, so that running that file gives the same results as this session
+    /// (`--write-msim`). Slave files below the file's directory are written relative to it.
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming the file when it cannot be written.
+    ///
+    /// Spec: MasterSim reference §3 (project format).
+    pub fn write_project(&self, path: &Path) -> Result<()> {
+        let dir = std::path::absolute(path)
+            .ok()
+            .and_then(|p| p.parent().map(Path::to_path_buf))
+            .unwrap_or_default();
+        let mut header = format!(
+            "Written by mastersim {} from '{}'",
+            env!("CARGO_PKG_VERSION"),
+            self.project.path.display()
+        );
+        for option in &self.project.command_line {
+            header.push_str("\n  with ");
+            header.push_str(option);
+        }
+        std::fs::write(path, self.project.to_text(&dir, &header)).map_err(|source| Error::Io {
+            action: "write",
+            path: path.to_path_buf(),
+            source,
         })
     }
 
@@ -763,6 +843,7 @@ impl Session {
         let summary = Summary::now(&stats)
             .with_do_step_calls(self.plan().multirate.is_some())
             .with_pacing(pacing)
+            .with_run(&self.run_info)
             .log_and_write(&summary_path, &self.ending());
         let terminated = self.terminate();
         files?;
@@ -805,6 +886,13 @@ impl Drop for Session {
             log::warn!("{e}");
         }
     }
+}
+
+/// True when `path` names an FMU (`.fmu`, any case), which runs on its own as a one-slave
+/// project.
+fn is_fmu(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("fmu"))
 }
 
 /// The hash of the project file (`project`, taken when it was read) and of every slave's

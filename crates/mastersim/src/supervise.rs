@@ -154,6 +154,8 @@ pub(crate) struct Watch {
     pub timeout: StepTimeout,
     /// `log/summary.txt` of the run.
     pub summary_path: PathBuf,
+    /// What the run is, for `summary.json`.
+    pub run: std::sync::Arc<crate::report::RunInfo>,
     /// Slave names in project order.
     pub names: Vec<String>,
 }
@@ -266,7 +268,9 @@ fn abandon(record: &SharedRecord, w: &Watch, call: BusyCall) -> ! {
         .enumerate()
         .map(|(i, n)| w.monitor.slave_statistics(i, n))
         .collect();
-    if let Err(e) = Summary::now(&stats).log_and_write(&w.summary_path, &Ending::TimedOut(message))
+    if let Err(e) = Summary::now(&stats)
+        .with_run(&w.run)
+        .log_and_write(&w.summary_path, &Ending::TimedOut(message))
     {
         log::error!("{e}");
     }

@@ -51,10 +51,7 @@ impl<'a> GraphBuilder<'a> {
     }
 
     fn at(&self, line: usize) -> Location {
-        Location {
-            file: self.project.path.clone(),
-            line: Some(line),
-        }
+        self.project.location(Some(line))
     }
 
     fn find_slave(&self, r: &VariableRef, line: usize) -> Result<usize> {

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use fmi::{Causality, Initial, ScalarVariable, VarType, Variability};
 
 use super::{InitialValue, PlanOptions, SlavePlan, Value};
-use crate::error::{Location, name_hint};
+use crate::error::name_hint;
 use crate::project::Project;
 use crate::{Error, Result};
 
@@ -75,9 +75,8 @@ pub(super) fn initial_values(
         let Some(variables) = slave.kind.variables() else {
             for p in parameters {
                 log::warn!(
-                    "{}:{}: parameter '{}.{}' ignored: file reader slaves have no parameters",
-                    project.path.display(),
-                    p.line,
+                    "{}: parameter '{}.{}' ignored: file reader slaves have no parameters",
+                    project.location(Some(p.line)),
                     p.slave,
                     p.variable
                 );
@@ -130,10 +129,7 @@ pub(super) fn initial_values(
             directories.push(dir);
         }
         for p in params.values() {
-            let at = Location {
-                file: project.path.clone(),
-                line: Some(p.line),
-            };
+            let at = project.location(Some(p.line));
             let v = variables
                 .iter()
                 .find(|v| v.name == p.variable)

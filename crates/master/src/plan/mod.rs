@@ -282,10 +282,7 @@ impl SimulationPlan {
         let settings = Settings::from_project(project)?;
         if project.simulators.is_empty() {
             return Err(Error::InvalidSetting {
-                at: crate::error::Location {
-                    file: project.path.clone(),
-                    line: None,
-                },
+                at: project.location(None),
                 keyword: "project",
                 reason: "no 'simulator' line: a project needs at least one slave".into(),
             });
@@ -333,7 +330,8 @@ impl SimulationPlan {
         }
         let connections = builder.finish(project.write_unconnected_file_reader_vars);
         apply_output_only(project, &mut slaves)?;
-        if connections.real.is_empty() {
+        // (One slave alone has nobody to communicate with: no warning.)
+        if connections.real.is_empty() && slaves.len() > 1 {
             log::warn!(
                 "No real variables in connection graph. This may be an error since FMUs won't communicate with each other."
             );

@@ -8,7 +8,6 @@
 use fmi::{Alias, Causality, ScalarVariable, VarType, Variability};
 
 use super::{OutputVariable, SlavePlan, Synonym, VariableAlias};
-use crate::error::Location;
 use crate::project::Project;
 use crate::values::{OUTPUT_TYPE_ORDER, PerType};
 use crate::{Error, Result};
@@ -134,10 +133,7 @@ pub(super) fn apply_output_only(project: &Project, slaves: &mut [SlavePlan]) -> 
     for (text, line) in &project.output_only {
         for word in text.split_whitespace() {
             let pattern = glob::Pattern::new(word).map_err(|e| Error::InvalidSetting {
-                at: Location {
-                    file: project.path.clone(),
-                    line: Some(*line),
-                },
+                at: project.location(Some(*line)),
                 keyword: "outputOnly",
                 reason: format!("bad pattern '{word}': {e}"),
             })?;

@@ -8,7 +8,6 @@
 //! (`canHandleVariableCommunicationStepSize`); `docs/algorithms.md` (multi-rate schedule).
 
 use super::SlavePlan;
-use crate::error::Location;
 use crate::index::SlaveIndex;
 use crate::plan::Connection;
 use crate::project::{
@@ -121,10 +120,7 @@ pub(super) fn resolve(
             .position(|s| s.name == name)
             .map(SlaveIndex)
             .ok_or_else(|| Error::InvalidSetting {
-                at: Location {
-                    file: project.path.clone(),
-                    line: Some(def.line),
-                },
+                at: project.location(Some(def.line)),
                 keyword: def.setting.keyword(),
                 reason: format!("unknown slave '{name}'"),
             })
@@ -138,10 +134,7 @@ pub(super) fn resolve(
             Communication::Trigger(other) => l.trigger = Some((index_of(other, def)?, def)),
         }
     }
-    let at = |line: usize| Location {
-        file: project.path.clone(),
-        line: Some(line),
-    };
+    let at = |line: usize| project.location(Some(line));
     let refuse =
         |def: &CommunicationDef, keyword: &'static str, reason: String| Error::InvalidSetting {
             at: at(def.line),

@@ -285,13 +285,22 @@ pub enum ProjectError {
         /// What a valid line looks like.
         expected: String,
     },
+    /// A `--set` override that would be an invalid line in the project file.
+    #[error("{option}: {reason}")]
+    Override {
+        /// The option as given, e.g. `--set tEnd=ten`.
+        option: String,
+        /// What is wrong and what was expected (the message the same line would get in the
+        /// file, without file and line).
+        reason: String,
+    },
 }
 
 impl ProjectError {
-    /// The 1-based line the error refers to (`None` for I/O errors).
+    /// The 1-based line the error refers to (`None` for I/O errors and overrides).
     pub fn line(&self) -> Option<usize> {
         match self {
-            ProjectError::Io { .. } => None,
+            ProjectError::Io { .. } | ProjectError::Override { .. } => None,
             ProjectError::InvalidUtf8 { line, .. }
             | ProjectError::UnknownKeyword { line, .. }
             | ProjectError::MissingValue { line, .. }

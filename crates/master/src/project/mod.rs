@@ -13,8 +13,11 @@ mod parser;
 #[cfg(test)]
 mod tests;
 mod units;
+mod writer;
 
 use std::path::{Path, PathBuf};
+
+use crate::error::Location;
 
 pub use error::ProjectError;
 pub use units::{NotATimeUnit, TimeUnit};
@@ -347,7 +350,15 @@ pub struct Project {
     pub result_formats: Vec<ResultFormat>,
     /// `outputThreshold`: relative threshold of the adaptive output filter (default: off).
     pub output_threshold: Option<f64>,
+    /// Command-line options that stand in for lines of the file (`--set …`, `--input …`), in
+    /// the order applied. The `i`-th has the pseudo line number [`COMMAND_LINE`]` - i`, so that
+    /// messages about what it set name the option ([`Project::location`]).
+    pub command_line: Vec<String>,
 }
+
+/// The pseudo line number of the first command-line option in [`Project::command_line`];
+/// later options count down from it. Far above any real line of a file.
+pub const COMMAND_LINE: usize = usize::MAX;
 
 impl TimeSetting {
     /// A setting of `value` in `unit`; `seconds` is computed with [`TimeUnit::to_seconds`].
@@ -401,7 +412,94 @@ impl Project {
             output_only: Vec::new(),
             result_formats: vec![ResultFormat::Csv],
             output_threshold: None,
+            command_line: Vec::new(),
         }
+    }
+
+    /// Where line `line` of the project came from: the file and line, the file alone for
+    /// `None` (a default), or the command-line option for a pseudo line of
+    /// [`Project::command_line`] (as the `file`, without a line).
+    pub fn location(&self, line: Option<usize>) -> Location {
+        let option = line
+            .and_then(|line| COMMAND_LINE.checked_sub(line))
+            .and_then(|i| self.command_line.get(i));
+        match option {
+            Some(option) => Location {
+                file: PathBuf::from(option),
+                line: None,
+            },
+            None => Location {
+                file: self.path.clone(),
+                line,
+            },
+        }
+    }
+
+    /// Records the command-line option `option` in [`Project::command_line`] and returns its
+    /// pseudo line number.
+    pub fn add_command_line(&mut self, option: String) -> usize {
+        self.command_line.push(option);
+        COMMAND_LINE - (self.command_line.len() - 1)
+    }
+
+    /// Applies `--set` overrides in order, each as if it were one more line at the end of the
+    /// file: `<keyword>=<value>` as `<keyword> <value>` (a later value wins, as for a repeated
+    /// keyword) and `<slave>.<variable>=<value>` as a `parameter` line (values verbatim: no
+    /// quotes, escapes or comments). With `single_slave` (a run of one FMU), a name that is not
+    /// a keyword is a variable of that slave, with or without the `<slave>.` prefix.
+    ///
+    /// Each is recorded in [`Project::command_line`], so that later errors about what it set
+    /// name the option.
+    ///
+    /// # Errors
+    /// [`ProjectError::Override`] naming the option, with the message the same line would get
+    /// in the file (a misspelt keyword gets a suggestion), or when a parameter names a slave
+    /// the project does not define.
+    ///
+    /// Spec: `docs/project-format.md` (overrides).
+    pub fn apply_overrides(
+        &mut self,
+        overrides: &[String],
+        single_slave: Option<&str>,
+    ) -> Result<(), ProjectError> {
+        for text in overrides {
+            let line = self.add_command_line(format!("--set {text}"));
+            parser::apply_override(self, text, line, single_slave)?;
+        }
+        Ok(())
+    }
+
+    /// The project of one FMU run on its own (`mastersim model.fmu`): one slave, named after
+    /// the file (characters other than letters, digits, `_` and `-` become `_`), and MasterSim's
+    /// default settings, which the caller completes from the FMU's default experiment.
+    ///
+    /// `fmu` becomes [`Project::path`] (absolute), so the working directory is the FMU's path
+    /// without its extension.
+    pub fn for_fmu(fmu: &Path) -> Project {
+        let mut project = Project::with_defaults(lexer::absolute(fmu));
+        let name: String = fmu
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default()
+            .chars()
+            .map(|c| {
+                if c.is_alphanumeric() || c == '_' || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        project.simulators.push(SimulatorDef {
+            index: 0,
+            cycle: 0,
+            name: if name.is_empty() { "fmu".into() } else { name },
+            color: 0xff44_7cb4,
+            path_text: fmu.to_string_lossy().into_owned(),
+            path: project.path.clone(),
+            line: 1,
+        });
+        project
     }
 
     /// Reads and parses a `.msim` file (see [`Project::parse`]).

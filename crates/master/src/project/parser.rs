@@ -133,6 +133,78 @@ pub(super) fn parse(text: &str, path: &Path) -> Result<Project, ProjectError> {
     Ok(project)
 }
 
+/// Applies the `--set` override `text` (`<keyword>=<value>` or `<slave>.<variable>=<value>`)
+/// to `project` as the line `<keyword> <value>` or `parameter <slave>.<variable> <value>` at
+/// the pseudo line `line` (see [`Project::location`]). With `single_slave`, a name that is not a
+/// keyword is a variable of that slave, with or without the `<slave>.` prefix. The value is
+/// taken verbatim (the shell has already removed quotes): no escapes, no comments.
+///
+/// # Errors
+/// [`ProjectError::Override`] with the message the line would get in the file.
+pub(super) fn apply_override(
+    project: &mut Project,
+    text: &str,
+    line: usize,
+    single_slave: Option<&str>,
+) -> Result<(), ProjectError> {
+    let option = format!("--set {text}");
+    let wrap = |e: ProjectError| {
+        let message = e.to_string();
+        let prefix = format!("{option}:{line}: ");
+        ProjectError::Override {
+            reason: message.strip_prefix(&prefix).unwrap_or(&message).to_owned(),
+            option: option.clone(),
+        }
+    };
+    let expected = |reason: &str| ProjectError::Override {
+        option: option.clone(),
+        reason: format!(
+            "{reason}, expected <keyword>=<value> (such as tEnd=10 s) or \
+             <slave>.<variable>=<value>"
+        ),
+    };
+    let Some((name, value)) = text.split_once('=') else {
+        return Err(expected("no '='"));
+    };
+    let (name, value) = (name.trim_matches([' ', '\t']), value.trim_matches([' ', '\t']));
+    if name.is_empty() || value.is_empty() {
+        return Err(expected("a name and a value are needed"));
+    }
+    let file = PathBuf::from(&option);
+    let ctx = Ctx { file: &file, line };
+    if KEYWORDS.contains(&name) {
+        return parse_keyword(&ctx, project, name, value).map_err(wrap);
+    }
+    let (slave, variable) = match (single_slave, name.split_once('.')) {
+        (Some(slave), _) => (slave, name.strip_prefix(&format!("{slave}.")).unwrap_or(name)),
+        (None, Some((slave, variable))) if !slave.is_empty() && !variable.is_empty() => {
+            (slave, variable)
+        }
+        (None, _) => {
+            return Err(wrap(ProjectError::UnknownKeyword {
+                file: ctx.file(),
+                line,
+                keyword: name.to_owned(),
+                suggestion: suggestion(name),
+            }));
+        }
+    };
+    if !project.simulators.iter().any(|s| s.name == slave) {
+        let known: Vec<&str> = project.simulators.iter().map(|s| s.name.as_str()).collect();
+        return Err(expected(&format!(
+            "'{slave}' is neither a keyword nor a slave of the project (slaves: {})",
+            known.join(", ")
+        )));
+    }
+    project.parameters.push(ParameterDef {
+        slave: slave.to_owned(),
+        variable: variable.to_owned(),
+        value: value.to_owned(),
+        line,
+    });
+    Ok(())
+}
+
 /// A keyword that `word` probably meant: same letters ignoring case, or the longest keyword that
 /// `word` starts with (`parameters` → `parameter`).
 fn suggestion(word: &str) -> Option<&'static str> {

@@ -601,3 +601,149 @@ fn multirate_lines() {
         &["malformed communicationOffset line"],
     );
 }
+
+/// `--set` overrides act as more lines at the end of the file; errors name the option, and
+/// what an override set is located at the option.
+#[test]
+fn overrides_are_lines_at_the_end_and_errors_name_the_option() {
+    let text = "tEnd 20 s\nhStart 0.1 s\nsimulator 0 0 Prey #ff0000 prey.fmu\n\
+                parameter Prey.alpha 1.0\n";
+    let mut project = parse(text);
+    project
+        .apply_overrides(
+            &[
+                "tEnd=10 s".into(),
+                "MasterMode=NEWTON".into(),
+                "Prey.alpha=1.5".into(),
+                "Prey.name=a # b".into(),
+            ],
+            None,
+        )
+        .unwrap();
+    assert_eq!(project.t_end.seconds, 10.0);
+    assert_eq!(project.master_algorithm, MasterAlgorithm::Newton);
+    let last = project.parameters.last().unwrap();
+    assert_eq!(
+        (last.variable.as_str(), last.value.as_str()),
+        ("name", "a # b")
+    );
+    assert_eq!(project.parameters[1].value, "1.5");
+    // What an override set is located at the option, what the file set at its line.
+    let at = project.location(project.keyword_lines.get("tEnd").copied());
+    assert_eq!(at.to_string(), "--set tEnd=10 s");
+    assert_eq!(project.location(Some(4)).to_string(), format!("{FILE}:4"));
+    assert_eq!(project.location(None).to_string(), FILE);
+    assert_eq!(
+        project.command_line,
+        [
+            "--set tEnd=10 s",
+            "--set MasterMode=NEWTON",
+            "--set Prey.alpha=1.5",
+            "--set Prey.name=a # b"
+        ]
+    );
+
+    let refused = |text: &str, fragments: &[&str]| {
+        let mut p = parse("simulator 0 0 Prey #ff0000 prey.fmu\n");
+        let e = p.apply_overrides(&[text.to_owned()], None).unwrap_err();
+        let msg = e.to_string();
+        assert!(msg.starts_with(&format!("--set {text}: ")), "{msg}");
+        assert!(!msg.contains(":18446744073709551615"), "{msg}");
+        for f in fragments {
+            assert!(msg.contains(f), "'{f}' not in: {msg}");
+        }
+    };
+    refused("tEnd=ten s", &["invalid tEnd 'ten s'", "expected"]);
+    refused("tEnd=10 parsec", &["'parsec' is not a time unit"]);
+    refused("tend=10 s", &["did you mean 'tEnd'?"]);
+    refused("MasterMode=FAST", &["GAUSS_JACOBI, GAUSS_SEIDEL, NEWTON"]);
+    refused("tEnd", &["no '='", "<keyword>=<value>"]);
+    refused(
+        "Wolf.alpha=1",
+        &["'Wolf' is neither a keyword nor a slave", "Prey"],
+    );
+    refused("simulator=0 0 A #fff a.fmu", &["is not a keyword"]);
+}
+
+/// In a run of one FMU, a name that is not a keyword is the FMU's variable, with or without
+/// the slave prefix.
+#[test]
+fn single_fmu_projects_and_their_overrides() {
+    let mut project = Project::for_fmu(Path::new("/work/models/Bouncing Ball.v2.fmu"));
+    assert_eq!(project.path, Path::new("/work/models/Bouncing Ball.v2.fmu"));
+    let name = project.simulators[0].name.clone();
+    assert_eq!(name, "Bouncing_Ball_v2");
+    project
+        .apply_overrides(
+            &[
+                "e=0.5".into(),
+                "Bouncing_Ball_v2.h=2".into(),
+                "der(v)=1".into(),
+                "tEnd=3 s".into(),
+            ],
+            Some(&name),
+        )
+        .unwrap();
+    let set: Vec<(&str, &str)> = project
+        .parameters
+        .iter()
+        .map(|p| (p.variable.as_str(), p.value.as_str()))
+        .collect();
+    assert_eq!(set, [("e", "0.5"), ("h", "2"), ("der(v)", "1")]);
+    assert_eq!(project.t_end.seconds, 3.0);
+}
+
+/// A written project reads back to the same project.
+#[test]
+fn written_projects_read_back_equal() {
+    let text = "tStart 1 min\ntEnd 2 h\nhStart 0.5 s\nhMax 2 min\nhMin 1 ms\nadjustStepSize yes\n\
+                maxIterations 3\nErrorControlMode ADAPT_STEP\nresultFormats csv,mat\n\
+                outputThreshold 0.001\ntimeArithmetic MASTERSIM\n\
+                simulator 0 0 A #ff447cb4 \"sub dir/a.fmu\"\n\
+                simulator 1 1 B #80123456 /elsewhere/b.fmu\n\
+                simulator 2 1 C #ff000000 table.tsv\n\
+                graph A.x B.u 0.5 2\ngraph \"C.col one\" A.u\n\
+                parameter A.name \"with # hash\"\nparameter A.path a\\\\b\nparameter B.k 1e-3\n\
+                communicationInterval A 10 ms\ncommunicationTrigger B A\n\
+                outputOnly A.* B.y\n";
+    let project = parse(text);
+    let written = project.to_text(Path::new("/work/prj"), "made by a test\nsecond line");
+    assert!(
+        written.starts_with("# made by a test\n# second line\n"),
+        "{written}"
+    );
+    assert!(written.contains("\"sub dir/a.fmu\""), "{written}");
+    assert!(written.contains("/elsewhere/b.fmu"), "{written}");
+    let mut back =
+        Project::parse(&written, Path::new(FILE)).unwrap_or_else(|e| panic!("{e}\n{written}"));
+    // Line numbers differ; everything else is equal.
+    back.keyword_lines = project.keyword_lines.clone();
+    let unline = |p: &mut Project| {
+        for t in [
+            &mut p.t_start,
+            &mut p.t_end,
+            &mut p.h_max,
+            &mut p.h_min,
+            &mut p.h_fallback_limit,
+            &mut p.h_start,
+            &mut p.h_output_min,
+        ] {
+            t.line = None;
+        }
+        p.simulators.iter_mut().for_each(|s| s.line = 0);
+        p.graph.iter_mut().for_each(|g| g.line = 0);
+        p.parameters.iter_mut().for_each(|x| x.line = 0);
+        p.communication.iter_mut().for_each(|c| {
+            c.line = 0;
+            if let Communication::Interval(t) | Communication::Offset(t) = &mut c.setting {
+                t.line = None;
+            }
+        });
+        p.output_only.iter_mut().for_each(|o| o.1 = 0);
+        p.simulators.iter_mut().for_each(|s| s.path_text.clear());
+    };
+    let mut original = project.clone();
+    unline(&mut original);
+    unline(&mut back);
+    assert_eq!(back, original);
+}

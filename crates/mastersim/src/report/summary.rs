@@ -15,6 +15,7 @@ use output::number::{
     DEFAULT_PRECISION, write_fixed, write_g, write_left_aligned, write_right_aligned, write_u64,
 };
 
+use super::json::{RunInfo, SummaryJson};
 use crate::pacing::PacingFigures;
 use crate::{Error, Result};
 
@@ -107,6 +108,8 @@ pub struct Summary<'a> {
     pub do_step_calls: bool,
     /// The figures of a paced run: `RealTime…` lines.
     pub pacing: Option<PacingFigures>,
+    /// What the run is: with it, [`Summary::write`] also writes `summary.json`.
+    pub run: Option<&'a RunInfo>,
 }
 
 impl<'a> Summary<'a> {
@@ -117,7 +120,37 @@ impl<'a> Summary<'a> {
             wall_clock_time: stats.counters.wall_clock_time(),
             do_step_calls: false,
             pacing: None,
+            run: None,
         }
+    }
+
+    /// The same summary, also written as `summary.json` next to `summary.txt` (see
+    /// [`Summary::write`]).
+    pub fn with_run(self, run: &'a RunInfo) -> Self {
+        Summary {
+            run: Some(run),
+            ..self
+        }
+    }
+
+    /// `seconds` of a timer, capped at the wall-clock time: a sampled estimate (see
+    /// [`master::Timer`]) may come out above the run it is part of.
+    fn capped(&self, timer: &master::Timer) -> f64 {
+        timer.seconds().min(self.wall_clock_time)
+    }
+
+    /// True when any timer's time is a sampled estimate.
+    fn any_sampled(&self) -> bool {
+        let c = &self.stats.counters;
+        [c.algorithm, c.output, c.error_test]
+            .iter()
+            .chain(
+                self.stats
+                    .slaves
+                    .iter()
+                    .flat_map(|s| [&s.do_step, &s.get_state, &s.set_state]),
+            )
+            .any(|t| t.is_sampled())
     }
 
     /// The same summary, with `Slave[i]DoStepCalls` lines when `multirate` (see
@@ -170,9 +203,9 @@ impl<'a> Summary<'a> {
             s.push('\n');
         };
         time(&mut s, "WallClockTime", self.wall_clock_time);
-        time(&mut s, "FrameworkTimeWriteOutputs", c.output.seconds());
+        time(&mut s, "FrameworkTimeWriteOutputs", self.capped(&c.output));
         count(&mut s, "MasterAlgorithmSteps", c.steps);
-        time(&mut s, "MasterAlgorithmTime", c.algorithm.seconds());
+        time(&mut s, "MasterAlgorithmTime", self.capped(&c.algorithm));
         count(&mut s, "ConvergenceFails", c.convergence_fails);
         count(
             &mut s,
@@ -180,11 +213,15 @@ impl<'a> Summary<'a> {
             c.iteration_limit_exceeded,
         );
         count(&mut s, "ErrorTestFails", c.error_test_fails);
-        time(&mut s, "ErrorTestTime", c.error_test.seconds());
+        time(&mut s, "ErrorTestTime", self.capped(&c.error_test));
         for (i, slave) in self.stats.slaves.iter().enumerate() {
             let total =
                 slave.do_step.seconds() + slave.get_state.seconds() + slave.set_state.seconds();
-            time(&mut s, &format!("Slave[{}]Time", i + 1), total);
+            time(
+                &mut s,
+                &format!("Slave[{}]Time", i + 1),
+                total.min(self.wall_clock_time),
+            );
         }
         if self.do_step_calls {
             for (i, slave) in self.stats.slaves.iter().enumerate() {
@@ -213,18 +250,35 @@ impl<'a> Summary<'a> {
     }
 
     /// Writes [`Summary::text`] with the lines of `ending` to `path` (MasterSim:
-    /// `<wd>/log/summary.txt`).
+    /// `<wd>/log/summary.txt`) and, with [`Summary::with_run`], [`SummaryJson`] to `path` with
+    /// the extension `json`.
     ///
     /// # Errors
-    /// [`Error::Io`] naming the file when it cannot be written.
+    /// [`Error::Io`] naming the file when one cannot be written (both are attempted).
     ///
-    /// Spec: MasterSim reference §12.5.
+    /// Spec: MasterSim reference §12.5; `docs/results.md` (summary.json).
     pub fn write(&self, path: &Path, ending: &Ending) -> Result<()> {
-        std::fs::write(path, self.text(&ending.summary_lines())).map_err(|source| Error::Io {
-            action: "write",
-            path: path.to_path_buf(),
-            source,
-        })
+        let write = |path: &Path, text: String| {
+            std::fs::write(path, text).map_err(|source| Error::Io {
+                action: "write",
+                path: path.to_path_buf(),
+                source,
+            })
+        };
+        let text = write(path, self.text(&ending.summary_lines()));
+        if let Some(run) = self.run {
+            let json = SummaryJson::new(
+                run,
+                self.stats,
+                self.wall_clock_time,
+                ending,
+                self.pacing.as_ref(),
+            );
+            let mut body = serde_json::to_string_pretty(&json).unwrap_or_default();
+            body.push('\n');
+            write(&path.with_extension("json"), body)?;
+        }
+        text
     }
 
     /// Logs the console block (each line at info level, as MasterSim prints it at the standard
@@ -270,10 +324,10 @@ impl<'a> Summary<'a> {
         s.push('\n');
         s.push_str(RULE);
         s.push_str("Output writing                             = ");
-        time(&mut s, c.output.seconds());
+        time(&mut s, self.capped(&c.output));
         s.push('\n');
         s.push_str("Master-Algorithm                           = ");
-        time(&mut s, c.algorithm.seconds());
+        time(&mut s, self.capped(&c.algorithm));
         s.push_str("    ");
         count(&mut s, c.steps);
         s.push('\n');
@@ -284,7 +338,7 @@ impl<'a> Summary<'a> {
         count(&mut s, c.iteration_limit_exceeded);
         s.push('\n');
         s.push_str("Error test time and failure count          = ");
-        time(&mut s, c.error_test.seconds());
+        time(&mut s, self.capped(&c.error_test));
         s.push_str("    ");
         count(&mut s, c.error_test_fails);
         s.push('\n');
@@ -302,13 +356,19 @@ impl<'a> Summary<'a> {
                     s.push_str(&" ".repeat(34));
                 }
                 s.push_str(label);
-                time(&mut s, timer.seconds());
+                time(&mut s, self.capped(&timer));
                 s.push_str("    ");
                 count(&mut s, timer.count);
                 s.push('\n');
             }
         }
         s.push_str(RULE);
+        if self.any_sampled() {
+            s.push_str(
+                "Times below the wall clock are sampled: after the first 64 calls of a kind, one \
+                 in 64 is timed\nand the rest estimated from it (counts are exact).\n",
+            );
+        }
         if let Some(p) = &self.pacing {
             s.push_str("Real time: ");
             s.push_str(&p.describe());

@@ -187,11 +187,44 @@ pub(crate) struct ResultFiles {
     continued: Continued,
 }
 
+/// Removes the result files an earlier run in the same working directory may have left:
+/// `values.csv`, `strings.csv`, `synonymous_variables.txt`, `<project>.mat` and
+/// `<project>.json`, so that `results/` holds only what this run writes (a format not chosen
+/// this time, or a `strings.csv` this run has no strings for, would otherwise stay and look
+/// current). Other files are left alone.
+///
+/// # Errors
+/// [`Error::Io`] naming a file that exists but cannot be removed.
+fn remove_earlier_results(results_dir: &Path, project_name: &str) -> Result<()> {
+    let names = [
+        "values.csv".to_owned(),
+        "strings.csv".to_owned(),
+        "synonymous_variables.txt".to_owned(),
+        format!("{project_name}.mat"),
+        format!("{project_name}.json"),
+    ];
+    for name in names {
+        let path = results_dir.join(name);
+        match std::fs::remove_file(&path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(Error::Io {
+                    action: "remove the earlier result file",
+                    path,
+                    source: e,
+                });
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 impl ResultFiles {
     /// Creates `results/` and `log/progress.txt` under the working directory `wd` (and
     /// `log/stepstats.tsv` when asked, and `results/synonymous_variables.txt` when `plan`
     /// found synonyms); the result files themselves are created when the master announces the
-    /// layout. `project_name` names the MAT and JSON files.
+    /// layout. `project_name` names the MAT and JSON files. A fresh run first removes the
+    /// result files of an earlier run (see `remove_earlier_results`).
     ///
     /// # Errors
     /// [`Error::Io`] or [`Error::Output`] naming the file that cannot be created.
@@ -208,6 +241,9 @@ impl ResultFiles {
             path: results_dir.clone(),
             source,
         })?;
+        if continued.state().is_none() {
+            remove_earlier_results(&results_dir, project_name)?;
+        }
         let settings = plan.settings.clone();
         let progress_path = wd.join("log").join("progress.txt");
         let progress_file = Some(ProgressFile::new(

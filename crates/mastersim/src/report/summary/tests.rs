@@ -18,6 +18,7 @@ fn summary(stats: &Statistics, wall_clock_time: f64) -> Summary<'_> {
         wall_clock_time,
         do_step_calls: false,
         pacing: None,
+        run: None,
     }
 }
 
