@@ -584,7 +584,7 @@ fn one_table_reader() {
 fn the_binary_only_drives() {
     let cli = Crate::read(&mastersim_tests::workspace_root().join("crates/cli"));
     let modules: Vec<String> = cli.modules.keys().map(|p| p.join("::")).collect();
-    assert_eq!(modules, ["", "logging", "plot", "signals", "view"]);
+    assert_eq!(modules, ["", "info", "logging", "plot", "signals", "view"]);
     let mut wrong = Vec::new();
     for (path, module) in &cli.modules {
         for p in &module.paths {

@@ -8,6 +8,7 @@ mod checkpoints;
 mod cli;
 mod examples;
 mod faults;
+mod first_hour;
 mod hostile;
 mod info;
 mod live_view;

@@ -5,6 +5,7 @@
 //! the path it looked for, when the corpus is missing.
 
 mod crosscheck;
+mod first_hour;
 mod fmi1;
 mod leaks;
 mod mastersim;

@@ -1,5 +1,5 @@
-//! Independent readers open mastersim's MAT files: `scipy.io.loadmat` and DyMat (installed by
-//! `.ci/run` into a Python environment named by `$MASTERSIM_PYTHON`) read the MAT file of a
+//! Independent readers open mastersim's MAT files: `scipy.io.loadmat` and DyMat (from PyPI, in
+//! the Python environment of [`python`]) read the MAT file of a
 //! run, and every variable's name, unit and values equal the CSV output of the same run
 //! (`tests/python/check_mat.py`). Also: a run killed with SIGKILL leaves a MAT file SciPy reads,
 //! holding every row written so far.
@@ -9,23 +9,74 @@ use std::process::Command;
 
 use mastersim_tests::{corpus_dir, run_mastersim};
 
-/// The Python interpreter with scipy and DyMat.
+/// The Python packages the corpus suite's independent checks import, and their PyPI names.
+const PYTHON_PACKAGES: [(&str, &str); 3] = [
+    ("scipy.io", "scipy"),
+    ("DyMat", "DyMat"),
+    ("jsonschema", "jsonschema"),
+];
+
+/// The Python interpreter with scipy, DyMat and jsonschema: `$MASTERSIM_PYTHON`, else the
+/// virtual environment `target/pyenv`, created and filled from PyPI on first use when it is
+/// missing or lacks a package (as `.ci/run` does).
 ///
 /// # Panics
-/// When `$MASTERSIM_PYTHON` is not set or lacks the packages, naming what is missing.
-fn python() -> PathBuf {
-    let python = std::env::var_os("MASTERSIM_PYTHON").map(PathBuf::from).unwrap_or_else(|| {
-        panic!("MASTERSIM_PYTHON is not set: it must name a Python with scipy and DyMat (.ci/run installs them into target/pyenv)")
-    });
-    let ok = Command::new(&python)
-        .args(["-c", "import scipy.io, DyMat"])
-        .status()
-        .is_ok_and(|s| s.success());
-    assert!(
-        ok,
-        "'{}' cannot import scipy.io and DyMat",
-        python.display()
+/// When no such interpreter can be had, naming what is missing and the commands that set it
+/// up.
+pub(crate) fn python() -> PathBuf {
+    static PYTHON: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    PYTHON.get_or_init(find_python).clone()
+}
+
+fn find_python() -> PathBuf {
+    let imports = format!(
+        "import {}",
+        PYTHON_PACKAGES.map(|(module, _)| module).join(", ")
     );
+    let usable = |python: &Path| {
+        Command::new(python)
+            .args(["-c", &imports])
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    if let Some(python) = std::env::var_os("MASTERSIM_PYTHON").map(PathBuf::from) {
+        assert!(
+            usable(&python),
+            "MASTERSIM_PYTHON='{}' cannot run '{imports}'",
+            python.display()
+        );
+        return python;
+    }
+    let env = mastersim_tests::target_dir().join("pyenv");
+    let python = env.join("bin").join("python");
+    if !usable(&python) {
+        let created = python.is_file()
+            || Command::new("python3")
+                .args(["-m", "venv"])
+                .arg(&env)
+                .status()
+                .is_ok_and(|s| s.success());
+        let installed = created
+            && Command::new(&python)
+                .args([
+                    "-m",
+                    "pip",
+                    "install",
+                    "--quiet",
+                    "--disable-pip-version-check",
+                ])
+                .args(PYTHON_PACKAGES.map(|(_, package)| package))
+                .status()
+                .is_ok_and(|s| s.success());
+        assert!(
+            installed && usable(&python),
+            "no Python with {}: set MASTERSIM_PYTHON, or let the suite create '{}' (it needs \
+             python3 with venv and access to PyPI: python3 -m venv {0} && {0}/bin/pip install {})",
+            PYTHON_PACKAGES.map(|(_, p)| p).join(", "),
+            env.display(),
+            PYTHON_PACKAGES.map(|(_, p)| p).join(" ")
+        );
+    }
     python
 }
 

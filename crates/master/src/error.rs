@@ -3,31 +3,14 @@
 //! Every variant carries its context: the project file and line for project errors; the slave,
 //! the FMI function, `t` and `h` for run-time failures.
 
-use std::fmt;
 use std::path::{Path, PathBuf};
 
 use fmi::VarType;
 
+pub use crate::project::Location;
+
 /// Result alias of this crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
-
-/// A place in the project file: path and 1-based line number.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Location {
-    /// Project file.
-    pub file: PathBuf,
-    /// 1-based line number; `None` for a default setting that has no line.
-    pub line: Option<usize>,
-}
-
-impl fmt::Display for Location {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.line {
-            Some(line) => write!(f, "{}:{}", self.file.display(), line),
-            None => write!(f, "{}", self.file.display()),
-        }
-    }
-}
 
 /// Everything that can end a mastersim run with an error.
 #[derive(Debug, thiserror::Error)]

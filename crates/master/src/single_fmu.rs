@@ -13,8 +13,9 @@ use crate::import::ImportedFmus;
 use crate::project::{GraphEdge, Project, SimulatorDef, VariableRef};
 use crate::table::Table;
 
-/// Adds the CSV/TSV table `table` to the single-FMU `project` as a file-reader slave
-/// (`input`, or `input_table` when the FMU's slave has that name) and connects every column
+/// Adds the CSV/TSV table `table` to the single-FMU `project` as a file-reader slave placed
+/// before the FMU (`input`, or `input_table` when the FMU's slave has that name) and connects
+/// every column
 /// whose name is an input of the FMU to that input. Columns that name another variable or
 /// none are ignored with a warning (with a suggestion for a near miss). The connections are
 /// recorded as the option `--input <table>`, which messages about them name.
@@ -101,15 +102,20 @@ pub fn connect_input_table(
         table_path.display(),
         edges.len()
     );
-    project.simulators.push(SimulatorDef {
-        index: 1,
-        cycle: 0,
-        name: reader.to_owned(),
-        color: 0xff80_8080,
-        path_text: table_path.to_string_lossy().into_owned(),
-        path: std::path::absolute(table_path).unwrap_or_else(|_| table_path.to_path_buf()),
-        line,
-    });
+    // First, so that in a Gauss-Seidel sweep the FMU sees the table's values at the same
+    // communication point (as MasterSim orders a file reader before the slaves it feeds).
+    project.simulators.insert(
+        0,
+        SimulatorDef {
+            index: 0,
+            cycle: 0,
+            name: reader.to_owned(),
+            color: 0xff80_8080,
+            path_text: table_path.to_string_lossy().into_owned(),
+            path: std::path::absolute(table_path).unwrap_or_else(|_| table_path.to_path_buf()),
+            line,
+        },
+    );
     project.graph.extend(edges);
     Ok(())
 }

@@ -79,7 +79,8 @@ fn fmu_exited(call: &fmi::ExitInCall) {
     }
     if let Err(e) = Summary::now(&stats)
         .with_run(&w.run)
-        .log_and_write(&w.summary_path, &ending) {
+        .log_and_write(&w.summary_path, &ending)
+    {
         log::error!("{e}");
     }
     log::logger().flush();

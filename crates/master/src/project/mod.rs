@@ -15,9 +15,8 @@ mod tests;
 mod units;
 mod writer;
 
+use std::fmt;
 use std::path::{Path, PathBuf};
-
-use crate::error::Location;
 
 pub use error::ProjectError;
 pub use units::{NotATimeUnit, TimeUnit};
@@ -354,6 +353,25 @@ pub struct Project {
     /// the order applied. The `i`-th has the pseudo line number [`COMMAND_LINE`]` - i`, so that
     /// messages about what it set name the option ([`Project::location`]).
     pub command_line: Vec<String>,
+}
+
+/// A place in a project: the file and its 1-based line, or the command-line option that stands
+/// in for a line (as `file`, without a line; see [`Project::location`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Location {
+    /// Project file, or the option (`--set tEnd=10 s`).
+    pub file: PathBuf,
+    /// 1-based line number; `None` for a default setting that has no line, and for an option.
+    pub line: Option<usize>,
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "{}:{}", self.file.display(), line),
+            None => write!(f, "{}", self.file.display()),
+        }
+    }
 }
 
 /// The pseudo line number of the first command-line option in [`Project::command_line`];

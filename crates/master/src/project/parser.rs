@@ -166,7 +166,10 @@ pub(super) fn apply_override(
     let Some((name, value)) = text.split_once('=') else {
         return Err(expected("no '='"));
     };
-    let (name, value) = (name.trim_matches([' ', '\t']), value.trim_matches([' ', '\t']));
+    let (name, value) = (
+        name.trim_matches([' ', '\t']),
+        value.trim_matches([' ', '\t']),
+    );
     if name.is_empty() || value.is_empty() {
         return Err(expected("a name and a value are needed"));
     }
@@ -176,7 +179,10 @@ pub(super) fn apply_override(
         return parse_keyword(&ctx, project, name, value).map_err(wrap);
     }
     let (slave, variable) = match (single_slave, name.split_once('.')) {
-        (Some(slave), _) => (slave, name.strip_prefix(&format!("{slave}.")).unwrap_or(name)),
+        (Some(slave), _) => (
+            slave,
+            name.strip_prefix(&format!("{slave}.")).unwrap_or(name),
+        ),
         (None, Some((slave, variable))) if !slave.is_empty() && !variable.is_empty() => {
             (slave, variable)
         }

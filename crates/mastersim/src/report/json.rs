@@ -13,7 +13,6 @@ use std::path::{Path, PathBuf};
 use master::{SlaveKind, Statistics, Timer};
 use serde::{Deserialize, Serialize};
 
-use super::summary::Ending;
 use crate::pacing::PacingFigures;
 
 /// The value of [`SummaryJson::version`]. It grows when a member changes meaning or is
@@ -233,16 +232,17 @@ pub struct SummaryJson {
 
 impl SummaryJson {
     /// The summary of a run described by `run`, with statistics `stats` after
-    /// `wall_clock` s, ended as `ending`, paced with `pacing`.
+    /// `wall_clock` s, ended as the `Outcome` and `Message` of `ending_lines` say (a completed
+    /// run has none; see `Ending::summary_lines`), paced with `pacing`.
     pub(crate) fn new(
         run: &RunInfo,
         stats: &Statistics,
         wall_clock: f64,
-        ending: &Ending,
+        ending_lines: &[(&str, String)],
         pacing: Option<&PacingFigures>,
     ) -> SummaryJson {
         let c = &stats.counters;
-        let lines = ending.summary_lines();
+        let lines = ending_lines;
         let field = |key: &str| {
             lines
                 .iter()

@@ -265,13 +265,14 @@ impl<'a> Summary<'a> {
                 source,
             })
         };
-        let text = write(path, self.text(&ending.summary_lines()));
+        let lines = ending.summary_lines();
+        let text = write(path, self.text(&lines));
         if let Some(run) = self.run {
             let json = SummaryJson::new(
                 run,
                 self.stats,
                 self.wall_clock_time,
-                ending,
+                &lines,
                 self.pacing.as_ref(),
             );
             let mut body = serde_json::to_string_pretty(&json).unwrap_or_default();
