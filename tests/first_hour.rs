@@ -526,3 +526,30 @@ fn the_schema_documents_every_member() {
     }
     check(&file, &schema, "summary", &resolve);
 }
+
+/// The README tour's FMU commands work as written (with the bundled input table).
+#[test]
+fn the_readme_tour_runs() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let table = mastersim_tests::workspace_root().join("projects/prey_predators.csv");
+    let run = run_mastersim(
+        &packed("Prey"),
+        &tmp.path().join("wd"),
+        &["--input", table.to_str().unwrap()],
+    );
+    run.assert_success();
+    let result = ResultTable::read(&run.path("results/values.csv"));
+    let (t, x) = (result.numbers("Time [s]"), result.numbers("Prey.x [-]"));
+    // y = 4: x shrinks at 1.1 − 1.6 = −0.5 per s; from 5 s (y = 1) it grows at 0.7 per s.
+    let at = |time: f64| x[t.iter().position(|&s| (s - time).abs() < 1e-9).unwrap()];
+    assert!((at(4.0) - 6.0 * (-0.5f64 * 4.0).exp()).abs() < 1e-4);
+    assert!(at(20.0) > at(5.0) * (0.7f64 * 14.9).exp() * 0.99);
+    let info = Command::new(mastersim_bin())
+        .args(["info", "--causality", "parameter", "--json"])
+        .arg(packed("Prey"))
+        .output()
+        .unwrap();
+    assert!(info.status.success());
+    let json: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
+    assert_eq!(json["variables"].as_array().unwrap().len(), 3);
+}

@@ -6,6 +6,7 @@ mod architecture;
 mod bad_input;
 mod checkpoints;
 mod cli;
+mod docs;
 mod examples;
 mod faults;
 mod first_hour;

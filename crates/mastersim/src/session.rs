@@ -97,12 +97,17 @@ impl std::fmt::Debug for Session {
 }
 
 impl Session {
-    /// Opens the project file `project` (`.msim`): parses it, extracts and loads its FMUs into
-    /// the working directory, validates it into a plan and instantiates every slave, in project
-    /// order. Creates `<working dir>/log`. Logs through the `log` crate.
+    /// Opens the project file `project` (`.msim`): parses it, applies
+    /// [`Options::overrides`], extracts and loads its FMUs into the working directory,
+    /// completes the settings it leaves out from the FMUs' default experiments (see
+    /// [`master::experiment::complete_settings`]), validates it into a plan and instantiates
+    /// every slave, in project order. An FMU (`.fmu`) given as `project` runs on its own, as a
+    /// one-slave project ([`master::project::Project::for_fmu`], with [`Options::input`]).
+    /// Creates `<working dir>/log`. Logs through the `log` crate.
     ///
     /// # Errors
-    /// [`Error::InvalidOption`] for an option out of range; [`Error::Io`] when the working
+    /// [`Error::InvalidOption`] for an option out of range, or an input table for a project
+    /// file; [`Error::Io`] when the working
     /// directory cannot be created; [`Error::ProjectNotFound`]; [`Error::ProjectIsDirectory`];
     /// [`Error::Master`] for a project,
     /// FMU, table or plan error (each names the file and line or the FMU); [`Error::Thread`]
