@@ -415,21 +415,6 @@ fn earlier_result_files_are_removed() {
     );
 }
 
-/// `--threads 0` is refused by the argument parser, before the working directory exists.
-#[test]
-fn zero_threads_are_refused_at_once() {
-    let tmp = tempfile::tempdir().expect("temp dir");
-    let wd = tmp.path().join("wd");
-    let run = run_mastersim(&packed("Prey"), &wd, &["--threads", "0"]);
-    assert_eq!(run.code(), 2);
-    assert!(
-        said(&run).contains("expected at least 1 thread"),
-        "{}",
-        said(&run)
-    );
-    assert!(!wd.exists());
-}
-
 /// Completions and the man page come from the command-line definition.
 #[test]
 fn completions_and_man_page() {

@@ -87,21 +87,21 @@ fn parallel_gauss_jacobi_is_bit_identical_to_serial() {
     assert_eq!(rows.lines().count(), 1 + 301, "header and 301 rows");
 }
 
+/// `--threads 0` is refused by the argument parser, before the working directory exists and
+/// any FMU is loaded.
 #[test]
 fn zero_threads_is_a_usage_error() {
     let tmp = tempfile::tempdir().expect("temp dir");
-    let run = run_mastersim(
-        &project(tmp.path()),
-        &tmp.path().join("wd"),
-        &["--threads", "0"],
-    );
+    let wd = tmp.path().join("wd");
+    let run = run_mastersim(&project(tmp.path()), &wd, &["--threads", "0"]);
     assert_eq!(run.code(), 2, "{}", run.stderr());
     assert!(
         run.stderr()
-            .contains("threads = 0: expected at least 1 thread"),
+            .contains("invalid value '0' for '--threads <N>': expected at least 1 thread"),
         "{}",
         run.stderr()
     );
+    assert!(!wd.exists(), "nothing is created");
 }
 
 #[test]

@@ -85,24 +85,23 @@ fn print_bytes(bytes: &[u8]) {
     let _ = out.write_all(bytes).and_then(|()| out.flush());
 }
 
-/// `mastersim completions <shell>` and `mastersim man`: generated from the command-line
-/// definition, so they always match it.
-fn generated(command: &Command) -> Option<anyhow::Result<()>> {
+/// `mastersim completions <shell>`: generated from the command-line definition, so it always
+/// matches it.
+fn completions(shell: clap_complete::Shell) -> anyhow::Result<()> {
     use clap::CommandFactory as _;
     let mut buffer = Vec::new();
-    match command {
-        Command::Completions { shell } => {
-            clap_complete::generate(*shell, &mut Cli::command(), "mastersim", &mut buffer);
-        }
-        Command::Man => {
-            if let Err(e) = clap_mangen::Man::new(Cli::command()).render(&mut buffer) {
-                return Some(Err(e.into()));
-            }
-        }
-        _ => return None,
-    }
+    clap_complete::generate(shell, &mut Cli::command(), "mastersim", &mut buffer);
     print_bytes(&buffer);
-    Some(Ok(()))
+    Ok(())
+}
+
+/// `mastersim man`: the man page, generated from the command-line definition.
+fn man_page() -> anyhow::Result<()> {
+    use clap::CommandFactory as _;
+    let mut buffer = Vec::new();
+    clap_mangen::Man::new(Cli::command()).render(&mut buffer)?;
+    print_bytes(&buffer);
+    Ok(())
 }
 
 /// Running a project.
@@ -473,7 +472,8 @@ fn main() -> ExitCode {
         Some(Command::Info(args)) => Some(info::run(args)),
         Some(Command::Plot(args)) => Some(plot::run(args)),
         Some(Command::View(args)) => Some(view::run(args)),
-        Some(other) => generated(other),
+        Some(Command::Completions { shell }) => Some(completions(*shell)),
+        Some(Command::Man) => Some(man_page()),
         None => None,
     };
     if let Some(done) = command {

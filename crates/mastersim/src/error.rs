@@ -32,8 +32,8 @@ pub enum Error {
         /// The operating system's error.
         source: std::io::Error,
     },
-    /// The project file does not exist.
-    #[error("project file '{}' doesn't exist", path.display())]
+    /// The project file (or FMU) does not exist.
+    #[error("'{}' doesn't exist, expected a project file (.msim) or an FMU (.fmu)", path.display())]
     ProjectNotFound {
         /// The path given.
         path: PathBuf,
