@@ -1,5 +1,5 @@
 //! Checkpoints that `--resume` must refuse: none written, corrupt, truncated, of another
-//! format, or a project file, FMU archive or GUID changed since. Each row first runs the
+//! format, or a project file, its `--set` options, an FMU archive or a GUID changed since. Each row first runs the
 //! control loop through the library to its tenth step and writes a checkpoint into
 //! `wd/checkpoint/state.bin`, then breaks one thing; `mastersim --resume` must exit 2 with
 //! one line naming the file and what is wrong. The row `resume_valid_checkpoint` is the
@@ -85,6 +85,14 @@ fn cases() -> Vec<Case> {
                 );
                 input
             },
+        ),
+        case(
+            "resume_with_other_overrides",
+            2,
+            "bad.msim",
+            "or its --set and --input options changed since the checkpoint",
+            &["same project and options"],
+            |s| with_checkpoint(s).args(&["--set", "tEnd=2 s"]),
         ),
         case(
             "resume_after_fmu_archive_changed",

@@ -71,6 +71,25 @@ impl FileHash {
             sha256: Sha256::digest(&bytes).into(),
         })
     }
+
+    /// The hash of the file together with the command-line options that change what it
+    /// means (`--set`, `--input`), so that a checkpoint is resumed only under the same ones.
+    /// Without options the hash is the file's own.
+    pub fn with_options(self, options: &[String]) -> FileHash {
+        if options.is_empty() {
+            return self;
+        }
+        let mut hasher = Sha256::new();
+        hasher.update(self.sha256);
+        for option in options {
+            hasher.update(option.as_bytes());
+            hasher.update([0]);
+        }
+        FileHash {
+            path: self.path,
+            sha256: hasher.finalize().into(),
+        }
+    }
 }
 
 /// What backs one slave: its file (FMU archive or table) and, for an FMU, its GUID.
@@ -261,8 +280,9 @@ impl Checkpoint {
             return Err(refuse(
                 path,
                 format!(
-                    "the project file '{}' changed since the checkpoint was written; a resumed \
-                     run must use the same project (start the run again instead)",
+                    "the project file '{}' or its --set and --input options changed since the \
+                     checkpoint was written; a resumed run must use the same project and \
+                     options (start the run again instead)",
                     project.path.display()
                 ),
             ));

@@ -152,7 +152,13 @@ impl Session {
             log::info!("Reading project '{}'", project_path.display());
         }
         // Hashed as read now: a checkpoint names this content even if the file changes later.
-        let project_hash = FileHash::of(project_path)?;
+        let command_line: Vec<String> = options
+            .overrides
+            .iter()
+            .cloned()
+            .chain(options.input.iter().map(|p| format!("--input {}", p.display())))
+            .collect();
+        let project_hash = FileHash::of(project_path)?.with_options(&command_line);
         let mut project = if fmu_run {
             Project::for_fmu(project_path)
         } else {
