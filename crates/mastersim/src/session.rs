@@ -156,7 +156,12 @@ impl Session {
             .overrides
             .iter()
             .cloned()
-            .chain(options.input.iter().map(|p| format!("--input {}", p.display())))
+            .chain(
+                options
+                    .input
+                    .iter()
+                    .map(|p| format!("--input {}", p.display())),
+            )
             .collect();
         let project_hash = FileHash::of(project_path)?.with_options(&command_line);
         let mut project = if fmu_run {
