@@ -204,7 +204,12 @@ fn messages_match_what_happens() {
     run.assert_success();
     let out = run.stdout();
     assert!(!out.contains("will not generate any results"), "{out}");
-    assert!(out.contains("only the time column"), "{out}");
+    assert_eq!(
+        out.matches("only the time column").count(),
+        1,
+        "one warning, naming both causes: {out}"
+    );
+    assert!(out.contains("no outputOnly pattern matches"), "{out}");
     let values = std::fs::read_to_string(run.path("results/values.csv")).expect("values.csv");
     assert!(values.starts_with("Time [s]\n0\n"), "{values}");
 }

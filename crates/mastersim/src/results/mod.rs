@@ -434,7 +434,8 @@ impl Observer for ResultFiles {
             && columns.string.is_empty()
         {
             log::warn!(
-                "the slaves have no result variables: the result files hold only the time column"
+                "no variable is written (the slaves have none, or no outputOnly pattern matches \
+                 one): the result files hold only the time column"
             );
         }
         let formats = &self.options.formats;
