@@ -21,11 +21,6 @@ fn summary(run: &Run) -> SummaryJson {
     SummaryJson::read(&run.path("log/summary.json")).expect("summary.json reads back")
 }
 
-/// All of stdout and stderr.
-fn said(run: &Run) -> String {
-    run.stdout() + &run.stderr()
-}
-
 /// `mastersim Prey.fmu` runs the FMU's default experiment (0–20 s at 0.01 s), a row at every
 /// communication point; `--set` changes a parameter and `--write-msim` saves a project that
 /// gives byte-identical results.
@@ -36,9 +31,10 @@ fn an_fmu_runs_without_a_project() {
     let run = run_mastersim(&prey, &tmp.path().join("default"), &[]);
     run.assert_success();
     assert!(
-        said(&run).contains("tEnd = 20 s, from the default experiment of 'Prey'"),
+        run.said()
+            .contains("tEnd = 20 s, from the default experiment of 'Prey'"),
         "{}",
-        said(&run)
+        run.said()
     );
     let table = ResultTable::read(&run.path("results/values.csv"));
     let t = table.numbers("Time [s]");
@@ -93,9 +89,9 @@ fn an_fmu_runs_without_a_project() {
     let again = run_mastersim(&msim, &tmp.path().join("again"), &[]);
     again.assert_success();
     assert!(
-        !said(&again).contains("default experiment"),
+        !again.said().contains("default experiment"),
         "the saved project states every setting: {}",
-        said(&again)
+        again.said()
     );
     assert_eq!(
         std::fs::read(set.path("results/values.csv")).unwrap(),
@@ -131,7 +127,7 @@ fn an_input_table_feeds_the_fmu_inputs() {
         ],
     );
     run.assert_success();
-    let out = said(&run);
+    let out = run.said();
     assert!(out.contains("column 'alhpa' names no variable"), "{out}");
     let result = ResultTable::read(&run.path("results/values.csv"));
     let (t, x) = (result.numbers("Time [s]"), result.numbers("Prey.x [-]"));
@@ -160,14 +156,14 @@ fn an_input_table_feeds_the_fmu_inputs() {
         &tmp.path().join("none"),
         &["--input", table.to_str().unwrap()],
     );
-    assert_eq!(refused.code(), 2, "{}", said(&refused));
+    assert_eq!(refused.code(), 2, "{}", refused.said());
     assert!(
-        said(&refused).contains(&format!(
+        refused.said().contains(&format!(
             "--input {}: invalid --input: no column names an input of the FMU",
             table.display()
         )),
         "{}",
-        said(&refused)
+        refused.said()
     );
     let project = example_workspace().join("projects/lotka_volterra.msim");
     let refused = run_mastersim(
@@ -177,9 +173,9 @@ fn an_input_table_feeds_the_fmu_inputs() {
     );
     assert_eq!(refused.code(), 2);
     assert!(
-        said(&refused).contains("a run of one FMU"),
+        refused.said().contains("a run of one FMU"),
         "{}",
-        said(&refused)
+        refused.said()
     );
 }
 
@@ -191,9 +187,10 @@ fn without_a_step_size_an_fmu_run_takes_500_steps() {
     let run = run_mastersim(&packed("Oscillator"), &tmp.path().join("wd"), &[]);
     run.assert_success();
     assert!(
-        said(&run).contains("running 0 s to 10 s in 500 steps of 0.02 s"),
+        run.said()
+            .contains("running 0 s to 10 s in 500 steps of 0.02 s"),
         "{}",
-        said(&run)
+        run.said()
     );
     let s = summary(&run);
     assert_eq!((s.counters.steps, s.t_end), (500, 10.0));
@@ -237,8 +234,8 @@ fn a_project_takes_overrides() {
     let refused = |args: &[&str], expected: &str| {
         let wd = tmp.path().join("refused");
         let run = run_mastersim(&project, &wd, args);
-        assert_eq!(run.code(), 2, "{args:?}: {}", said(&run));
-        assert!(said(&run).contains(expected), "{args:?}: {}", said(&run));
+        assert_eq!(run.code(), 2, "{args:?}: {}", run.said());
+        assert!(run.said().contains(expected), "{args:?}: {}", run.said());
     };
     refused(
         &["--set", "tEnd=ten s"],
@@ -285,7 +282,7 @@ fn settings_come_from_the_default_experiments() {
     );
     let run = run_mastersim(&minimal, &tmp.path().join("minimal"), &[]);
     run.assert_success();
-    let out = said(&run);
+    let out = run.said();
     assert!(
         out.contains("tEnd = 20 s, from the default experiment of 'Prey', 'Predator'"),
         "{out}"
@@ -304,7 +301,7 @@ fn settings_come_from_the_default_experiments() {
     );
     let run = run_mastersim(&mixed, &tmp.path().join("mixed"), &["--test-init"]);
     run.assert_success();
-    let out = said(&run);
+    let out = run.said();
     assert!(
         out.contains(
             "tEnd is not set and the FMUs' default experiments disagree (Prey: 20 s, Osc: 10 s): \
@@ -327,7 +324,7 @@ fn settings_come_from_the_default_experiments() {
     );
     let run = run_mastersim(&too_long, &tmp.path().join("too_long"), &[]);
     run.assert_success();
-    let out = said(&run);
+    let out = run.said();
     assert!(
         out.contains(&format!(
             "{}:2: hStart = 30 s is larger than tEnd - tStart = 20 s",
@@ -375,7 +372,7 @@ fn timers_are_marked_and_within_the_wall_clock() {
     ] {
         assert!(text[key].parse::<f64>().unwrap() <= wall_txt, "{key}");
     }
-    assert!(said(&run).contains("are sampled"), "{}", said(&run));
+    assert!(run.said().contains("are sampled"), "{}", run.said());
 }
 
 /// A second run with fewer formats leaves no result file of the first.

@@ -132,6 +132,11 @@ impl Run {
         String::from_utf8_lossy(&self.output.stderr).into_owned()
     }
 
+    /// Standard output followed by standard error: everything the run said.
+    pub fn said(&self) -> String {
+        self.stdout() + &self.stderr()
+    }
+
     /// Asserts exit code 0, printing the output otherwise.
     pub fn assert_success(&self) -> &Self {
         assert_eq!(

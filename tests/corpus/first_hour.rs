@@ -22,10 +22,6 @@ fn reference_fmu(model: &str) -> PathBuf {
     path
 }
 
-fn said(run: &Run) -> String {
-    run.stdout() + &run.stderr()
-}
-
 /// Validates `<working dir>/log/summary.json` of `run` against the documented schema.
 fn assert_valid_summary(run: &Run) {
     let summary = run.path("log/summary.json");
@@ -70,9 +66,10 @@ fn bouncing_ball_runs_its_default_experiment() {
     let run = run_mastersim(&fmu, &tmp.path().join("wd"), &[]);
     run.assert_success();
     assert!(
-        said(&run).contains("tEnd = 3 s, from the default experiment of 'BouncingBall'"),
+        run.said()
+            .contains("tEnd = 3 s, from the default experiment of 'BouncingBall'"),
         "{}",
-        said(&run)
+        run.said()
     );
     let table = ResultTable::read(&run.path("results/values.csv"));
     let (t, h) = (
@@ -157,9 +154,10 @@ fn a_new_users_first_hour() {
     );
     run.assert_success();
     assert!(
-        said(&run).contains("column 'real_tunable_param' is not an input"),
+        run.said()
+            .contains("column 'real_tunable_param' is not an input"),
         "{}",
-        said(&run)
+        run.said()
     );
     assert_valid_summary(&run);
     let ours = ResultTable::read(&run.path("results/values.csv"));

@@ -27,3 +27,20 @@ pub(crate) fn reals(count: usize) -> Vec<f64> {
     }
     values
 }
+
+/// A Signal Table alias `name` of member `of` with unit `u` and info `alias <name>`.
+pub(crate) fn table_alias(
+    name: &str,
+    of: usize,
+    negated: bool,
+    parameter: bool,
+) -> crate::signal_table::TableAlias {
+    crate::signal_table::TableAlias {
+        name: name.to_string(),
+        unit: "u".to_string(),
+        info: format!("alias {name}"),
+        of,
+        negated,
+        parameter,
+    }
+}

@@ -23,6 +23,14 @@ fn write(dir: &tempfile::TempDir, name: &str, text: &str) -> PathBuf {
     path
 }
 
+/// Name, unit and kind of every series of `file`, in order.
+fn kinds(file: &ResultFile) -> Vec<(&str, &str, SeriesKind)> {
+    file.series
+        .iter()
+        .map(|s| (s.name.as_str(), s.unit.as_str(), s.kind))
+        .collect()
+}
+
 fn message(result: Result<impl std::fmt::Debug>) -> String {
     result.expect_err("an error").to_string()
 }
@@ -42,11 +50,7 @@ fn reads_a_values_csv() -> Result<()> {
     let dir = temp();
     let file = read(&write(&dir, "values.csv", VALUES_CSV))?;
     assert_eq!(file.time_unit, "s");
-    let names: Vec<_> = file
-        .series
-        .iter()
-        .map(|s| (s.name.as_str(), s.unit.as_str(), s.kind))
-        .collect();
+    let names = kinds(&file);
     assert_eq!(
         names,
         [
@@ -236,11 +240,7 @@ fn mat_parameters_are_told_apart() -> Result<()> {
     )?;
     let file = read(&path)?;
     assert_eq!(file.time_unit, "s");
-    let names: Vec<_> = file
-        .series
-        .iter()
-        .map(|s| (s.name.as_str(), s.unit.as_str(), s.kind))
-        .collect();
+    let names = kinds(&file);
     assert_eq!(
         names,
         [

@@ -15,14 +15,7 @@ fn layout() -> SignalLayout {
     on.variability = Variability::Discrete;
     let mut label = TableSignal::new("LV.label", SignalType::String, "");
     label.variability = Variability::Discrete;
-    let alias = |name: &str, of: usize, negated: bool, parameter: bool| TableAlias {
-        name: name.to_string(),
-        unit: "u".to_string(),
-        info: format!("alias {name}"),
-        of,
-        negated,
-        parameter,
-    };
+    let alias = crate::test_support::table_alias;
     SignalLayout {
         time_unit: "s".to_string(),
         signals: vec![

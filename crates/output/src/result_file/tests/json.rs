@@ -4,8 +4,8 @@
 use super::*;
 use crate::JsonProblem;
 use crate::signal_table::{
-    AttributeMap, ParameterValue, SignalLayout, SignalTableWriter, SignalType, TableAlias,
-    TableParameter, TableSignal, Variability,
+    AttributeMap, ParameterValue, SignalLayout, SignalTableWriter, SignalType, TableParameter,
+    TableSignal, Variability,
 };
 
 fn bits(values: &[f64]) -> Vec<u64> {
@@ -21,16 +21,7 @@ fn parameter(name: &str, unit: &str, value: ParameterValue) -> TableParameter {
     }
 }
 
-fn alias(name: &str, of: usize, negated: bool, parameter: bool) -> TableAlias {
-    TableAlias {
-        name: name.to_string(),
-        unit: "u".to_string(),
-        info: format!("alias {name}"),
-        of,
-        negated,
-        parameter,
-    }
-}
+use crate::test_support::table_alias as alias;
 
 /// Every kind of member mastersim writes: signals of the four types, parameters of the four
 /// types, plain and negated aliases of both.
@@ -129,11 +120,7 @@ fn round_trip_keeps_every_value_bit_for_bit() -> Result<()> {
     let file = read(&path)?;
     assert_eq!(file.time_unit, "ms");
 
-    let summary: Vec<_> = file
-        .series
-        .iter()
-        .map(|s| (s.name.as_str(), s.unit.as_str(), s.kind))
-        .collect();
+    let summary = kinds(&file);
     use SeriesKind::{Parameter, Variable};
     assert_eq!(
         summary,
@@ -330,11 +317,7 @@ fn aliases_resolve_through_chains_and_to_the_time() -> Result<()> {
             "attributes":{"_class":"Map","x":[1,{"y":null}]}}"#,
     );
     let file = read(&path)?;
-    let summary: Vec<_> = file
-        .series
-        .iter()
-        .map(|s| (s.name.as_str(), s.unit.as_str(), s.kind))
-        .collect();
+    let summary = kinds(&file);
     assert_eq!(
         summary,
         [
