@@ -11,9 +11,16 @@
 //! `parameter` of variability `fixed`, other `internal` and `none` are `local`); see
 //! [`fmi::Causality`] and [`fmi::Variability`].
 //!
+//! FMI 3.0 FMUs are shown one row per scalar, as mastersim addresses them: an array variable
+//! `x` of dimensions 2×3 is six rows `x[1,1]` … `x[2,3]` (row-major), and an `<Alias>` is rows
+//! of its own. The type column gives the FMI 3.0 data type (`Float64`, `UInt8`, …), the JSON
+//! adds `dataType` and, for array elements, `array`, `dimensions` and `indices`. Clocks are
+//! listed apart: mastersim cannot simulate FMUs that have any.
+//!
 //! Spec: FMI 2.0.2 §2.2.1 (`fmiModelDescription`), §2.2.5 (`DefaultExperiment`), §2.2.7
 //! (`ScalarVariable`), §2.3 (FMU layout), §4.3.1 (`CoSimulation`); FMI 1.0 §2.2–§2.4,
-//! FMI 1.0 CS §3 (`Capabilities`).
+//! FMI 1.0 CS §3 (`Capabilities`); FMI 3.0 §2.4 (FMU description), §2.4.7.5 (`Clock`),
+//! §2.4.7.6 (arrays), §4.3.1 (`CoSimulation`).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -21,7 +28,9 @@ use std::path::{Path, PathBuf};
 use anyhow::bail;
 use clap::ValueEnum;
 use fmi::archive::{self, ExtractOptions, FmuContents};
-use fmi::{Alias, Causality, FmiVersion, Initial, ScalarVariable, VarType, Variability};
+use fmi::{
+    Alias, Causality, ClockVariable, FmiVersion, Initial, ScalarVariable, VarType, Variability,
+};
 use serde::Serialize;
 
 /// Largest `modelDescription.xml` read, in bytes (256 MiB): far above real model
@@ -36,7 +45,7 @@ const DESCRIPTION_WIDTH: usize = 60;
 /// Arguments of `mastersim info`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct InfoArgs {
-    /// The FMU archive (.fmu), FMI 1.0 or 2.0 co-simulation.
+    /// The FMU archive (.fmu), FMI 1.0, 2.0 or 3.0 co-simulation.
     pub fmu: PathBuf,
     /// Show only the variables whose name equals one of these patterns or matches it as a
     /// glob (`*`, `?`, `[..]`) [default: all variables].
@@ -67,6 +76,9 @@ pub enum CausalityFilter {
     Local,
     /// The independent variable (time).
     Independent,
+    /// FMI 3.0 structural parameters (array sizes).
+    #[value(name = "structuralParameter", alias = "structural-parameter")]
+    StructuralParameter,
 }
 
 impl CausalityFilter {
@@ -80,6 +92,7 @@ impl CausalityFilter {
                 CausalityFilter::Output => Causality::Output,
                 CausalityFilter::Local => Causality::Local,
                 CausalityFilter::Independent => Causality::Independent,
+                CausalityFilter::StructuralParameter => Causality::StructuralParameter,
             }
     }
 }
@@ -187,6 +200,7 @@ fn causality_filter_name(filter: CausalityFilter) -> &'static str {
         CausalityFilter::Output => "output",
         CausalityFilter::Local => "local",
         CausalityFilter::Independent => "independent",
+        CausalityFilter::StructuralParameter => "structuralParameter",
     }
 }
 
@@ -198,15 +212,19 @@ fn causality_filter_name(filter: CausalityFilter) -> &'static str {
 pub struct Info<'a> {
     /// `fmu`: the FMU path as given on the command line.
     pub fmu: String,
-    /// `fmiVersion`: `"1.0"` or `"2.0"`.
+    /// `fmiVersion`: `"1.0"`, `"2.0"` or `"3.0"`.
     pub fmi_version: &'static str,
     /// `modelName`.
     pub model_name: &'a str,
     /// `modelIdentifier`: the base name of the shared libraries (FMI 1.0: also the prefix
     /// of the function names).
     pub model_identifier: &'a str,
-    /// `guid`.
-    pub guid: &'a str,
+    /// `guid` (FMI 1.0/2.0).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub guid: Option<&'a str>,
+    /// `instantiationToken` (FMI 3.0), the FMI 3.0 successor of the GUID.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instantiation_token: Option<&'a str>,
     /// `description` of the model (optional).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<&'a str>,
@@ -231,49 +249,143 @@ pub struct Info<'a> {
     /// `defaultExperiment` (left out when the FMU has none).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub default_experiment: Option<ExperimentInfo>,
-    /// `numberOfVariables`: how many variables the FMU has, before filtering.
+    /// `numberOfVariables`: how many variables the FMU has, before filtering (FMI 3.0: how
+    /// many scalars, counting each array element and alias).
     pub number_of_variables: usize,
     /// `variables`: the variables that pass the filters, in file order.
     pub variables: Vec<VariableInfo<'a>>,
+    /// `clocks`: the FMI 3.0 clocks, unfiltered (left out when there are none). mastersim
+    /// cannot simulate an FMU that has clocks.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub clocks: Vec<ClockInfo<'a>>,
 }
 
-/// Co-simulation capabilities, named by their XML attributes. A member the FMU's FMI
-/// version does not define is left out: `canGetAndSetFMUstate`, `canSerializeFMUstate` and
-/// `providesDirectionalDerivative` exist in FMI 2.0 only, `canRejectSteps` in FMI 1.0 only.
-/// Attributes missing from the XML are `false` (0 for `maxOutputDerivativeOrder`).
+/// One FMI 3.0 clock.
 ///
-/// Spec: FMI 2.0.2 §4.3.1, FMI 1.0 CS §3 (`Capabilities`).
+/// Spec: FMI 3.0 §2.4.7.5 (`Clock`).
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct CapabilitiesInfo {
-    /// `canHandleVariableCommunicationStepSize`.
-    pub can_handle_variable_communication_step_size: bool,
-    /// `canInterpolateInputs`.
-    pub can_interpolate_inputs: bool,
-    /// `maxOutputDerivativeOrder`.
-    pub max_output_derivative_order: u32,
-    /// `canRunAsynchronuously` (sic, as the standard spells it).
-    pub can_run_asynchronuously: bool,
-    /// `canBeInstantiatedOnlyOncePerProcess`.
-    pub can_be_instantiated_only_once_per_process: bool,
-    /// `canGetAndSetFMUstate` (FMI 2.0).
-    #[serde(
-        rename = "canGetAndSetFMUstate",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub can_get_and_set_fmu_state: Option<bool>,
-    /// `canSerializeFMUstate` (FMI 2.0).
-    #[serde(
-        rename = "canSerializeFMUstate",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub can_serialize_fmu_state: Option<bool>,
-    /// `providesDirectionalDerivative` (FMI 2.0).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub provides_directional_derivative: Option<bool>,
-    /// `canRejectSteps` (FMI 1.0).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub can_reject_steps: Option<bool>,
+pub struct ClockInfo<'a> {
+    /// `name`.
+    pub name: &'a str,
+    /// `valueReference`.
+    pub value_reference: u32,
+    /// `causality`: `input`, `output` or `local`.
+    pub causality: &'static str,
+}
+
+/// Co-simulation capabilities as `(attribute, value)` pairs, named and ordered as the XML
+/// attributes of the FMU's FMI version; in JSON, one object. Only the attributes the version
+/// defines are listed: `canRejectSteps` in FMI 1.0; `canGetAndSetFMUstate`,
+/// `canSerializeFMUstate` and `providesDirectionalDerivative` in FMI 2.0;
+/// `canInterpolateInputs` and `canRunAsynchronuously` (sic) in FMI 1.0 and 2.0. FMI 3.0
+/// spells the state and derivative flags `canGetAndSetFMUState`, `canSerializeFMUState` and
+/// `providesDirectionalDerivatives`, and adds `hasEventMode`, `mightReturnEarlyFromDoStep`,
+/// `canReturnEarlyAfterIntermediateUpdate` and `fixedInternalStepSize` (s, only when given).
+/// Attributes missing from the XML are `false` (0 for `maxOutputDerivativeOrder`).
+///
+/// Spec: FMI 2.0.2 §4.3.1, FMI 1.0 CS §3 (`Capabilities`), FMI 3.0 §4.3.1.
+#[derive(Debug)]
+pub struct CapabilitiesInfo(pub Vec<(&'static str, Capability)>);
+
+/// The value of one capability attribute.
+#[derive(Debug, Clone, Copy, Serialize)]
+#[serde(untagged)]
+pub enum Capability {
+    /// A flag.
+    Flag(bool),
+    /// A count (`maxOutputDerivativeOrder`).
+    Count(u32),
+    /// A time in seconds (`fixedInternalStepSize`).
+    Seconds(f64),
+}
+
+impl Serialize for CapabilitiesInfo {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap as _;
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (name, value) in &self.0 {
+            map.serialize_entry(name, value)?;
+        }
+        map.end()
+    }
+}
+
+impl CapabilitiesInfo {
+    /// The capabilities of `md` that its FMI version defines.
+    fn new(md: &fmi::ModelDescription) -> Self {
+        use Capability::{Count, Flag, Seconds};
+        let c = &md.capabilities;
+        let v3 = md.fmi_version == FmiVersion::V3;
+        let mut list = vec![(
+            "canHandleVariableCommunicationStepSize",
+            Flag(c.can_handle_variable_communication_step_size),
+        )];
+        if !v3 {
+            list.push(("canInterpolateInputs", Flag(c.can_interpolate_inputs)));
+        }
+        list.push((
+            "maxOutputDerivativeOrder",
+            Count(c.max_output_derivative_order),
+        ));
+        if !v3 {
+            list.push(("canRunAsynchronuously", Flag(c.can_run_asynchronuously)));
+        }
+        list.push((
+            "canBeInstantiatedOnlyOncePerProcess",
+            Flag(c.can_be_instantiated_only_once_per_process),
+        ));
+        match md.fmi_version {
+            FmiVersion::V1 => list.push(("canRejectSteps", Flag(c.can_reject_steps))),
+            FmiVersion::V2 => list.extend([
+                ("canGetAndSetFMUstate", Flag(c.can_get_and_set_fmu_state)),
+                ("canSerializeFMUstate", Flag(c.can_serialize_fmu_state)),
+                (
+                    "providesDirectionalDerivative",
+                    Flag(c.provides_directional_derivative),
+                ),
+            ]),
+            FmiVersion::V3 => {
+                list.extend([
+                    ("canGetAndSetFMUState", Flag(c.can_get_and_set_fmu_state)),
+                    ("canSerializeFMUState", Flag(c.can_serialize_fmu_state)),
+                    (
+                        "providesDirectionalDerivatives",
+                        Flag(c.provides_directional_derivative),
+                    ),
+                    ("hasEventMode", Flag(c.has_event_mode)),
+                    (
+                        "mightReturnEarlyFromDoStep",
+                        Flag(c.might_return_early_from_do_step),
+                    ),
+                    (
+                        "canReturnEarlyAfterIntermediateUpdate",
+                        Flag(c.can_return_early_after_intermediate_update),
+                    ),
+                ]);
+                if let Some(h) = c.fixed_internal_step_size {
+                    list.push(("fixedInternalStepSize", Seconds(h)));
+                }
+            }
+        }
+        CapabilitiesInfo(list)
+    }
+
+    /// The `attribute  value` rows of the text form.
+    fn rows(&self) -> Vec<Vec<String>> {
+        self.0
+            .iter()
+            .map(|(name, value)| {
+                let value = match *value {
+                    Capability::Flag(true) => "yes".to_owned(),
+                    Capability::Flag(false) => "no".to_owned(),
+                    Capability::Count(n) => n.to_string(),
+                    Capability::Seconds(h) => format!("{} s", number(h)),
+                };
+                vec![(*name).to_owned(), value]
+            })
+            .collect()
+    }
 }
 
 /// The `DefaultExperiment`; each member only when the FMU gives it.
@@ -291,7 +403,7 @@ pub struct ExperimentInfo {
     /// `tolerance`: relative tolerance, no unit.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tolerance: Option<f64>,
-    /// `stepSize`, s (FMI 2.0 only).
+    /// `stepSize`, s (FMI 2.0 and 3.0).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub step_size: Option<f64>,
 }
@@ -315,22 +427,40 @@ pub struct VariableInfo<'a> {
     /// `initial`: `exact`, `approx` or `calculated` (FMI 2.0, when given).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub initial: Option<&'static str>,
-    /// `type`: `Real`, `Integer`, `Boolean`, `String` or `Enumeration`.
+    /// `type`: how mastersim carries the value, the same for every FMI version: `Real`,
+    /// `Integer`, `Boolean`, `String`, `Binary` (FMI 3.0) or `Enumeration`.
     #[serde(rename = "type")]
     pub var_type: &'static str,
+    /// `dataType` (FMI 3.0): the variable's element, `Float32` … `UInt64`, `Boolean`,
+    /// `String`, `Binary` or `Enumeration`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data_type: Option<&'static str>,
+    /// `array` (FMI 3.0 array elements): the name of the whole array variable.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub array: Option<&'a str>,
+    /// `dimensions` (FMI 3.0 array elements): the size of each dimension of the array.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dimensions: Option<&'a [usize]>,
+    /// `indices` (FMI 3.0 array elements): the element's indices, from 1.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub indices: Option<&'a [usize]>,
     /// `declaredType` of the type element.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub declared_type: Option<&'a str>,
     /// `unit` of a Real variable (its own, or that of its declared type).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unit: Option<&'a str>,
+    /// `displayUnit` of an FMI 3.0 Float variable (its own, or that of its declared type).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub display_unit: Option<&'a str>,
     /// `start` value, as written in the XML (a string for every type).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub start: Option<&'a str>,
     /// `description`, in full.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<&'a str>,
-    /// `alias`: `alias` or `negatedAlias` (FMI 1.0 alias variables only).
+    /// `alias`: `alias` or `negatedAlias` (FMI 1.0 alias variables), `alias` (the scalars
+    /// of an FMI 3.0 `<Alias>` element).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub alias: Option<&'static str>,
 }
@@ -340,36 +470,25 @@ impl<'a> Info<'a> {
     /// `selected`.
     fn new(path: &Path, contents: &'a FmuContents, selected: &[&'a ScalarVariable]) -> Self {
         let md = &contents.description;
-        let c = &md.capabilities;
-        let v2 = md.fmi_version == FmiVersion::V2;
+        let v3 = md.fmi_version == FmiVersion::V3;
         Info {
             fmu: path.display().to_string(),
             fmi_version: match md.fmi_version {
                 FmiVersion::V1 => "1.0",
                 FmiVersion::V2 => "2.0",
+                FmiVersion::V3 => "3.0",
             },
             model_name: &md.model_name,
             model_identifier: &md.model_identifier,
-            guid: &md.guid,
+            guid: (!v3).then_some(md.guid.as_str()),
+            instantiation_token: v3.then_some(md.guid.as_str()),
             description: md.description.as_deref(),
             generation_tool: md.generation_tool.as_deref(),
             generation_date_and_time: contents.generation_date_and_time.as_deref(),
             model_version: contents.model_version.as_deref(),
             platforms: &contents.platforms,
             source_files: &contents.source_files,
-            capabilities: CapabilitiesInfo {
-                can_handle_variable_communication_step_size: c
-                    .can_handle_variable_communication_step_size,
-                can_interpolate_inputs: c.can_interpolate_inputs,
-                max_output_derivative_order: c.max_output_derivative_order,
-                can_run_asynchronuously: c.can_run_asynchronuously,
-                can_be_instantiated_only_once_per_process: c
-                    .can_be_instantiated_only_once_per_process,
-                can_get_and_set_fmu_state: v2.then_some(c.can_get_and_set_fmu_state),
-                can_serialize_fmu_state: v2.then_some(c.can_serialize_fmu_state),
-                provides_directional_derivative: v2.then_some(c.provides_directional_derivative),
-                can_reject_steps: (!v2).then_some(c.can_reject_steps),
-            },
+            capabilities: CapabilitiesInfo::new(md),
             default_experiment: md.default_experiment.map(|e| ExperimentInfo {
                 start_time: e.start_time,
                 stop_time: e.stop_time,
@@ -377,7 +496,11 @@ impl<'a> Info<'a> {
                 step_size: e.step_size,
             }),
             number_of_variables: md.variables.len(),
-            variables: selected.iter().map(|v| VariableInfo::new(v)).collect(),
+            variables: selected
+                .iter()
+                .map(|v| VariableInfo::new(v, md.fmi_version))
+                .collect(),
+            clocks: md.clocks.iter().map(ClockInfo::new).collect(),
         }
     }
 
@@ -405,7 +528,8 @@ impl<'a> Info<'a> {
             ("Generation tool", self.generation_tool),
             ("Generated", self.generation_date_and_time),
             ("Model version", self.model_version),
-            ("GUID", Some(self.guid)),
+            ("GUID", self.guid),
+            ("Instantiation token", self.instantiation_token),
             ("Platforms", Some(platforms.as_str())),
             ("Sources", Some(sources.as_str())),
         ];
@@ -415,48 +539,7 @@ impl<'a> Info<'a> {
             .collect();
         write_table(&mut out, "", &rows);
 
-        let c = &self.capabilities;
-        let yes = |flag: bool| if flag { "yes" } else { "no" };
-        let mut rows = vec![
-            (
-                "canHandleVariableCommunicationStepSize",
-                yes(c.can_handle_variable_communication_step_size).to_owned(),
-            ),
-            (
-                "canInterpolateInputs",
-                yes(c.can_interpolate_inputs).to_owned(),
-            ),
-            (
-                "maxOutputDerivativeOrder",
-                c.max_output_derivative_order.to_string(),
-            ),
-            (
-                "canRunAsynchronuously",
-                yes(c.can_run_asynchronuously).to_owned(),
-            ),
-            (
-                "canBeInstantiatedOnlyOncePerProcess",
-                yes(c.can_be_instantiated_only_once_per_process).to_owned(),
-            ),
-        ];
-        let optional = [
-            ("canGetAndSetFMUstate", c.can_get_and_set_fmu_state),
-            ("canSerializeFMUstate", c.can_serialize_fmu_state),
-            (
-                "providesDirectionalDerivative",
-                c.provides_directional_derivative,
-            ),
-            ("canRejectSteps", c.can_reject_steps),
-        ];
-        rows.extend(
-            optional
-                .iter()
-                .filter_map(|(name, flag)| Some((*name, yes((*flag)?).to_owned()))),
-        );
-        let rows: Vec<Vec<String>> = rows
-            .into_iter()
-            .map(|(name, value)| vec![name.to_owned(), value])
-            .collect();
+        let rows = self.capabilities.rows();
         out.push_str("\nCo-simulation capabilities\n");
         write_table(&mut out, "  ", &rows);
 
@@ -491,8 +574,34 @@ impl<'a> Info<'a> {
         }
         if self.variables.is_empty() {
             out.push_str("  (none)\n");
-            return out;
+        } else {
+            self.variable_table(&mut out);
         }
+        if !self.clocks.is_empty() {
+            let _ = writeln!(
+                out,
+                "\nClocks ({}; mastersim cannot simulate FMUs with clocks)",
+                self.clocks.len()
+            );
+            let mut rows = vec![
+                ["name", "causality", "valueReference"]
+                    .map(str::to_owned)
+                    .to_vec(),
+            ];
+            rows.extend(self.clocks.iter().map(|c| {
+                vec![
+                    c.name.to_owned(),
+                    c.causality.to_owned(),
+                    c.value_reference.to_string(),
+                ]
+            }));
+            write_table(&mut out, "  ", &rows);
+        }
+        out
+    }
+
+    /// Writes the table of [`Info::variables`] to `out`.
+    fn variable_table(&self, out: &mut String) {
         let mut rows = vec![
             [
                 "name",
@@ -511,31 +620,48 @@ impl<'a> Info<'a> {
                 v.name.to_owned(),
                 v.causality.to_owned(),
                 v.variability.to_owned(),
-                v.var_type.to_owned(),
+                v.data_type.unwrap_or(v.var_type).to_owned(),
                 v.unit.map(one_line).unwrap_or_default(),
                 v.start.map(one_line).unwrap_or_default(),
                 v.description.map(truncated).unwrap_or_default(),
             ]
         }));
-        write_table(&mut out, "  ", &rows);
-        out
+        write_table(out, "  ", &rows);
+    }
+}
+
+/// The FMI name of a causality.
+fn causality_name(causality: Causality) -> &'static str {
+    match causality {
+        Causality::Parameter => "parameter",
+        Causality::CalculatedParameter => "calculatedParameter",
+        Causality::Input => "input",
+        Causality::Output => "output",
+        Causality::Local => "local",
+        Causality::Independent => "independent",
+        Causality::StructuralParameter => "structuralParameter",
+    }
+}
+
+impl<'a> ClockInfo<'a> {
+    /// The information on the clock `c`.
+    fn new(c: &'a ClockVariable) -> Self {
+        ClockInfo {
+            name: &c.name,
+            value_reference: c.value_reference.0,
+            causality: causality_name(c.causality),
+        }
     }
 }
 
 impl<'a> VariableInfo<'a> {
-    /// The information on the variable `v`.
-    fn new(v: &'a ScalarVariable) -> Self {
+    /// The information on the variable `v` of an FMU of FMI version `version`.
+    fn new(v: &'a ScalarVariable, version: FmiVersion) -> Self {
+        let v3 = version == FmiVersion::V3;
         VariableInfo {
             name: &v.name,
             value_reference: v.value_reference.0,
-            causality: match v.causality {
-                Causality::Parameter => "parameter",
-                Causality::CalculatedParameter => "calculatedParameter",
-                Causality::Input => "input",
-                Causality::Output => "output",
-                Causality::Local => "local",
-                Causality::Independent => "independent",
-            },
+            causality: causality_name(v.causality),
             variability: match v.variability {
                 Variability::Constant => "constant",
                 Variability::Fixed => "fixed",
@@ -554,9 +680,21 @@ impl<'a> VariableInfo<'a> {
                 VarType::Integer => "Integer",
                 VarType::Boolean => "Boolean",
                 VarType::String => "String",
+                VarType::Binary => "Binary",
             },
+            data_type: v3.then(|| {
+                if v.is_enumeration {
+                    "Enumeration"
+                } else {
+                    v.data_type.name()
+                }
+            }),
+            array: v.array.as_ref().map(|a| a.array.as_str()),
+            dimensions: v.array.as_ref().map(|a| a.dimensions.as_slice()),
+            indices: v.array.as_ref().map(|a| a.indices.as_slice()),
             declared_type: v.declared_type.as_deref(),
             unit: v.unit.as_deref(),
+            display_unit: v.display_unit.as_deref(),
             start: v.start.as_deref(),
             description: v.description.as_deref(),
             alias: match v.alias {

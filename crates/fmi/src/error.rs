@@ -122,9 +122,9 @@ pub enum Error {
         /// The name of the root element found.
         found: String,
     },
-    /// `fmiVersion` is neither 1.0 nor 2.0.
+    /// `fmiVersion` is not 1.0, 2.0 or 3.0.
     #[error(
-        "{}: fmiVersion '{version}' is not supported (supported: 1.0 and 2.0 co-simulation)",
+        "{}: fmiVersion '{version}' is not supported (supported: 1.0, 2.0 and 3.0 co-simulation)",
         path.display()
     )]
     UnsupportedVersion {
@@ -137,7 +137,7 @@ pub enum Error {
     #[error("{}: {}", path.display(), match version {
         FmiVersion::V1 =>
             "FMI 1.0 Model Exchange FMU, co-simulation required (no 'Implementation' element)",
-        FmiVersion::V2 =>
+        FmiVersion::V2 | FmiVersion::V3 =>
             "no 'CoSimulation' element: Model-Exchange-only FMUs are not supported",
     })]
     NoCoSimulation {
@@ -250,6 +250,147 @@ pub enum Error {
         base: String,
         /// Its type.
         base_type: VarType,
+    },
+
+    // ----- modelDescription.xml, FMI 3.0 ----------------------------------------------------
+    /// FMI 3.0: a child of `ModelVariables` that is not a variable element.
+    #[error(
+        "{}: {element}: not an FMI 3.0 variable element (expected Float32, Float64, Int8, UInt8, \
+         Int16, UInt16, Int32, UInt32, Int64, UInt64, Boolean, String, Binary, Enumeration or \
+         Clock)",
+        path.display()
+    )]
+    UnknownVariableElement {
+        /// The `modelDescription.xml` file.
+        path: PathBuf,
+        /// The element, e.g. `ModelVariables/Real[1]`.
+        element: String,
+    },
+    /// FMI 3.0: two variables have the same value reference (value references are unique in
+    /// the whole FMU; all elements of an array share their array's).
+    ///
+    /// Spec: FMI 3.0 §2.4.7.4 (`valueReference`).
+    #[error(
+        "{}: {element}: valueReference {value_reference} already used by {first}",
+        path.display()
+    )]
+    DuplicateValueReference {
+        /// The `modelDescription.xml` file.
+        path: PathBuf,
+        /// The later variable, e.g. `ModelVariables/Float64[3] 'x'`.
+        element: String,
+        /// The shared value reference.
+        value_reference: u32,
+        /// The earlier variable, e.g. `ModelVariables/Int32[1] 'n'`.
+        first: String,
+    },
+    /// FMI 3.0: two scalars have the same name (variables, array elements such as `x[2]`,
+    /// aliases and clocks share one name space).
+    ///
+    /// Spec: FMI 3.0 §2.4.7.4 (`name` unique).
+    #[error("{}: {element}: name '{name}' already used by {first}", path.display())]
+    DuplicateName {
+        /// The `modelDescription.xml` file.
+        path: PathBuf,
+        /// The later variable or alias, e.g. `ModelVariables/Float64[2] 'x'/Alias[1] 'y'`.
+        element: String,
+        /// The name used twice (for an array: the element's name, e.g. `x[1,2]`).
+        name: String,
+        /// The earlier variable or alias with this name.
+        first: String,
+    },
+    /// FMI 3.0: an array `Dimension` refers to a value reference that no variable has.
+    ///
+    /// Spec: FMI 3.0 §2.4.7.6 (`Dimension`).
+    #[error(
+        "{}: {element}: valueReference {value_reference} names no variable, so the size of \
+         the dimension is unknown",
+        path.display()
+    )]
+    DimensionReference {
+        /// The `modelDescription.xml` file.
+        path: PathBuf,
+        /// The dimension, e.g. `ModelVariables/Float64[3] 'x'/Dimension[1]`.
+        element: String,
+        /// The value reference as given.
+        value_reference: u32,
+    },
+    /// FMI 3.0: an array `Dimension` refers to a variable that cannot give its size (not of an
+    /// integer type, an array itself, or without a start value).
+    ///
+    /// Spec: FMI 3.0 §2.4.7.6 (`Dimension`: the size is the start value of a structural
+    /// parameter or constant of an integer type).
+    #[error(
+        "{}: {element}: valueReference {value_reference} names {target}, which {problem}; the \
+         size of a dimension is the start value of a scalar integer structuralParameter or \
+         constant",
+        path.display()
+    )]
+    DimensionTarget {
+        /// The `modelDescription.xml` file.
+        path: PathBuf,
+        /// The dimension, e.g. `ModelVariables/Float64[3] 'x'/Dimension[1]`.
+        element: String,
+        /// The value reference as given.
+        value_reference: u32,
+        /// The variable it names, e.g. `ModelVariables/Float64[1] 'n'`.
+        target: String,
+        /// Why that variable cannot size the dimension, e.g. `is not of an integer type`.
+        problem: &'static str,
+    },
+    /// FMI 3.0: the size of an array `Dimension` is not a non-negative integer.
+    ///
+    /// Spec: FMI 3.0 §2.4.7.6 (`Dimension`).
+    #[error(
+        "{}: {element}: size '{value}'{} is not a non-negative integer",
+        path.display(),
+        from.as_ref().map(|f| format!(" (the start value of {f})")).unwrap_or_default()
+    )]
+    InvalidDimensionSize {
+        /// The `modelDescription.xml` file.
+        path: PathBuf,
+        /// The dimension, e.g. `ModelVariables/Float64[3] 'x'/Dimension[1]`.
+        element: String,
+        /// The size as written.
+        value: String,
+        /// The variable whose start value it is, when the dimension refers to one; `None` for
+        /// the dimension's own `start` attribute.
+        from: Option<String>,
+    },
+    /// FMI 3.0: the arrays would expand into more scalars than mastersim handles.
+    #[error(
+        "{}: {element}: array of dimensions {dimensions:?} takes the FMU past {limit} scalars, \
+         the most mastersim handles (each array element is one scalar)",
+        path.display()
+    )]
+    ArrayTooLarge {
+        /// The `modelDescription.xml` file.
+        path: PathBuf,
+        /// The array variable, e.g. `ModelVariables/Float64[3] 'x'`.
+        element: String,
+        /// Its dimensions.
+        dimensions: Vec<usize>,
+        /// The most scalars (variables, array elements and aliases) an FMU may have.
+        limit: usize,
+    },
+    /// FMI 3.0: the start values of a variable are neither one per element nor a single value.
+    ///
+    /// Spec: FMI 3.0 §2.4.7.6 (start values of arrays, in row-major order).
+    #[error(
+        "{}: {element}: {found} start values for {expected} element{} (give one per element, \
+         or one for all)",
+        path.display(),
+        if *expected == 1 { "" } else { "s" }
+    )]
+    StartCount {
+        /// The `modelDescription.xml` file.
+        path: PathBuf,
+        /// The variable, e.g. `ModelVariables/Float64[3] 'x'`.
+        element: String,
+        /// Number of elements of the variable (1 for a scalar).
+        expected: usize,
+        /// Number of start values given.
+        found: usize,
     },
 
     // ----- loading ------------------------------------------------------------------------

@@ -1,22 +1,28 @@
 //! A loaded FMU: model description plus shared library, shared by its instances.
 //!
 //! Loading happens once per FMU: parse `modelDescription.xml`, find
-//! `binaries/linux64/<modelIdentifier>.so`, `dlopen` it and resolve the function table. The
-//! resulting [`Fmu`] is shared through `Arc`; every [`Instance`](crate::Instance) holds a
-//! clone, so the library stays loaded until the last instance has been freed.
-//! [`Fmu::instantiate`] is implemented in the `instance` module, next to
-//! [`Instance`](crate::Instance), so that this module does not depend on it. This module has no
-//! `unsafe`: all of it lives in `ffi` and `instance`.
+//! `binaries/linux64/<modelIdentifier>.so` (FMI 1.0/2.0) or
+//! `binaries/x86_64-linux/<modelIdentifier>.so` (FMI 3.0), `dlopen` it and resolve the function
+//! table. The resulting [`Fmu`] is shared through `Arc`; every [`Instance`](crate::Instance) and
+//! [`Instance3`](crate::Instance3) holds a clone, so the library stays loaded until the last
+//! instance has been freed. [`Fmu::instantiate`] and [`Fmu::instantiate_fmi3`] are implemented
+//! in the `instance` and `instance3` modules, next to the instance types, so that this module
+//! does not depend on them. This module has no `unsafe`: all of it lives in `ffi`, `instance`
+//! and `instance3`.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use crate::ffi::Functions;
-use crate::{Error, ModelDescription, Result};
+use crate::ffi::{FunctionTable, Functions, fmi3};
+use crate::{Error, FmiVersion, ModelDescription, Result};
 
-/// Platform folder under `binaries/` whose libraries this build can load.
+/// Platform folder under `binaries/` whose FMI 1.0/2.0 libraries this build can load.
 const PLATFORM: &str = "linux64";
+/// Platform tuple (folder under `binaries/`) whose FMI 3.0 libraries this build can load.
+///
+/// Spec: FMI 3.0, FMU distribution (platform tuples `<architecture>-<operating system>`).
+const PLATFORM_FMI3: &str = "x86_64-linux";
 /// File extension of shared libraries on this platform.
 const LIBRARY_EXTENSION: &str = "so";
 
@@ -26,13 +32,13 @@ const LIBRARY_EXTENSION: &str = "so";
 /// in the XML whose functions the library does not export is switched off at load time (with a
 /// warning).
 ///
-/// Spec: FMI 2.0.2 §2.1 / §4.2, FMI 1.0 CS §4.
+/// Spec: FMI 2.0.2 §2.1 / §4.2, FMI 1.0 CS §4, FMI 3.0 (common and co-simulation API).
 #[derive(Debug)]
 pub struct Fmu {
     description: ModelDescription,
     directory: PathBuf,
     library_path: PathBuf,
-    functions: Functions,
+    functions: FunctionTable,
     /// Number of live instances (for `canBeInstantiatedOnlyOncePerProcess`).
     live_instances: AtomicUsize,
     /// Set when any instance returned Fatal: no instance of this FMU may be called again.
@@ -40,7 +46,10 @@ pub struct Fmu {
 }
 
 impl Fmu {
-    /// Parses `<dir>/modelDescription.xml` and loads `<dir>/binaries/linux64/<modelIdentifier>.so`.
+    /// Parses `<dir>/modelDescription.xml` and loads
+    /// `<dir>/binaries/<platform>/<modelIdentifier>.so`, where the platform folder depends on
+    /// the FMI version the description declares: `linux64` for FMI 1.0 and 2.0,
+    /// `x86_64-linux` for FMI 3.0.
     ///
     /// `dir` is an extracted FMU (see [`crate::archive::extract`]). The library is opened with
     /// `RTLD_NOW | RTLD_LOCAL`, and all required functions are resolved immediately.
@@ -55,7 +64,8 @@ impl Fmu {
     /// - [`Error::Io`]: `dir` cannot be resolved to an absolute path.
     ///
     /// Spec: FMI 2.0.2 §2.3 (FMU layout: `binaries/<platform>/<modelIdentifier>.so`), FMI 1.0
-    /// CS §4 (function names prefixed with `<modelIdentifier>_`).
+    /// CS §4 (function names prefixed with `<modelIdentifier>_`), FMI 3.0 FMU distribution
+    /// (platform tuple `x86_64-linux`).
     pub fn load(dir: &Path) -> Result<Arc<Fmu>> {
         let description_path = dir.join("modelDescription.xml");
         if !description_path.is_file() {
@@ -68,7 +78,11 @@ impl Fmu {
             path: dir.to_owned(),
             source,
         })?;
-        let library_path = directory.join("binaries").join(PLATFORM).join(format!(
+        let platform = match description.fmi_version {
+            FmiVersion::V1 | FmiVersion::V2 => PLATFORM,
+            FmiVersion::V3 => PLATFORM_FMI3,
+        };
+        let library_path = directory.join("binaries").join(platform).join(format!(
             "{}.{LIBRARY_EXTENSION}",
             description.model_identifier
         ));
@@ -93,7 +107,7 @@ impl Fmu {
                 directory,
             });
         }
-        let functions = Functions::load(&library_path, &mut description)?;
+        let functions = FunctionTable::load(&library_path, &mut description)?;
         log::debug!(
             "loaded {} (FMI {:?}, {} variables)",
             library_path.display(),
@@ -120,30 +134,50 @@ impl Fmu {
         &self.directory
     }
 
-    /// The loaded shared library (`<directory>/binaries/linux64/<modelIdentifier>.so`).
+    /// The loaded shared library (`<directory>/binaries/linux64/<modelIdentifier>.so`, or
+    /// `binaries/x86_64-linux/…` for FMI 3.0).
     pub fn library_path(&self) -> &Path {
         &self.library_path
     }
 
     /// `fmi2GetTypesPlatform` / `fmiGetTypesPlatform`: the platform types the library was
     /// compiled with (`"default"` for FMI 2.0, `"standard32"` for FMI 1.0); `None` when the
-    /// function is not exported.
+    /// function is not exported, and always for FMI 3.0 (which has no such function).
     ///
     /// Spec: FMI 2.0.2 §2.1.4, FMI 1.0 CS §4.1.
     pub fn get_types_platform(&self) -> Option<String> {
         self.functions.types_platform()
     }
 
-    /// `fmi2GetVersion` / `fmiGetVersion`: the version of the FMI headers the library was
-    /// compiled with (`"2.0"`, `"1.0"`); `None` when the function is not exported.
+    /// `fmi3GetVersion` / `fmi2GetVersion` / `fmiGetVersion`: the version of the FMI headers
+    /// the library was compiled with (`"3.0"`, `"2.0"`, `"1.0"`); `None` when the function is
+    /// not exported.
     ///
-    /// Spec: FMI 2.0.2 §2.1.4, FMI 1.0 CS §4.1.
+    /// Spec: FMI 2.0.2 §2.1.4, FMI 1.0 CS §4.1, FMI 3.0 `fmi3GetVersion`.
     pub fn get_version(&self) -> Option<String> {
         self.functions.version()
     }
 
+    /// The FMI 1.0/2.0 function table.
+    ///
+    /// # Panics
+    /// For an FMI 3.0 FMU. Only [`crate::Instance`] calls this, and `Instance::new` refuses an
+    /// FMI 3.0 FMU before its first call.
     pub(crate) fn functions(&self) -> &Functions {
-        &self.functions
+        match &self.functions {
+            FunctionTable::Legacy(functions) => functions,
+            FunctionTable::V3(_) => {
+                unreachable!("invariant: an Instance is never created for an FMI 3.0 FMU")
+            }
+        }
+    }
+
+    /// The FMI 3.0 function table; `None` for an FMI 1.0/2.0 FMU.
+    pub(crate) fn fmi3_functions(&self) -> Option<&fmi3::Fmi3Functions> {
+        match &self.functions {
+            FunctionTable::V3(functions) => Some(functions),
+            FunctionTable::Legacy(_) => None,
+        }
     }
 
     /// Registers a new instance; refused when the FMU may only have one and already has it.
@@ -224,6 +258,17 @@ mod tests {
   </ModelVariables>
 </fmiModelDescription>"#;
 
+    const MINIMAL_V3: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
+<fmiModelDescription fmiVersion="3.0" modelName="m" instantiationToken="{t}">
+  <CoSimulation modelIdentifier="model"/>
+  <ModelVariables>
+    <Float64 name="x" valueReference="1" causality="output"/>
+  </ModelVariables>
+  <ModelStructure>
+    <Output valueReference="1"/>
+  </ModelStructure>
+</fmiModelDescription>"#;
+
     #[test]
     fn missing_model_description() {
         let tmp = tempfile::tempdir().unwrap();
@@ -296,6 +341,34 @@ mod tests {
         assert!(err.to_string().contains("darwin64, win64"), "{err}");
     }
 
+    /// An FMI 3.0 FMU is looked for under `binaries/x86_64-linux`, not `linux64`.
+    #[test]
+    fn fmi3_library_is_looked_for_under_x86_64_linux() {
+        let tmp = tempfile::tempdir().unwrap();
+        fs::write(tmp.path().join("modelDescription.xml"), MINIMAL_V3).unwrap();
+        fs::create_dir_all(tmp.path().join("binaries/linux64")).unwrap();
+        fs::write(tmp.path().join("binaries/linux64/model.so"), b"").unwrap();
+        let err = Fmu::load(tmp.path()).unwrap_err();
+        let Error::MissingLibrary {
+            library,
+            platforms: Some(platforms),
+        } = &err
+        else {
+            panic!("unexpected error: {err}");
+        };
+        assert!(
+            library.ends_with("binaries/x86_64-linux/model.so"),
+            "{}",
+            library.display()
+        );
+        assert_eq!(platforms, &["linux64"]);
+        let text = err.to_string();
+        assert!(
+            text.contains("x86_64-linux") && text.contains("only has binaries for: linux64"),
+            "{text}"
+        );
+    }
+
     #[test]
     fn library_that_is_not_elf() {
         let tmp = tempfile::tempdir().unwrap();
@@ -314,7 +387,7 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         fs::write(
             tmp.path().join("modelDescription.xml"),
-            "<fmiModelDescription fmiVersion=\"3.0\"/>",
+            "<fmiModelDescription fmiVersion=\"4.0\"/>",
         )
         .unwrap();
         let err = Fmu::load(tmp.path()).unwrap_err();

@@ -182,6 +182,13 @@ impl Instance {
         let function = match version {
             FmiVersion::V1 => "fmiInstantiateSlave",
             FmiVersion::V2 => "fmi2Instantiate",
+            FmiVersion::V3 => {
+                return Err(Error::InvalidCall {
+                    instance: name.to_owned(),
+                    function: "fmi3InstantiateCoSimulation",
+                    reason: "an FMI 3.0 FMU is instantiated with Fmu::instantiate_fmi3",
+                });
+            }
         };
         if fmu.is_fatal() {
             return Err(Error::InvalidCall {
@@ -201,7 +208,7 @@ impl Instance {
         let guid = c_string(&fmu.description().guid, 1)?;
         let location = match version {
             FmiVersion::V1 => file_uri(fmu.directory()),
-            FmiVersion::V2 => file_uri(&fmu.directory().join("resources")),
+            FmiVersion::V2 | FmiVersion::V3 => file_uri(&fmu.directory().join("resources")),
         };
         let location = c_string(&location, 2)?;
 
@@ -294,7 +301,8 @@ impl Instance {
     fn function(&self, v1: &'static str, v2: &'static str) -> &'static str {
         match self.fmu.description().fmi_version {
             FmiVersion::V1 => v1,
-            FmiVersion::V2 => v2,
+            // An `Instance` is never made for an FMI 3.0 FMU (see `Instance::new`).
+            FmiVersion::V2 | FmiVersion::V3 => v2,
         }
     }
 

@@ -15,21 +15,116 @@ pub enum FmiVersion {
     V1,
     /// FMI 2.0 co-simulation (`fmiVersion="2.0"`).
     V2,
+    /// FMI 3.0 co-simulation (`fmiVersion="3.0"`, or a pre-release such as `3.0-beta.3`).
+    V3,
 }
 
-/// The data type of a scalar variable. FMI enumerations are read as [`VarType::Integer`].
+/// The coupling class of a scalar variable: how a master carries its value. FMI enumerations
+/// are read as [`VarType::Integer`].
 ///
-/// Spec: FMI 2.0.2 §2.2.7 (type elements of `ScalarVariable`).
+/// Each [`DataType`] belongs to one class ([`DataType::var_type`]): Float32 and Float64 are
+/// carried as `f64`, every integer width (FMI 3.0 Int8 to UInt64, FMI 1.0/2.0 Integer) and
+/// enumerations as one integer wide enough for all of them.
+///
+/// Spec: FMI 2.0.2 §2.2.7 (type elements of `ScalarVariable`), FMI 3.0 §2.4.7.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum VarType {
-    /// `Real`: `f64`.
+    /// `Real` (FMI 1.0/2.0), `Float32` or `Float64` (FMI 3.0): `f64`.
     Real,
-    /// `Integer` or `Enumeration`: `i32`.
+    /// `Integer` or `Enumeration` (FMI 1.0/2.0: `i32`), `Int8` to `UInt64` and `Enumeration`
+    /// (FMI 3.0).
     Integer,
     /// `Boolean`: `bool`.
     Boolean,
     /// `String`: UTF-8 text.
     String,
+    /// `Binary` (FMI 3.0 only): a byte string.
+    Binary,
+}
+
+/// The declared data type of a scalar variable, as the FMU's C interface sees it.
+///
+/// FMI 1.0/2.0 `Real` is [`DataType::Float64`], `Integer` and `Enumeration` are
+/// [`DataType::Int32`]; FMI 3.0 enumerations are [`DataType::Int64`] (the variable's
+/// `is_enumeration` flag tells them apart). Clocks are not a data type here: they are listed
+/// apart, in `ModelDescription::clocks`.
+///
+/// Spec: FMI 3.0 §2.4.7 (variable types), FMI 2.0.2 §2.2.7.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum DataType {
+    /// `fmi3Float32`: `f32`.
+    Float32,
+    /// `fmi3Float64` / `fmi2Real` / `fmiReal`: `f64`.
+    Float64,
+    /// `fmi3Int8`: `i8`.
+    Int8,
+    /// `fmi3UInt8`: `u8`.
+    UInt8,
+    /// `fmi3Int16`: `i16`.
+    Int16,
+    /// `fmi3UInt16`: `u16`.
+    UInt16,
+    /// `fmi3Int32` / `fmi2Integer` / `fmiInteger`: `i32`.
+    Int32,
+    /// `fmi3UInt32`: `u32`.
+    UInt32,
+    /// `fmi3Int64`: `i64`.
+    Int64,
+    /// `fmi3UInt64`: `u64`.
+    UInt64,
+    /// Boolean (`fmi3Boolean` is C `bool`, `fmi2Boolean` `int`, `fmiBoolean` `char`).
+    Boolean,
+    /// String: NUL-terminated UTF-8.
+    String,
+    /// `fmi3Binary`: bytes with a separate length.
+    Binary,
+}
+
+impl DataType {
+    /// The coupling class the master carries this type in.
+    pub fn var_type(self) -> VarType {
+        match self {
+            DataType::Float32 | DataType::Float64 => VarType::Real,
+            DataType::Boolean => VarType::Boolean,
+            DataType::String => VarType::String,
+            DataType::Binary => VarType::Binary,
+            _ => VarType::Integer,
+        }
+    }
+
+    /// The smallest and largest value of an integer type (`None` for the other types).
+    pub fn integer_range(self) -> Option<(i128, i128)> {
+        Some(match self {
+            DataType::Int8 => (i8::MIN.into(), i8::MAX.into()),
+            DataType::UInt8 => (0, u8::MAX.into()),
+            DataType::Int16 => (i16::MIN.into(), i16::MAX.into()),
+            DataType::UInt16 => (0, u16::MAX.into()),
+            DataType::Int32 => (i32::MIN.into(), i32::MAX.into()),
+            DataType::UInt32 => (0, u32::MAX.into()),
+            DataType::Int64 => (i64::MIN.into(), i64::MAX.into()),
+            DataType::UInt64 => (0, u64::MAX.into()),
+            _ => return None,
+        })
+    }
+
+    /// The FMI 3.0 element name (`Float64`, `UInt16`, …).
+    pub fn name(self) -> &'static str {
+        match self {
+            DataType::Float32 => "Float32",
+            DataType::Float64 => "Float64",
+            DataType::Int8 => "Int8",
+            DataType::UInt8 => "UInt8",
+            DataType::Int16 => "Int16",
+            DataType::UInt16 => "UInt16",
+            DataType::Int32 => "Int32",
+            DataType::UInt32 => "UInt32",
+            DataType::Int64 => "Int64",
+            DataType::UInt64 => "UInt64",
+            DataType::Boolean => "Boolean",
+            DataType::String => "String",
+            DataType::Binary => "Binary",
+        }
+    }
 }
 
 /// FMI 1.0 alias kind of a variable (FMI 2.0 aliases are implicit: same type and value reference).

@@ -11,6 +11,8 @@ mod ffi;
 mod fmu;
 #[allow(unsafe_code)]
 mod instance;
+#[allow(unsafe_code)]
+mod instance3;
 mod kinds;
 pub mod model_description;
 
@@ -18,10 +20,11 @@ pub use crash::{ExitInCall, install_crash_report, on_exit_in_fmu_call};
 pub use error::{Error, FailureStatus, Result};
 pub use fmu::Fmu;
 pub use instance::{FmuStateId, Instance, InstantiateOptions, StepOutcome};
-pub use kinds::{Alias, FmiVersion, VarType};
+pub use instance3::{DiscreteStates, DoStepResult, Fmi3InstantiateOptions, Instance3};
+pub use kinds::{Alias, DataType, FmiVersion, VarType};
 pub use model_description::{
-    Capabilities, Causality, DefaultExperiment, Initial, ModelDescription, OutputDependency,
-    ScalarVariable, Variability,
+    ArrayElement, Capabilities, Causality, ClockVariable, DefaultExperiment, Initial,
+    ModelDescription, OutputDependency, ScalarVariable, Variability,
 };
 
 /// A value reference: the handle an FMU gives one variable of one type.

@@ -5,12 +5,18 @@
 //! attributes, the type element of a variable, capability flags) happen in that conversion, so
 //! an error can name the variable by index and name.
 //!
+//! FMI 3.0 descriptions are read without serde, through a small element tree: their variables
+//! are differently named sibling elements whose order is their index, arrays expand into one
+//! [`ScalarVariable`] per element, and attributes the reader does not know are reported with a
+//! warning (through the `log` crate, naming the file) instead of being refused.
+//!
 //! Spec: FMI 2.0.2 §2.2 (FMU description schema), FMI 1.0 for Co-Simulation §3
-//! (`Implementation`/`CoSimulation_*`/`Capabilities`), FMI 1.0 §2.4 (`ModelVariables`).
+//! (`Implementation`/`CoSimulation_*`/`Capabilities`), FMI 1.0 §2.4 (`ModelVariables`),
+//! FMI 3.0 §2.4 (FMU description schema).
 
 use std::path::Path;
 
-pub use crate::kinds::{Alias, FmiVersion, VarType};
+pub use crate::kinds::{Alias, DataType, FmiVersion, VarType};
 use crate::{Result, ValueRef};
 
 mod raw;
@@ -35,6 +41,9 @@ pub enum Causality {
     Local,
     /// The independent variable (time).
     Independent,
+    /// FMI 3.0 structural parameter: a parameter that may size arrays (`causality=
+    /// "structuralParameter"`). mastersim fixes array sizes at load, so it never sets one.
+    StructuralParameter,
 }
 
 /// Variability of a variable. FMI 1.0 `parameter` maps to [`Variability::Fixed`].
@@ -54,9 +63,9 @@ pub enum Variability {
     Continuous,
 }
 
-/// The `initial` attribute of an FMI 2.0 variable.
+/// The `initial` attribute of an FMI 2.0 or 3.0 variable.
 ///
-/// Spec: FMI 2.0.2 §2.2.7 (`initial`).
+/// Spec: FMI 2.0.2 §2.2.7 (`initial`), FMI 3.0 §2.4.7.5.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Initial {
     /// The start value is used as given.
@@ -67,63 +76,143 @@ pub enum Initial {
     Calculated,
 }
 
-/// One `ScalarVariable`.
+/// Where a scalar sits in an FMI 3.0 array variable.
 ///
-/// Spec: FMI 2.0.2 §2.2.7, FMI 1.0 §2.4.
+/// Elements are stored in row-major order (the last index varies fastest), as FMI 3.0 passes
+/// array values flattened.
+///
+/// Spec: FMI 3.0 §2.4.7.6 (`Dimension`), §2.2.6.2 (serialization of arrays).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArrayElement {
+    /// The name of the whole array variable (the element's name is `array[i]` / `array[i,j]`).
+    pub array: String,
+    /// The size of each dimension (the sizes from structural parameters are their start
+    /// values).
+    pub dimensions: Vec<usize>,
+    /// The element's indices, starting at 1; `indices.len() == dimensions.len()`.
+    pub indices: Vec<usize>,
+    /// The element's position in the flattened array, starting at 0.
+    pub offset: usize,
+}
+
+impl ArrayElement {
+    /// Number of elements of the whole array: the product of the dimensions.
+    pub fn len(&self) -> usize {
+        self.dimensions.iter().product()
+    }
+
+    /// True when a dimension is 0 (such an array has no elements, so no `ArrayElement` of it
+    /// exists; provided for completeness).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// An FMI 3.0 `Clock` variable. Clocks are listed apart from [`ScalarVariable`]s: mastersim
+/// refuses FMUs that have any (they need clock activation, which it does not implement).
+///
+/// Spec: FMI 3.0 §2.4.7.5 (`Clock`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClockVariable {
+    /// Variable name.
+    pub name: String,
+    /// Value reference.
+    pub value_reference: ValueRef,
+    /// Causality (`input`, `output` or `local`).
+    pub causality: Causality,
+}
+
+/// One `ScalarVariable` (FMI 1.0/2.0), or one scalar of an FMI 3.0 variable: a scalar variable,
+/// or one element of an array variable.
+///
+/// Spec: FMI 2.0.2 §2.2.7, FMI 1.0 §2.4, FMI 3.0 §2.4.7.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ScalarVariable {
-    /// Position in `ModelVariables`, starting at 1 (the index `ModelStructure` uses).
+    /// Position in the scalar list, starting at 1. FMI 1.0/2.0: the position in
+    /// `ModelVariables` (the index `ModelStructure` uses). FMI 3.0: array variables take one
+    /// position per element, so this is not the variable's position in `ModelVariables`.
     pub index: usize,
-    /// Variable name, unique within the FMU.
+    /// Variable name, unique within the FMU. Array elements are named `array[i]` and
+    /// `array[i,j]`, with indices starting at 1.
     pub name: String,
-    /// Value reference, unique per type.
+    /// The FMU's value reference: unique per type in FMI 1.0/2.0, unique in the FMU in
+    /// FMI 3.0, where all elements of an array share their array's.
     pub value_reference: ValueRef,
+    /// The master's handle of this scalar, passed to slaves in place of a value reference.
+    /// FMI 1.0/2.0: the value reference itself (so aliases share it). FMI 3.0: `index − 1`,
+    /// unique per scalar, because array elements share a value reference.
+    pub handle: ValueRef,
+    /// The declared data type (FMI 1.0/2.0: Float64, Int32, Boolean or String).
+    pub data_type: DataType,
+    /// FMI 3.0: where this scalar sits in its array variable; `None` for scalar variables.
+    pub array: Option<ArrayElement>,
     /// Optional description text.
     pub description: Option<String>,
     /// Causality (FMI 1.0 values mapped, see [`Causality`]).
     pub causality: Causality,
     /// Variability (FMI 1.0 values mapped, see [`Variability`]).
     pub variability: Variability,
-    /// `initial` (FMI 2.0 only; `None` when absent or for FMI 1.0).
+    /// `initial` (FMI 2.0 and 3.0; `None` when absent or for FMI 1.0).
     pub initial: Option<Initial>,
-    /// Data type; `Enumeration` is read as Integer.
+    /// Coupling class: `data_type.var_type()`; `Enumeration` is read as Integer.
     pub var_type: VarType,
     /// True when the type element was `Enumeration`.
     pub is_enumeration: bool,
-    /// Start value, as written in the XML.
+    /// Start value, as written in the XML (for an FMI 3.0 array element: its own item of the
+    /// space-separated list or of the `<Start>` elements; Binary in hexadecimal).
     pub start: Option<String>,
-    /// Unit of a Real variable: the `unit` attribute, or the unit of its `declaredType`.
+    /// Unit of a Real (FMI 3.0: Float32/Float64) variable: the `unit` attribute, or the unit of
+    /// its `declaredType`.
     pub unit: Option<String>,
+    /// Display unit of an FMI 3.0 Float32/Float64 variable: the `displayUnit` attribute, or
+    /// that of its `declaredType`; for an alias, the alias's own when it gives one. Always
+    /// `None` for FMI 1.0/2.0.
+    pub display_unit: Option<String>,
     /// The `declaredType` attribute of the type element.
     pub declared_type: Option<String>,
-    /// FMI 1.0 alias kind ([`Alias::NoAlias`] for FMI 2.0).
+    /// FMI 1.0 alias kind ([`Alias::NoAlias`] for FMI 2.0). FMI 3.0: [`Alias::Alias`] for the
+    /// scalars of an `<Alias>` element, which follow those of their variable and share its
+    /// value reference, data type and start value.
     pub alias: Alias,
 }
 
 /// Co-simulation capability flags. Missing attributes are `false` (0 for the integer).
 ///
 /// FMI 1.0 flags come from `Implementation/CoSimulation_StandAlone|CoSimulation_Tool/Capabilities`.
-/// Spec: FMI 2.0.2 §4.3.1 (`CoSimulation` attributes), FMI 1.0 CS §3.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// Spec: FMI 2.0.2 §4.3.1 (`CoSimulation` attributes), FMI 1.0 CS §3, FMI 3.0 §4.3.1.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Capabilities {
     /// The FMU accepts a different communication step size at each step.
     pub can_handle_variable_communication_step_size: bool,
-    /// The FMU can interpolate inputs given with their derivatives.
+    /// The FMU can interpolate inputs given with their derivatives (FMI 1.0/2.0; FMI 3.0 has
+    /// no such flag: `false`).
     pub can_interpolate_inputs: bool,
-    /// `fmi2GetFMUstate`/`fmi2SetFMUstate`/`fmi2FreeFMUstate` work (FMI 2.0 only).
+    /// `fmi2GetFMUstate`/`fmi2SetFMUstate`/`fmi2FreeFMUstate` work (FMI 2.0; FMI 3.0
+    /// `canGetAndSetFMUState`).
     pub can_get_and_set_fmu_state: bool,
-    /// FMU states can be serialized (FMI 2.0 only).
+    /// FMU states can be serialized (FMI 2.0; FMI 3.0 `canSerializeFMUState`).
     pub can_serialize_fmu_state: bool,
     /// Only one instance may exist per process.
     pub can_be_instantiated_only_once_per_process: bool,
-    /// `fmi2GetDirectionalDerivative` works (FMI 2.0 only).
+    /// `fmi2GetDirectionalDerivative` works (FMI 2.0; FMI 3.0 `providesDirectionalDerivatives`,
+    /// for `fmi3GetDirectionalDerivative`).
     pub provides_directional_derivative: bool,
-    /// The FMU can run `doStep` asynchronously.
+    /// The FMU can run `doStep` asynchronously (FMI 1.0/2.0; `false` for FMI 3.0).
     pub can_run_asynchronuously: bool,
     /// Highest order of output derivatives the FMU provides.
     pub max_output_derivative_order: u32,
     /// FMI 1.0 only: the FMU can reject a step (`canRejectSteps`).
     pub can_reject_steps: bool,
+    /// FMI 3.0: the FMU supports Event Mode in co-simulation (`hasEventMode`).
+    pub has_event_mode: bool,
+    /// FMI 3.0: the FMU may return early from `fmi3DoStep` when allowed
+    /// (`mightReturnEarlyFromDoStep`).
+    pub might_return_early_from_do_step: bool,
+    /// FMI 3.0: the FMU can return early when the intermediate-update callback asks it to
+    /// (`canReturnEarlyAfterIntermediateUpdate`).
+    pub can_return_early_after_intermediate_update: bool,
+    /// FMI 3.0: the FMU's fixed internal step size in s (`fixedInternalStepSize`), if declared.
+    pub fixed_internal_step_size: Option<f64>,
 }
 
 /// The `DefaultExperiment` element, all fields optional. Times in seconds.
@@ -137,16 +226,22 @@ pub struct DefaultExperiment {
     pub stop_time: Option<f64>,
     /// Relative tolerance.
     pub tolerance: Option<f64>,
-    /// Step size, s (FMI 2.0 only).
+    /// Step size, s (FMI 2.0 and 3.0).
     pub step_size: Option<f64>,
 }
 
-/// One output of `ModelStructure/Outputs` (FMI 2.0 only).
+/// One output of `ModelStructure/Outputs` (FMI 2.0), or one `ModelStructure/Output` (FMI 3.0).
 ///
-/// Spec: FMI 2.0.2 §2.2.8.
+/// FMI 3.0 names outputs and their dependencies by value reference; they are mapped to the
+/// scalar index of the first scalar with that value reference. For an array that is its first
+/// element, so the dependencies of an array stand for all of its elements. Clocks and arrays
+/// with a dimension of size 0 have no scalar index: such outputs are not listed, and such
+/// dependencies are left out.
+///
+/// Spec: FMI 2.0.2 §2.2.8, FMI 3.0 §2.4.8.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OutputDependency {
-    /// 1-based index into `ModelVariables`.
+    /// 1-based index into `ModelVariables` (FMI 3.0: into [`ModelDescription::variables`]).
     pub index: usize,
     /// 1-based indices of the variables the output depends on; `None` when the attribute is
     /// absent (depends on everything).
@@ -155,14 +250,15 @@ pub struct OutputDependency {
 
 /// A parsed `modelDescription.xml`, version-neutral.
 ///
-/// Spec: FMI 2.0.2 §2.2.1 (`fmiModelDescription`), FMI 1.0 §2.2.
+/// Spec: FMI 2.0.2 §2.2.1 (`fmiModelDescription`), FMI 1.0 §2.2, FMI 3.0 §2.4.1.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ModelDescription {
     /// FMI version.
     pub fmi_version: FmiVersion,
     /// `modelName`.
     pub model_name: String,
-    /// `guid`, passed back to the FMU at instantiation.
+    /// `guid` (FMI 1.0/2.0) or `instantiationToken` (FMI 3.0), passed back to the FMU at
+    /// instantiation.
     pub guid: String,
     /// `description`.
     pub description: Option<String>,
@@ -175,9 +271,13 @@ pub struct ModelDescription {
     pub capabilities: Capabilities,
     /// `DefaultExperiment`, if present.
     pub default_experiment: Option<DefaultExperiment>,
-    /// All scalar variables in file order (`variables[i].index == i + 1`).
+    /// All scalar variables in file order (`variables[i].index == i + 1`); FMI 3.0 array
+    /// variables contribute one entry per element, in row-major order.
     pub variables: Vec<ScalarVariable>,
-    /// `ModelStructure/Outputs` (FMI 2.0; empty for FMI 1.0).
+    /// FMI 3.0 `Clock` variables (empty for FMI 1.0/2.0); see [`ClockVariable`].
+    pub clocks: Vec<ClockVariable>,
+    /// `ModelStructure/Outputs` (FMI 2.0) or `ModelStructure/Output` (FMI 3.0, see
+    /// [`OutputDependency`]); empty for FMI 1.0.
     pub outputs: Vec<OutputDependency>,
 }
 
@@ -223,7 +323,9 @@ impl ModelDescription {
     /// # Errors
     /// - [`crate::Error::Xml`]: malformed XML (with the byte position when known);
     /// - [`crate::Error::WrongRootElement`]: the root is not `fmiModelDescription`;
-    /// - [`crate::Error::UnsupportedVersion`]: `fmiVersion` is neither `1.0` nor `2.0[.x]`;
+    /// - [`crate::Error::UnsupportedVersion`]: `fmiVersion` is not `1.0`, `2.0[.x]` or
+    ///   `3.0[.x]` (an FMI 3.0 pre-release such as `3.0-beta.3` is read as 3.0, with a
+    ///   warning);
     /// - [`crate::Error::NoCoSimulation`]: no co-simulation interface (Model Exchange only);
     /// - [`crate::Error::MissingElement`], [`crate::Error::MissingAttribute`],
     ///   [`crate::Error::InvalidAttribute`], [`crate::Error::TypeElement`]: a required element or
@@ -233,10 +335,24 @@ impl ModelDescription {
     ///   alias variable has no non-alias variable of its type with its value reference. (Value
     ///   references are unique per base type only; FMI 2.0 Integer and Enumeration variables
     ///   sharing one are aliases and accepted.)
+    /// - FMI 3.0 only: [`crate::Error::UnknownVariableElement`] (a child of `ModelVariables`
+    ///   that is not a variable), [`crate::Error::DuplicateValueReference`],
+    ///   [`crate::Error::DuplicateName`] (names of scalars, array elements, aliases and clocks),
+    ///   [`crate::Error::DimensionReference`], [`crate::Error::DimensionTarget`] and
+    ///   [`crate::Error::InvalidDimensionSize`] (an array size that cannot be found),
+    ///   [`crate::Error::ArrayTooLarge`] (more than 1 000 000 scalars),
+    ///   [`crate::Error::StartCount`] (start values neither one per element nor one for all).
+    ///   Elements are named by path, e.g. `ModelVariables/Float64[3] 'x'` (the third
+    ///   `Float64`).
+    ///
+    /// FMI 3.0 problems that do not stop reading are logged as warnings naming the file:
+    /// attributes outside FMI 3.0 (once per element name and attribute), a pre-release
+    /// version, an undefined or mismatched `declaredType`, a display unit its unit does not
+    /// define, an array with a dimension of size 0.
     ///
     /// Spec: FMI 2.0.2 §2.2.1 (`fmiModelDescription`), §2.2.7 (`ModelVariables`), §2.2.8
     /// (`ModelStructure`), §4.3.1 (`CoSimulation`); FMI 1.0 §2.2–§2.4, FMI 1.0 CS §3
-    /// (`Implementation`).
+    /// (`Implementation`); FMI 3.0 §2.4 and §4.3.1.
     pub fn parse(xml: &str, path: &Path) -> Result<Self> {
         raw::parse(xml, path)
     }

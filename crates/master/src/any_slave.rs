@@ -12,14 +12,17 @@ use fmi::ValueRef;
 
 use crate::Result;
 use crate::file_reader::FileReaderSlave;
+use crate::fmi3_slave::Fmi3Slave;
 use crate::fmu_slave::FmuSlave;
 use crate::slave::{Slave, SlaveCapabilities, StateId, StepOutcome};
 
 /// A slave of one of the built-in kinds, or any other [`Slave`].
 #[derive(Debug)]
 pub enum AnySlave {
-    /// An FMU instance.
+    /// An FMI 1.0 or 2.0 FMU instance.
     Fmu(FmuSlave),
+    /// An FMI 3.0 FMU instance.
+    Fmi3(Fmi3Slave),
     /// A CSV/TSV file reader.
     FileReader(FileReaderSlave),
     /// Any other implementation.
@@ -29,6 +32,12 @@ pub enum AnySlave {
 impl From<FmuSlave> for AnySlave {
     fn from(slave: FmuSlave) -> Self {
         AnySlave::Fmu(slave)
+    }
+}
+
+impl From<Fmi3Slave> for AnySlave {
+    fn from(slave: Fmi3Slave) -> Self {
+        AnySlave::Fmi3(slave)
     }
 }
 
@@ -55,6 +64,7 @@ macro_rules! forward {
     ($self:ident, $slave:ident => $call:expr) => {
         match $self {
             AnySlave::Fmu($slave) => $call,
+            AnySlave::Fmi3($slave) => $call,
             AnySlave::FileReader($slave) => $call,
             AnySlave::Other($slave) => $call,
         }
@@ -82,7 +92,7 @@ impl Slave for AnySlave {
         forward!(self, s => s.get_real(vrs, values))
     }
     #[inline]
-    fn get_integer(&mut self, vrs: &[ValueRef], values: &mut [i32]) -> Result<()> {
+    fn get_integer(&mut self, vrs: &[ValueRef], values: &mut [i128]) -> Result<()> {
         forward!(self, s => s.get_integer(vrs, values))
     }
     #[inline]
@@ -98,7 +108,7 @@ impl Slave for AnySlave {
         forward!(self, s => s.set_real(vrs, values))
     }
     #[inline]
-    fn set_integer(&mut self, vrs: &[ValueRef], values: &[i32]) -> Result<()> {
+    fn set_integer(&mut self, vrs: &[ValueRef], values: &[i128]) -> Result<()> {
         forward!(self, s => s.set_integer(vrs, values))
     }
     #[inline]
@@ -108,6 +118,12 @@ impl Slave for AnySlave {
     #[inline]
     fn set_string(&mut self, vrs: &[ValueRef], values: &[String]) -> Result<()> {
         forward!(self, s => s.set_string(vrs, values))
+    }
+    fn get_binary(&mut self, vrs: &[ValueRef], values: &mut [Vec<u8>]) -> Result<()> {
+        forward!(self, s => s.get_binary(vrs, values))
+    }
+    fn set_binary(&mut self, vrs: &[ValueRef], values: &[Vec<u8>]) -> Result<()> {
+        forward!(self, s => s.set_binary(vrs, values))
     }
     #[inline]
     fn do_step(&mut self, t: f64, h: f64) -> Result<StepOutcome> {

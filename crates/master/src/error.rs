@@ -30,6 +30,22 @@ pub enum Error {
         /// The underlying error.
         source: Box<fmi::Error>,
     },
+    /// An FMI 3.0 FMU that declares clocks: clock activation is not implemented, so the FMU
+    /// cannot be run correctly.
+    #[error(
+        "{}: FMU declares {count} clock(s), e.g. {causality:?} clock '{clock}'; mastersim does not support FMI 3.0 clocks (clock activation and scheduled execution), so it cannot run this FMU",
+        fmu.display()
+    )]
+    ClockFmu {
+        /// The FMU file.
+        fmu: PathBuf,
+        /// The first clock's name.
+        clock: String,
+        /// Its causality.
+        causality: fmi::Causality,
+        /// How many clocks the FMU declares.
+        count: usize,
+    },
     /// Importing an FMU (archive, model description, shared library) failed.
     #[error("import of FMU '{}' failed: {source}", fmu.display())]
     Import {
@@ -151,6 +167,38 @@ pub enum Error {
         /// Target type.
         input_type: VarType,
     },
+    /// A connection from an integer type to one that cannot hold all its values (FMI 3.0
+    /// widths; UInt64 into Int32, say).
+    #[error(
+        "{at}: connection '{output}' ({}) -> '{input}' ({}) could lose data: {} cannot hold every {} value; connect to an input of a wider type",
+        output_type.name(), input_type.name(), input_type.name(), output_type.name()
+    )]
+    LossyConnection {
+        /// The line.
+        at: Location,
+        /// Source reference.
+        output: String,
+        /// Source data type.
+        output_type: fmi::DataType,
+        /// Target reference.
+        input: String,
+        /// Target data type.
+        input_type: fmi::DataType,
+    },
+    /// A whole-array connection whose ends differ in shape (or an array connected to a scalar).
+    #[error("{at}: connection '{output}' ({output_shape}) -> '{input}' ({input_shape}): arrays connect only to arrays of the same shape; connect single elements as 'name[i]'")]
+    ArrayShape {
+        /// The line.
+        at: Location,
+        /// Source reference.
+        output: String,
+        /// Source shape, in words.
+        output_shape: String,
+        /// Target reference.
+        input: String,
+        /// Target shape, in words.
+        input_shape: String,
+    },
     /// A file-reader column connected to inputs of different types.
     #[error(
         "{at}: column '{reference}' is already connected as {first:?}, cannot also connect it as {second:?}"
@@ -185,7 +233,7 @@ pub enum Error {
         /// The value text.
         value: String,
         /// What was expected.
-        expected: &'static str,
+        expected: String,
     },
     /// A parameter line names a variable that may not be set before initialization.
     #[error("{at}: '{slave}.{variable}' cannot be set as a parameter: {reason}")]
@@ -267,6 +315,28 @@ pub enum Error {
         call: &'static str,
         /// Why not (e.g. "after initialization").
         reason: &'static str,
+    },
+    /// A value does not fit the type of the variable it is set into (an integer wider than
+    /// its target; the plan refuses connections and start values that could not fit, so a
+    /// file-reader column is the usual source).
+    #[error("slave '{slave}': value {value} does not fit the {} variable with handle {handle}", data_type.name())]
+    ValueRange {
+        /// Slave concerned.
+        slave: String,
+        /// The slave's handle of the variable ([`fmi::ScalarVariable::handle`]).
+        handle: u32,
+        /// The value, as text.
+        value: String,
+        /// The variable's data type.
+        data_type: fmi::DataType,
+    },
+    /// A handle that names no variable of the slave (an internal invariant).
+    #[error("slave '{slave}' has no variable with handle {handle}")]
+    UnknownHandle {
+        /// Slave concerned.
+        slave: String,
+        /// The handle.
+        handle: u32,
     },
     /// A slave does not provide a function the master needs.
     #[error("slave '{slave}' does not provide {function}")]

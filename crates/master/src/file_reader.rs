@@ -161,10 +161,10 @@ impl Slave for FileReaderSlave {
         })
     }
 
-    fn get_integer(&mut self, vrs: &[ValueRef], values: &mut [i32]) -> Result<()> {
+    fn get_integer(&mut self, vrs: &[ValueRef], values: &mut [i128]) -> Result<()> {
         let rows = self.rows;
         self.get("get_integer", vrs, values, |table, column, _| {
-            table.integer_at_rows(column, rows)
+            table.integer_at_rows(column, rows).map(i128::from)
         })
     }
 
@@ -186,7 +186,7 @@ impl Slave for FileReaderSlave {
         self.check_len("set_real", vrs.len(), values.len())
     }
 
-    fn set_integer(&mut self, vrs: &[ValueRef], values: &[i32]) -> Result<()> {
+    fn set_integer(&mut self, vrs: &[ValueRef], values: &[i128]) -> Result<()> {
         self.check_len("set_integer", vrs.len(), values.len())
     }
 

@@ -1,4 +1,5 @@
-//! [`FmuSlave`]: a [`Slave`] backed by an FMI 1.0 or 2.0 instance.
+//! [`FmuSlave`]: a [`Slave`] backed by an FMI 1.0 or 2.0 instance (FMI 3.0 instances are
+//! [`crate::fmi3_slave::Fmi3Slave`]).
 //!
 //! Spec: FMI 2.0.2 §4.2 (co-simulation calls), FMI 1.0 CS §4, MasterSim reference §6.5–§6.7.
 
@@ -14,6 +15,9 @@ pub struct FmuSlave {
     instance: Instance,
     capabilities: SlaveCapabilities,
     states: Vec<Option<FmuStateId>>,
+    /// FMI 1.0/2.0 `Integer` values of one batch, widened to or narrowed from the master's
+    /// `i128` (grows to the largest batch, then never allocates again).
+    integers: Vec<i32>,
 }
 
 impl FmuSlave {
@@ -31,6 +35,7 @@ impl FmuSlave {
             instance,
             capabilities,
             states: Vec::new(),
+            integers: Vec::new(),
         }
     }
 
@@ -118,9 +123,15 @@ impl Slave for FmuSlave {
     }
 
     #[inline]
-    fn get_integer(&mut self, vrs: &[ValueRef], values: &mut [i32]) -> Result<()> {
-        let r = self.instance.get_integer(vrs, values);
-        self.fmi(r).map(drop)
+    fn get_integer(&mut self, vrs: &[ValueRef], values: &mut [i128]) -> Result<()> {
+        self.integers.clear();
+        self.integers.resize(values.len(), 0);
+        let r = self.instance.get_integer(vrs, &mut self.integers);
+        self.fmi(r)?;
+        for (to, &from) in values.iter_mut().zip(&self.integers) {
+            *to = i128::from(from);
+        }
+        Ok(())
     }
 
     #[inline]
@@ -141,8 +152,18 @@ impl Slave for FmuSlave {
     }
 
     #[inline]
-    fn set_integer(&mut self, vrs: &[ValueRef], values: &[i32]) -> Result<()> {
-        let r = self.instance.set_integer(vrs, values);
+    fn set_integer(&mut self, vrs: &[ValueRef], values: &[i128]) -> Result<()> {
+        self.integers.clear();
+        for (&vr, &value) in vrs.iter().zip(values) {
+            let narrow = i32::try_from(value).map_err(|_| Error::ValueRange {
+                slave: self.name.clone(),
+                handle: vr.0,
+                value: value.to_string(),
+                data_type: fmi::DataType::Int32,
+            })?;
+            self.integers.push(narrow);
+        }
+        let r = self.instance.set_integer(vrs, &self.integers);
         self.fmi(r).map(drop)
     }
 
@@ -157,9 +178,12 @@ impl Slave for FmuSlave {
         self.fmi(r).map(drop)
     }
 
+    /// `doStep`, with `noSetFMUStatePriorToCurrentPoint` true only while the slave holds no
+    /// saved FMU state: a held state means the master may roll back to it.
     #[inline]
     fn do_step(&mut self, t: f64, h: f64) -> Result<StepOutcome> {
-        match self.instance.do_step(t, h, true) {
+        let no_set_prior = self.states.iter().all(Option::is_none);
+        match self.instance.do_step(t, h, no_set_prior) {
             Ok(fmi::StepOutcome::Completed(_)) => Ok(StepOutcome::Completed),
             Ok(fmi::StepOutcome::Terminated) => Ok(StepOutcome::Terminated),
             Err(e) => self.step_failure(e, t, h),

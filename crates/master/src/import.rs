@@ -9,11 +9,12 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use fmi::archive::ExtractOptions;
-use fmi::{Fmu, InstantiateOptions};
+use fmi::{Fmi3InstantiateOptions, Fmu, InstantiateOptions};
 
 use crate::any_slave::AnySlave;
 use crate::error::Location;
 use crate::file_reader::FileReaderSlave;
+use crate::fmi3_slave::Fmi3Slave;
 use crate::fmu_slave::FmuSlave;
 use crate::plan::{SimulationPlan, SlaveKind};
 use crate::project::{Project, SimulatorDef};
@@ -129,6 +130,17 @@ pub fn import_fmus(
             // Reuses an unchanged extraction, or replaces a stale one (it logs which).
             fmi::archive::extract(path, &dir, &options.extract).map_err(import_error)?;
         }
+        // Clocks are refused before the library is loaded (FMI 3.0 only has them).
+        let description = fmi::ModelDescription::from_file(&dir.join("modelDescription.xml"))
+            .map_err(import_error)?;
+        if let Some(clock) = description.clocks.first() {
+            return Err(Error::ClockFmu {
+                fmu: path.to_path_buf(),
+                clock: clock.name.clone(),
+                causality: clock.causality,
+                count: description.clocks.len(),
+            });
+        }
         let fmu = Fmu::load(&dir).map_err(import_error)?;
         imported.fmus.insert(path.to_path_buf(), fmu);
     }
@@ -193,12 +205,24 @@ pub fn instantiate(plan: &SimulationPlan, logging_on: bool) -> Result<Vec<AnySla
         .map(|s| -> Result<AnySlave> {
             match &s.kind {
                 SlaveKind::Fmu { fmu, .. } => {
-                    let instance =
-                        fmu.instantiate(&s.name, &options)
-                            .map_err(|source| Error::Fmi {
-                                slave: s.name.clone(),
-                                source: Box::new(source),
-                            })?;
+                    let fmi_error = |source| Error::Fmi {
+                        slave: s.name.clone(),
+                        source: Box::new(source),
+                    };
+                    if fmu.description().fmi_version == fmi::FmiVersion::V3 {
+                        let event_mode = fmu.description().capabilities.has_event_mode;
+                        let options = Fmi3InstantiateOptions {
+                            visible: false,
+                            logging_on,
+                            event_mode_used: event_mode,
+                            early_return_allowed: true,
+                        };
+                        let instance = fmu
+                            .instantiate_fmi3(&s.name, &options)
+                            .map_err(fmi_error)?;
+                        return Ok(Fmi3Slave::new(s.name.clone(), instance, event_mode).into());
+                    }
+                    let instance = fmu.instantiate(&s.name, &options).map_err(fmi_error)?;
                     Ok(FmuSlave::new(s.name.clone(), instance).into())
                 }
                 SlaveKind::FileReader { table } => {

@@ -10,6 +10,7 @@ pub mod error;
 mod error_control;
 pub mod experiment;
 pub mod file_reader;
+pub mod fmi3_slave;
 pub mod fmu_slave;
 pub mod import;
 pub mod index;

@@ -94,29 +94,18 @@ impl OutputLayout {
     /// Parameter values start zeroed; the master fills them after initialization.
     pub fn new(plan: &SimulationPlan) -> OutputLayout {
         let parameters = columns_of(plan, |s| &s.parameters);
-        let count = |c: &PerType<Vec<OutputColumn>>| PerType {
-            real: c.real.len(),
-            integer: c.integer.len(),
-            boolean: c.boolean.len(),
-            string: c.string.len(),
-        };
         OutputLayout {
             t_start: plan.settings.t_start,
             t_end: plan.settings.t_end,
             columns: columns_of(plan, |s| &s.outputs),
-            parameter_values: TypedValues::zeroed(&count(&parameters)),
+            parameter_values: TypedValues::zeroed(&parameters.lengths()),
             parameters,
         }
     }
 
     /// Number of result columns per type (the shape of every row).
     pub fn counts(&self) -> PerType<usize> {
-        PerType {
-            real: self.columns.real.len(),
-            integer: self.columns.integer.len(),
-            boolean: self.columns.boolean.len(),
-            string: self.columns.string.len(),
-        }
+        self.columns.lengths()
     }
 }
 

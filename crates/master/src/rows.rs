@@ -191,6 +191,8 @@ impl RowWriter {
                         fmi::VarType::String => {
                             node.slave.get_string(&vrs, &mut values.string[k..=k])
                         }
+                        // Not a result type (`OUTPUT_TYPE_ORDER`).
+                        fmi::VarType::Binary => Ok(()),
                     };
                     if let Err(e) = result {
                         log::warn!(

@@ -647,7 +647,7 @@ impl Simulation {
                 Value::Real(if var.negated { -v[0] } else { v[0] })
             }
             fmi::VarType::Integer => {
-                let mut v = [0];
+                let mut v = [0_i128];
                 slave.get_integer(&vrs, &mut v)?;
                 Value::Integer(if var.negated {
                     v[0].wrapping_neg()
@@ -665,6 +665,12 @@ impl Simulation {
                 slave.get_string(&vrs, &mut v)?;
                 let [text] = v;
                 Value::String(text)
+            }
+            fmi::VarType::Binary => {
+                let mut v = [Vec::new()];
+                slave.get_binary(&vrs, &mut v)?;
+                let [bytes] = v;
+                Value::Binary(bytes)
             }
         })
     }
@@ -707,6 +713,7 @@ fn set_value(slave: &mut AnySlave, iv: &crate::plan::InitialValue) -> Result<()>
         Value::Integer(v) => slave.set_integer(&vrs, &[*v]),
         Value::Boolean(v) => slave.set_boolean(&vrs, &[*v]),
         Value::String(v) => slave.set_string(&vrs, std::slice::from_ref(v)),
+        Value::Binary(v) => slave.set_binary(&vrs, std::slice::from_ref(v)),
     }
 }
 
@@ -716,5 +723,6 @@ fn value_text(v: &Value) -> String {
         Value::Integer(x) => x.to_string(),
         Value::Boolean(x) => x.to_string(),
         Value::String(x) => x.clone(),
+        Value::Binary(x) => x.iter().map(|b| format!("{b:02x}")).collect(),
     }
 }

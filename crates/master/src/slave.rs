@@ -91,11 +91,11 @@ pub trait Slave: Send {
     /// # Errors
     /// Length mismatch or a failing FMI call. Spec: FMI 2.0.2 §2.1.7.
     fn get_real(&mut self, vrs: &[ValueRef], values: &mut [f64]) -> Result<()>;
-    /// Reads Integer values; `values.len() == vrs.len()`.
+    /// Reads Integer values of any width, carried as `i128`; `values.len() == vrs.len()`.
     ///
     /// # Errors
     /// As [`Slave::get_real`].
-    fn get_integer(&mut self, vrs: &[ValueRef], values: &mut [i32]) -> Result<()>;
+    fn get_integer(&mut self, vrs: &[ValueRef], values: &mut [i128]) -> Result<()>;
     /// Reads Boolean values; `values.len() == vrs.len()`.
     ///
     /// # Errors
@@ -112,11 +112,13 @@ pub trait Slave: Send {
     /// # Errors
     /// Length mismatch or a failing FMI call. Spec: FMI 2.0.2 §2.1.7.
     fn set_real(&mut self, vrs: &[ValueRef], values: &[f64]) -> Result<()>;
-    /// Writes Integer values; `values.len() == vrs.len()`.
+    /// Writes Integer values; `values.len() == vrs.len()`. Each value must fit the width of
+    /// its variable (the plan checks connections and start values; a value that does not fit
+    /// is an error, never truncated).
     ///
     /// # Errors
     /// As [`Slave::set_real`].
-    fn set_integer(&mut self, vrs: &[ValueRef], values: &[i32]) -> Result<()>;
+    fn set_integer(&mut self, vrs: &[ValueRef], values: &[i128]) -> Result<()>;
     /// Writes Boolean values; `values.len() == vrs.len()`.
     ///
     /// # Errors
@@ -127,6 +129,31 @@ pub trait Slave: Send {
     /// # Errors
     /// As [`Slave::set_real`].
     fn set_string(&mut self, vrs: &[ValueRef], values: &[String]) -> Result<()>;
+
+    /// Reads Binary values (FMI 3.0) into existing buffers; `values.len() == vrs.len()`.
+    ///
+    /// # Errors
+    /// [`crate::Error::Unsupported`] for slaves without Binary variables (the default), or as
+    /// [`Slave::get_real`]. Spec: FMI 3.0 §2.2.6.2 (`fmi3GetBinary`).
+    fn get_binary(&mut self, vrs: &[ValueRef], values: &mut [Vec<u8>]) -> Result<()> {
+        let _ = (vrs, values);
+        Err(crate::Error::Unsupported {
+            slave: self.name().to_string(),
+            function: "getBinary",
+        })
+    }
+
+    /// Writes Binary values (FMI 3.0); `values.len() == vrs.len()`.
+    ///
+    /// # Errors
+    /// As [`Slave::get_binary`]. Spec: FMI 3.0 §2.2.6.2 (`fmi3SetBinary`).
+    fn set_binary(&mut self, vrs: &[ValueRef], values: &[Vec<u8>]) -> Result<()> {
+        let _ = (vrs, values);
+        Err(crate::Error::Unsupported {
+            slave: self.name().to_string(),
+            function: "setBinary",
+        })
+    }
 
     /// Advances the slave from communication point `t` by the communication step size `h` (s).
     ///

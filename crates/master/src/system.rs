@@ -61,11 +61,11 @@ impl Transfer for f64 {
     }
 }
 
-impl Transfer for i32 {
-    fn get(slave: &mut AnySlave, vrs: &[ValueRef], values: &mut [i32]) -> Result<()> {
+impl Transfer for i128 {
+    fn get(slave: &mut AnySlave, vrs: &[ValueRef], values: &mut [i128]) -> Result<()> {
         slave.get_integer(vrs, values)
     }
-    fn set(slave: &mut AnySlave, vrs: &[ValueRef], values: &[i32]) -> Result<()> {
+    fn set(slave: &mut AnySlave, vrs: &[ValueRef], values: &[i128]) -> Result<()> {
         slave.set_integer(vrs, values)
     }
 }
@@ -85,6 +85,15 @@ impl Transfer for String {
     }
     fn set(slave: &mut AnySlave, vrs: &[ValueRef], values: &[String]) -> Result<()> {
         slave.set_string(vrs, values)
+    }
+}
+
+impl Transfer for Vec<u8> {
+    fn get(slave: &mut AnySlave, vrs: &[ValueRef], values: &mut [Vec<u8>]) -> Result<()> {
+        slave.get_binary(vrs, values)
+    }
+    fn set(slave: &mut AnySlave, vrs: &[ValueRef], values: &[Vec<u8>]) -> Result<()> {
+        slave.set_binary(vrs, values)
     }
 }
 
@@ -227,11 +236,13 @@ pub(crate) struct SlaveNode {
     stale: bool,
     pub stats: SlaveStatistics,
     /// Integer outputs and inputs.
-    pub integer: Links<i32>,
+    pub integer: Links<i128>,
     /// Boolean outputs and inputs.
     pub boolean: Links<bool>,
     /// String outputs and inputs.
     pub string: Links<String>,
+    /// Binary outputs and inputs (FMI 3.0).
+    pub binary: Links<Vec<u8>>,
     states: [Option<StateId>; 2],
     /// Clock at the time each slot was saved, s.
     state_clocks: [f64; 2],
@@ -359,7 +370,8 @@ impl SlaveNode {
         let s = &mut self.slave;
         self.integer.read_coupled(s)?;
         self.boolean.read_coupled(s)?;
-        self.string.read_coupled(s)
+        self.string.read_coupled(s)?;
+        self.binary.read_coupled(s)
     }
 
     /// Reads the outputs that feed no connection into the cache, if a step completed since
@@ -373,6 +385,7 @@ impl SlaveNode {
         self.integer.read_uncoupled(s)?;
         self.boolean.read_uncoupled(s)?;
         self.string.read_uncoupled(s)?;
+        self.binary.read_uncoupled(s)?;
         self.stale = false;
         Ok(())
     }
@@ -393,6 +406,7 @@ impl SlaveNode {
         self.integer.sync_into(&mut target.integer);
         self.boolean.sync_into(&mut target.boolean);
         self.string.sync_into(&mut target.string);
+        self.binary.sync_into(&mut target.binary);
     }
 
     /// Sets this slave's inputs from the coupling vectors `source`; Reals become
@@ -424,7 +438,8 @@ impl SlaveNode {
         let s = &mut self.slave;
         self.integer.update_from(s, &source.integer)?;
         self.boolean.update_from(s, &source.boolean)?;
-        self.string.update_from(s, &source.string)
+        self.string.update_from(s, &source.string)?;
+        self.binary.update_from(s, &source.binary)
     }
 
     /// Advances the slave by `h` (s) from the master's communication point `t` (s) — or, with
@@ -559,6 +574,7 @@ impl System {
             integer: coupled_locals(&c.integer, n),
             boolean: coupled_locals(&c.boolean, n),
             string: coupled_locals(&c.string, n),
+            binary: coupled_locals(&c.binary, n),
         };
         let mut nodes: Vec<SlaveNode> = plan
             .slaves
@@ -571,6 +587,7 @@ impl System {
                 let (integer, integer_slots) = Links::outputs(&o.integer, &coupled.integer[index]);
                 let (boolean, boolean_slots) = Links::outputs(&o.boolean, &coupled.boolean[index]);
                 let (string, string_slots) = Links::outputs(&o.string, &coupled.string[index]);
+                let (binary, binary_slots) = Links::outputs(&o.binary, &coupled.binary[index]);
                 let mut real_names = vec![String::new(); real.output_vrs.len()];
                 for (l, var) in o.real.iter().enumerate() {
                     if let Some(name) = real_names.get_mut(real_slots[l]) {
@@ -594,6 +611,7 @@ impl System {
                     integer,
                     boolean,
                     string,
+                    binary,
                     states: [None, None],
                     state_clocks: [plan.settings.t_start; 2],
                     real_names,
@@ -602,6 +620,7 @@ impl System {
                         integer: integer_slots,
                         boolean: boolean_slots,
                         string: string_slots,
+                        binary: binary_slots,
                     },
                     index: SlaveIndex(index),
                     pending: None,
@@ -619,10 +638,12 @@ impl System {
         connect(&mut nodes, &c.integer, VarType::Integer, |n| &mut n.integer);
         connect(&mut nodes, &c.boolean, VarType::Boolean, |n| &mut n.boolean);
         connect(&mut nodes, &c.string, VarType::String, |n| &mut n.string);
+        connect(&mut nodes, &c.binary, VarType::Binary, |n| &mut n.binary);
         for node in &mut nodes {
             node.only_real = node.integer.idle_per_step()
                 && node.boolean.idle_per_step()
-                && node.string.idle_per_step();
+                && node.string.idle_per_step()
+                && node.binary.idle_per_step();
         }
         let lengths = plan.connection_counts();
         System {

@@ -9,17 +9,19 @@
 
 use fmi::VarType;
 
-/// One `T` for each of the four FMI types.
+/// One `T` for each coupling class ([`VarType`]).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct PerType<T> {
-    /// Real entry.
+    /// Real entry (FMI 3.0 Float32 and Float64).
     pub real: T,
-    /// Integer (and enumeration) entry.
+    /// Integer (and enumeration) entry: every integer width.
     pub integer: T,
     /// Boolean entry.
     pub boolean: T,
     /// String entry.
     pub string: T,
+    /// Binary entry (FMI 3.0).
+    pub binary: T,
 }
 
 impl<T> PerType<T> {
@@ -30,6 +32,7 @@ impl<T> PerType<T> {
             VarType::Integer => &self.integer,
             VarType::Boolean => &self.boolean,
             VarType::String => &self.string,
+            VarType::Binary => &self.binary,
         }
     }
 
@@ -40,12 +43,27 @@ impl<T> PerType<T> {
             VarType::Integer => &mut self.integer,
             VarType::Boolean => &mut self.boolean,
             VarType::String => &mut self.string,
+            VarType::Binary => &mut self.binary,
         }
     }
 }
 
-/// The four types in the order MasterSim writes result columns: Boolean, Integer, Real, then
-/// String (which goes to its own file).
+impl<T> PerType<Vec<T>> {
+    /// The length of each entry's vector.
+    pub fn lengths(&self) -> PerType<usize> {
+        PerType {
+            real: self.real.len(),
+            integer: self.integer.len(),
+            boolean: self.boolean.len(),
+            string: self.string.len(),
+            binary: self.binary.len(),
+        }
+    }
+}
+
+/// The types in the order MasterSim writes result columns: Boolean, Integer, Real, then
+/// String (which goes to its own file). Binary values are coupled but not written to result
+/// files (`docs/fmi3.md`).
 ///
 /// Spec: MasterSim reference §12.1.
 pub const OUTPUT_TYPE_ORDER: [VarType; 4] = [
@@ -55,7 +73,21 @@ pub const OUTPUT_TYPE_ORDER: [VarType; 4] = [
     VarType::String,
 ];
 
-/// One value vector per type.
+/// Every coupling class, in the order of [`OUTPUT_TYPE_ORDER`] followed by Binary.
+pub const ALL_TYPES: [VarType; 5] = [
+    VarType::Boolean,
+    VarType::Integer,
+    VarType::Real,
+    VarType::String,
+    VarType::Binary,
+];
+
+/// One value vector per coupling class.
+///
+/// Integers of every width (FMI 1.0/2.0 `Integer`, FMI 3.0 Int8 to UInt64 and enumerations)
+/// are carried as `i128`, which holds each of them exactly, so a value passes a connection
+/// without loss whatever the widths at both ends (the plan refuses a connection whose target
+/// cannot hold every value of its source).
 ///
 /// Shapes: the vector lengths are fixed when the container is created (the number of coupled
 /// quantities or outputs of each type) and never change afterwards.
@@ -63,12 +95,15 @@ pub const OUTPUT_TYPE_ORDER: [VarType; 4] = [
 pub struct TypedValues {
     /// Real values.
     pub real: Vec<f64>,
-    /// Integer values.
-    pub integer: Vec<i32>,
+    /// Integer values (every width).
+    pub integer: Vec<i128>,
     /// Boolean values.
     pub boolean: Vec<bool>,
     /// String values.
     pub string: Vec<String>,
+    /// Binary values (FMI 3.0).
+    #[serde(default)]
+    pub binary: Vec<Vec<u8>>,
 }
 
 impl TypedValues {
@@ -79,6 +114,7 @@ impl TypedValues {
             integer: vec![0; lengths.integer],
             boolean: vec![false; lengths.boolean],
             string: vec![String::new(); lengths.string],
+            binary: vec![Vec::new(); lengths.binary],
         }
     }
 
@@ -99,12 +135,21 @@ impl TypedValues {
         for (dst, src) in self.string.iter_mut().zip(&other.string) {
             dst.clone_from(src);
         }
+        assert_eq!(
+            self.binary.len(),
+            other.binary.len(),
+            "invariant: same plan"
+        );
+        for (dst, src) in self.binary.iter_mut().zip(&other.binary) {
+            dst.clone_from(src);
+        }
     }
 
-    /// True when every Integer, Boolean and String value equals the one in `other`.
+    /// True when every Integer, Boolean, String and Binary value equals the one in `other`.
     pub fn discrete_equal(&self, other: &TypedValues) -> bool {
         self.integer == other.integer
             && self.boolean == other.boolean
             && self.string == other.string
+            && self.binary == other.binary
     }
 }

@@ -109,7 +109,7 @@ impl Observer for Recorder {
             .boolean
             .iter()
             .map(|&b| f64::from(u8::from(b)))
-            .chain(values.integer.iter().map(|&i| f64::from(i)))
+            .chain(values.integer.iter().map(|&i| i as f64))
             .chain(values.real.iter().copied());
         for (column, v) in r.numeric.iter_mut().zip(numeric) {
             column.push(v);

@@ -124,12 +124,12 @@ fn main() -> Result<(), Box<dyn Error>> {
             ..SignalLayout::default()
         };
         // The same values, split by type as a caller of `push_row` would hold them.
-        let typed: Vec<(Vec<i32>, Vec<f64>)> = pool
+        let typed: Vec<(Vec<i128>, Vec<f64>)> = pool
             .iter()
             .map(|row| {
                 let integers = (0..columns)
                     .filter(|&c| is_integer(c))
-                    .map(|c| row[c] as i32)
+                    .map(|c| row[c] as i128)
                     .collect();
                 let reals = (0..columns)
                     .filter(|&c| !is_integer(c))

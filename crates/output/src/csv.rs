@@ -10,6 +10,7 @@
 //!
 //! Spec: MasterSim reference §12.1 (values.csv) and §12.2 (strings.csv).
 
+use std::io::Write as _;
 use std::path::Path;
 
 use crate::file::{OpenMode, TextFile};
@@ -133,6 +134,52 @@ impl ValuesCsvWriter {
         self.line.clear();
         write_g_bytes(&mut self.line, time, VALUE_PRECISION);
         for &value in values {
+            self.line.push(b'\t');
+            write_g_bytes(&mut self.line, value, VALUE_PRECISION);
+        }
+        self.line.push(b'\n');
+        self.file.write_bytes(&self.line)
+    }
+
+    /// Appends one row of typed columns: Booleans (`0`/`1`), then Integers as exact decimal
+    /// integers (every width up to 128 bits, so FMI 3.0 Int64 and UInt64 values keep all their
+    /// digits), then Reals with `%.14g`. For Integers of up to 14 digits (every FMI 1.0/2.0
+    /// `Integer`) the text equals what [`write_row`](Self::write_row) writes for them.
+    ///
+    /// Shapes: `booleans.len() + integers.len() + reals.len()` equals the number of columns
+    /// given to `create`, in that order.
+    ///
+    /// # Errors
+    /// As [`write_row`](Self::write_row).
+    ///
+    /// Spec: MasterSim reference §12.1 (rows); the exact Integers are mastersim's.
+    pub fn write_typed_row(
+        &mut self,
+        time: f64,
+        booleans: &[bool],
+        integers: &[i128],
+        reals: &[f64],
+    ) -> Result<()> {
+        let found = booleans.len() + integers.len() + reals.len();
+        if found != self.columns {
+            return Err(Error::ColumnCount {
+                path: self.file.path().to_path_buf(),
+                expected: self.columns,
+                found,
+            });
+        }
+        self.line.clear();
+        write_g_bytes(&mut self.line, time, VALUE_PRECISION);
+        for &value in booleans {
+            self.line.push(b'\t');
+            self.line.push(if value { b'1' } else { b'0' });
+        }
+        for &value in integers {
+            self.line.push(b'\t');
+            // `Write` for `Vec<u8>` cannot fail.
+            let _ = write!(self.line, "{value}");
+        }
+        for &value in reals {
             self.line.push(b'\t');
             write_g_bytes(&mut self.line, value, VALUE_PRECISION);
         }

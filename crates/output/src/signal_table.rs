@@ -118,8 +118,8 @@ impl TableSignal {
 pub enum ParameterValue {
     /// A Boolean parameter.
     Boolean(bool),
-    /// An Integer parameter.
-    Integer(i32),
+    /// An Integer parameter (every width up to 128 bits, written exactly).
+    Integer(i128),
     /// A Real parameter (`null` on file when not finite).
     Real(f64),
     /// A String parameter.
@@ -311,7 +311,7 @@ impl AttributeMap {
 
 /// Writer of a Signal Table JSON file: collects rows, writes the file in [`finish`](Self::finish).
 ///
-/// Memory per row: 8 bytes for the time, plus 1 per Boolean, 4 per Integer, 8 per Real and
+/// Memory per row: 8 bytes for the time, plus 1 per Boolean, 16 per Integer, 8 per Real and
 /// 16 per String signal (a shared pointer; the text is stored once per change of value).
 ///
 /// Spec: Otter, "Signal Tables" (2022) §3.5.
@@ -332,7 +332,7 @@ struct TableData {
     counts: [usize; 4],
     time: Vec<f64>,
     booleans: Vec<bool>,
-    integers: Vec<i32>,
+    integers: Vec<i128>,
     reals: Vec<f64>,
     strings: Vec<Arc<str>>,
 }
@@ -395,7 +395,7 @@ impl SignalTableWriter {
         &mut self,
         time: f64,
         booleans: &[bool],
-        integers: &[i32],
+        integers: &[i128],
         reals: &[f64],
         strings: &[S],
     ) -> Result<()> {

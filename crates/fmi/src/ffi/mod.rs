@@ -6,10 +6,11 @@
 //! every instance holds through an `Arc`, so the library is unloaded only after the last
 //! instance is freed.
 //!
-//! Spec: FMI 2.0.2 §2.1 (C API), FMI 1.0 for Co-Simulation §4.
+//! Spec: FMI 2.0.2 §2.1 (C API), FMI 1.0 for Co-Simulation §4, FMI 3.0 `fmi3FunctionTypes.h`.
 
 pub(crate) mod fmi1;
 pub(crate) mod fmi2;
+pub(crate) mod fmi3;
 
 use std::ffi::{CStr, c_char, c_int, c_void};
 use std::fmt;
@@ -19,26 +20,29 @@ use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW};
 
 use crate::{Error, FmiVersion, ModelDescription, Result};
 
-/// The function table of one loaded shared library, per FMI version.
+/// The function table of one loaded shared library: FMI 1.0/2.0, called through
+/// [`crate::Instance`], or FMI 3.0, called through [`crate::Instance3`].
 ///
-/// An enum rather than a trait object, so that a future FMI 3.0 table is one more variant.
-pub(crate) enum Functions {
-    /// FMI 1.0 co-simulation.
-    V1(fmi1::Fmi1Functions),
-    /// FMI 2.0 co-simulation.
-    V2(fmi2::Fmi2Functions),
+/// Two levels rather than one enum with three variants, so that the FMI 1.0/2.0 instance code
+/// matches on [`Functions`] alone and never has to name the FMI 3.0 table.
+pub(crate) enum FunctionTable {
+    /// FMI 1.0 or 2.0 co-simulation.
+    Legacy(Functions),
+    /// FMI 3.0 co-simulation.
+    V3(fmi3::Fmi3Functions),
 }
 
-impl fmt::Debug for Functions {
+impl fmt::Debug for FunctionTable {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Functions::V1(_) => f.write_str("Functions::V1"),
-            Functions::V2(_) => f.write_str("Functions::V2"),
+            FunctionTable::Legacy(Functions::V1(_)) => f.write_str("Functions::V1"),
+            FunctionTable::Legacy(Functions::V2(_)) => f.write_str("Functions::V2"),
+            FunctionTable::V3(_) => f.write_str("Functions::V3"),
         }
     }
 }
 
-impl Functions {
+impl FunctionTable {
     /// Loads the shared library at `path` and resolves the function table for the FMI version
     /// of `description`. Capabilities whose functions are missing are switched off in
     /// `description` (with a warning).
@@ -47,20 +51,25 @@ impl Functions {
         match description.fmi_version {
             FmiVersion::V1 => {
                 fmi1::Fmi1Functions::load(library, path, &description.model_identifier)
-                    .map(Functions::V1)
+                    .map(|f| FunctionTable::Legacy(Functions::V1(f)))
             }
             FmiVersion::V2 => {
                 fmi2::Fmi2Functions::load(library, path, &mut description.capabilities)
-                    .map(Functions::V2)
+                    .map(|f| FunctionTable::Legacy(Functions::V2(f)))
+            }
+            FmiVersion::V3 => {
+                fmi3::Fmi3Functions::load(library, path, &mut description.capabilities)
+                    .map(FunctionTable::V3)
             }
         }
     }
 
-    /// `fmi2GetTypesPlatform` / `fmiGetTypesPlatform`, when exported.
+    /// `fmi2GetTypesPlatform` / `fmiGetTypesPlatform`, when exported (FMI 3.0 has none).
     pub(crate) fn types_platform(&self) -> Option<String> {
         let function = match self {
-            Functions::V1(f) => f.get_types_platform?,
-            Functions::V2(f) => f.get_types_platform?,
+            FunctionTable::Legacy(Functions::V1(f)) => f.get_types_platform?,
+            FunctionTable::Legacy(Functions::V2(f)) => f.get_types_platform?,
+            FunctionTable::V3(_) => return None,
         };
         // SAFETY: the function takes no arguments and returns a pointer to a static,
         // NUL-terminated string (or NULL, which `copy_c_string` handles); it may be called
@@ -68,15 +77,25 @@ impl Functions {
         unsafe { copy_c_string(function()) }
     }
 
-    /// `fmi2GetVersion` / `fmiGetVersion`, when exported.
+    /// `fmi3GetVersion` / `fmi2GetVersion` / `fmiGetVersion`, when exported.
     pub(crate) fn version(&self) -> Option<String> {
         let function = match self {
-            Functions::V1(f) => f.get_version?,
-            Functions::V2(f) => f.get_version?,
+            FunctionTable::Legacy(Functions::V1(f)) => f.get_version?,
+            FunctionTable::Legacy(Functions::V2(f)) => f.get_version?,
+            FunctionTable::V3(f) => f.table.get_version?,
         };
-        // SAFETY: as in `types_platform`: no arguments, a static string or NULL in return.
+        // SAFETY: as in `types_platform`: no arguments, a static string or NULL in return
+        // (FMI 3.0 `fmi3GetVersion` may also be called at any time).
         unsafe { copy_c_string(function()) }
     }
+}
+
+/// The FMI 1.0 or 2.0 function table of one loaded shared library.
+pub(crate) enum Functions {
+    /// FMI 1.0 co-simulation.
+    V1(fmi1::Fmi1Functions),
+    /// FMI 2.0 co-simulation.
+    V2(fmi2::Fmi2Functions),
 }
 
 /// Opens a shared library with `RTLD_NOW | RTLD_LOCAL`.
@@ -273,8 +292,42 @@ extern "C" fn mastersim_fmi_log_message(
     });
 }
 
+/// The FMI 3.0 `logMessage` callback: forwards the (already formatted) message to the `log`
+/// crate like the FMI 1.0/2.0 shim does. Never unwinds into C.
+///
+/// `instance_environment` is what the instance passed to `fmi3InstantiateCoSimulation`: NULL
+/// or its NUL-terminated instance name, which lives until after `fmi3FreeInstance`.
+///
+/// Spec: FMI 3.0 `fmi3LogMessageCallback`.
+pub(crate) extern "C" fn fmi3_log_message(
+    instance_environment: fmi3::fmi3InstanceEnvironment,
+    status: fmi3::fmi3Status,
+    category: fmi3::fmi3String,
+    message: fmi3::fmi3String,
+) {
+    // A panic (for example in a log backend) must not cross into the FMU's C code.
+    let _ = std::panic::catch_unwind(|| {
+        // SAFETY: the instance environment is NULL or the instance's NUL-terminated name (see
+        // above); category and message are NULL or NUL-terminated strings that the FMU keeps
+        // valid during this call.
+        let (instance, category, message) = unsafe {
+            (
+                copy_c_string(instance_environment.cast_const().cast::<c_char>()),
+                copy_c_string(category),
+                copy_c_string(message),
+            )
+        };
+        log_fmu_message(
+            instance.as_deref().unwrap_or(""),
+            status,
+            category.as_deref().unwrap_or(""),
+            message.as_deref().unwrap_or(""),
+        );
+    });
+}
+
 /// Logs one FMU message with target `fmu`: Warning as `warn`, Error and Fatal as `error`,
-/// everything else as `info`. Status codes are the same in FMI 1.0 and 2.0.
+/// everything else as `info`. Status codes are the same in FMI 1.0, 2.0 and 3.0.
 fn log_fmu_message(instance: &str, status: c_int, category: &str, message: &str) {
     let level = match status {
         1 => log::Level::Warn,
@@ -348,6 +401,35 @@ mod tests {
             records.len()
         );
         assert!(records.contains(&(log::Level::Info, "[:] ".to_owned())));
+    }
+
+    /// The FMI 3.0 callback takes the instance name from the instance environment; NULL
+    /// pointers become empty texts.
+    #[test]
+    fn fmi3_log_message_forwards_with_the_instance_name() {
+        let _ = log::set_logger(&CAPTURE);
+        log::set_max_level(log::LevelFilter::Trace);
+        let name = CString::new("fmi3inst").unwrap();
+        let category = CString::new("logStatusError").unwrap();
+        let message = CString::new("100% done").unwrap();
+        fmi3_log_message(
+            name.as_ptr().cast_mut().cast(),
+            fmi3::fmi3Error,
+            category.as_ptr(),
+            message.as_ptr(),
+        );
+        fmi3_log_message(
+            std::ptr::null_mut(),
+            fmi3::fmi3Warning,
+            std::ptr::null(),
+            std::ptr::null(),
+        );
+        let records = CAPTURE.0.lock().unwrap();
+        assert!(records.contains(&(
+            log::Level::Error,
+            "[fmi3inst:logStatusError] 100% done".to_owned()
+        )));
+        assert!(records.contains(&(log::Level::Warn, "[:] ".to_owned())));
     }
 
     /// Same text as `copy_c_string` (invalid UTF-8 included), written into the existing

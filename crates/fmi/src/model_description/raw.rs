@@ -1,5 +1,6 @@
-//! Raw serde structs per FMI version, and the entry points that read text into them; the
-//! conversion into [`ModelDescription`] is in [`convert`].
+//! Raw serde structs of FMI 1.0 and 2.0, and the entry points that read text into them; the
+//! conversion into [`ModelDescription`] is in [`convert`]. FMI 3.0 is read without serde, in
+//! [`v3`].
 //!
 //! The raw structs hold every attribute as `Option<String>` so that serde never rejects a file
 //! for a missing or mistyped attribute: all such checks happen in the conversion, where the
@@ -15,6 +16,7 @@ use super::ModelDescription;
 use crate::{Error, Result};
 
 mod convert;
+mod v3;
 
 use convert::Ctx;
 
@@ -289,7 +291,29 @@ fn declares_latin1(bytes: &[u8]) -> bool {
             .any(|e| declaration.contains(e))
 }
 
+/// Parses a description; warnings go to the `log` crate.
 pub(super) fn parse(xml: &str, path: &Path) -> Result<ModelDescription> {
+    let (result, warnings) = parse_with_warnings(xml, path);
+    for warning in &warnings {
+        log::warn!("{warning}");
+    }
+    result
+}
+
+/// Parses a description, and returns the warnings (each starting with the file name) instead
+/// of logging them; there are warnings also when parsing fails. Only FMI 3.0 gives any:
+/// unknown attributes, pre-release versions, undefined types and units, empty arrays.
+pub(super) fn parse_with_warnings(
+    xml: &str,
+    path: &Path,
+) -> (Result<ModelDescription>, Vec<String>) {
+    let mut warnings = Vec::new();
+    let result = dispatch(xml, path, &mut warnings);
+    (result, warnings)
+}
+
+/// Reads the root and dispatches on `fmiVersion`.
+fn dispatch(xml: &str, path: &Path, warnings: &mut Vec<String>) -> Result<ModelDescription> {
     let root = scan(xml, path)?;
     if root.name != ROOT {
         return Err(Error::WrongRootElement {
@@ -304,6 +328,7 @@ pub(super) fn parse(xml: &str, path: &Path) -> Result<ModelDescription> {
         v if v == "2.0" || v.starts_with("2.0.") => {
             convert::convert_v2(deserialize(xml, path)?, &ctx)
         }
+        v if let Some(release) = v3::release(v) => v3::parse(xml, &ctx, v, release, warnings),
         _ => Err(Error::UnsupportedVersion {
             path: path.to_owned(),
             version,

@@ -1,4 +1,4 @@
-//! Parsing tests with hand-written FMI 1.0 and 2.0 descriptions.
+//! Parsing tests with hand-written FMI 1.0 and 2.0 descriptions; FMI 3.0 in [`v3`].
 
 use std::path::Path;
 
@@ -111,6 +111,7 @@ fn v2_full_description() {
             can_run_asynchronuously: false,
             max_output_derivative_order: 2,
             can_reject_steps: false,
+            ..Capabilities::default()
         }
     );
     assert_eq!(
@@ -307,6 +308,7 @@ fn v1_full_description() {
             can_run_asynchronuously: false,
             max_output_derivative_order: 1,
             can_reject_steps: true,
+            ..Capabilities::default()
         }
     );
     assert_eq!(md.default_experiment.unwrap().stop_time, Some(2.0));
@@ -505,14 +507,14 @@ fn model_identifier_must_be_a_file_name_stem() {
 
 #[test]
 fn unsupported_version() {
-    let err = parse_err(&v2_vars("").replace(r#"fmiVersion="2.0""#, r#"fmiVersion="3.0""#));
+    let err = parse_err(&v2_vars("").replace(r#"fmiVersion="2.0""#, r#"fmiVersion="4.0""#));
     assert!(
-        matches!(&err, Error::UnsupportedVersion { version, .. } if version == "3.0"),
+        matches!(&err, Error::UnsupportedVersion { version, .. } if version == "4.0"),
         "{err}"
     );
     let text = err.to_string();
     assert!(
-        text.contains("3.0") && text.contains("1.0") && text.contains("2.0"),
+        text.contains("4.0") && text.contains("1.0, 2.0 and 3.0"),
         "{text}"
     );
     let err = parse_err(&v2_vars("").replace(r#"fmiVersion="2.0""#, r#"fmiVersion="2.01""#));
@@ -869,7 +871,7 @@ mod properties {
                     VarType::Real => format!("{}", f64::from(n) / 7.0),
                     VarType::Integer => n.to_string(),
                     VarType::Boolean => (n % 2 == 0).to_string(),
-                    VarType::String => format!("s{n}&<>\"'"),
+                    VarType::String | VarType::Binary => format!("s{n}&<>\"'"),
                 };
                 Generated {
                     ty,
@@ -915,7 +917,7 @@ mod properties {
                 VarType::Real => "Real",
                 VarType::Integer => "Integer",
                 VarType::Boolean => "Boolean",
-                VarType::String => "String",
+                VarType::String | VarType::Binary => "String",
             };
             body += &format!(
                 "<ScalarVariable name=\"v{i}\" valueReference=\"{}\" causality=\"{causality}\" \
@@ -970,3 +972,5 @@ mod properties {
         }
     }
 }
+
+mod v3;

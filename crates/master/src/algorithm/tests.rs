@@ -77,7 +77,7 @@ impl Slave for Gain {
         }
         Ok(())
     }
-    fn get_integer(&mut self, _: &[ValueRef], _: &mut [i32]) -> Result<()> {
+    fn get_integer(&mut self, _: &[ValueRef], _: &mut [i128]) -> Result<()> {
         Ok(())
     }
     fn get_boolean(&mut self, _: &[ValueRef], _: &mut [bool]) -> Result<()> {
@@ -93,7 +93,7 @@ impl Slave for Gain {
         }
         Ok(())
     }
-    fn set_integer(&mut self, _: &[ValueRef], _: &[i32]) -> Result<()> {
+    fn set_integer(&mut self, _: &[ValueRef], _: &[i128]) -> Result<()> {
         Ok(())
     }
     fn set_boolean(&mut self, _: &[ValueRef], _: &[bool]) -> Result<()> {
@@ -154,6 +154,10 @@ fn variable(index: usize, name: &str, vr: ValueRef, causality: Causality) -> Sca
         index,
         name: name.into(),
         value_reference: vr,
+        handle: vr,
+        data_type: fmi::DataType::Float64,
+        array: None,
+        display_unit: None,
         description: None,
         causality,
         variability: Variability::Continuous,

@@ -71,7 +71,79 @@ impl<'a> GraphBuilder<'a> {
             })
     }
 
+    /// Resolves one `graph` line: a connection of two scalars, or of two FMI 3.0 arrays of
+    /// equal shape, which becomes one connection per element (in row-major order).
     pub(super) fn connect(&mut self, edge: &GraphEdge) -> Result<()> {
+        match self.array_edges(edge)? {
+            Some(edges) => edges.iter().try_for_each(|e| self.connect_scalar(e)),
+            None => self.connect_scalar(edge),
+        }
+    }
+
+    /// The element connections of a whole-array connection, `None` when `edge` does not name
+    /// an array at both ends. An array connected to a scalar, or arrays of different shapes,
+    /// are errors naming both ends.
+    fn array_edges(&self, edge: &GraphEdge) -> Result<Option<Vec<GraphEdge>>> {
+        let shape = |r: &VariableRef| -> Option<(Vec<usize>, Vec<String>)> {
+            let variables = self.slaves[*self.index.get(&r.slave)?].kind.variables()?;
+            if variables.iter().any(|v| v.name == r.variable) {
+                return None;
+            }
+            let elements: Vec<&fmi::ScalarVariable> = variables
+                .iter()
+                .filter(|v| v.array.as_ref().is_some_and(|a| a.array == r.variable))
+                .collect();
+            let first = elements.first()?.array.as_ref()?;
+            Some((
+                first.dimensions.clone(),
+                elements.iter().map(|v| v.name.clone()).collect(),
+            ))
+        };
+        let (output, input) = (shape(&edge.output), shape(&edge.input));
+        match (output, input) {
+            (None, None) => Ok(None),
+            (Some((out_dims, out_names)), Some((in_dims, in_names))) if out_dims == in_dims => {
+                Ok(Some(
+                    out_names
+                        .into_iter()
+                        .zip(in_names)
+                        .map(|(o, i)| GraphEdge {
+                            output: VariableRef {
+                                slave: edge.output.slave.clone(),
+                                variable: o,
+                            },
+                            input: VariableRef {
+                                slave: edge.input.slave.clone(),
+                                variable: i,
+                            },
+                            ..edge.clone()
+                        })
+                        .collect(),
+                ))
+            }
+            (output, input) => {
+                let describe = |shape: Option<(Vec<usize>, Vec<String>)>| match shape {
+                    Some((dims, _)) => format!(
+                        "an array of shape [{}]",
+                        dims.iter()
+                            .map(ToString::to_string)
+                            .collect::<Vec<_>>()
+                            .join(",")
+                    ),
+                    None => "a scalar".to_string(),
+                };
+                Err(Error::ArrayShape {
+                    at: self.at(edge.line),
+                    output: format!("{}.{}", edge.output.slave, edge.output.variable),
+                    output_shape: describe(output),
+                    input: format!("{}.{}", edge.input.slave, edge.input.variable),
+                    input_shape: describe(input),
+                })
+            }
+        }
+    }
+
+    fn connect_scalar(&mut self, edge: &GraphEdge) -> Result<()> {
         let line = edge.line;
         let input_text = format!("{}.{}", edge.input.slave, edge.input.variable);
         let output_text = format!("{}.{}", edge.output.slave, edge.output.variable);
@@ -111,7 +183,7 @@ impl<'a> GraphBuilder<'a> {
         let ty = input.var_type;
         // A table column feeding a discrete Real input is held between rows, not interpolated.
         let hold = ty == VarType::Real && input.variability != Variability::Continuous;
-        let input_vr = input.value_reference;
+        let input_vr = input.handle;
         if let Some(&first_line) = self.connected_inputs.get(&(in_slave, ty, input_vr.0)) {
             return Err(Error::DuplicateInput {
                 at: self.at(line),
@@ -170,6 +242,19 @@ impl<'a> GraphBuilder<'a> {
                         input_type: ty,
                     });
                 }
+                if let (Some((out_min, out_max)), Some((in_min, in_max))) = (
+                    output.data_type.integer_range(),
+                    input.data_type.integer_range(),
+                ) && (out_min < in_min || out_max > in_max)
+                {
+                    return Err(Error::LossyConnection {
+                        at: self.at(line),
+                        output: output_text,
+                        output_type: output.data_type,
+                        input: input_text,
+                        input_type: input.data_type,
+                    });
+                }
                 if output.causality == Causality::Input {
                     return Err(Error::InvalidConnectionSource {
                         at: self.at(line),
@@ -177,7 +262,7 @@ impl<'a> GraphBuilder<'a> {
                         reason: "it is an input, expected an output".into(),
                     });
                 }
-                let vr = output.value_reference;
+                let vr = output.handle;
                 self.slaves[out_slave].outputs.get(ty).iter().position(|o| o.vr == vr).ok_or_else(|| {
                     Error::InvalidConnectionSource {
                         at: self.at(line),

@@ -24,6 +24,10 @@ fn settable(v: &ScalarVariable) -> std::result::Result<(), String> {
         return Err("the FMU calculates it (initial=\"calculated\")".into());
     }
     match v.causality {
+        Causality::StructuralParameter => Err(
+            "it is a structural parameter: mastersim fixes array sizes when it loads the FMU"
+                .into(),
+        ),
         Causality::Parameter | Causality::Input => Ok(()),
         _ if matches!(v.initial, Some(Initial::Exact | Initial::Approx)) => Ok(()),
         other => Err(format!(
@@ -32,27 +36,56 @@ fn settable(v: &ScalarVariable) -> std::result::Result<(), String> {
     }
 }
 
-/// Converts a value text to the type of `v`. `None` when it cannot be read.
+/// Converts a value text to the type of `v`. `None` when it cannot be read, or when an
+/// integer lies outside the range of the variable's width.
 fn convert(v: &ScalarVariable, text: &str) -> Option<Value> {
     let t = text.trim();
     match v.var_type {
         VarType::Real => t.parse::<f64>().ok().map(Value::Real),
-        VarType::Integer => t.parse::<i32>().ok().map(Value::Integer),
+        VarType::Integer => {
+            let value = t.parse::<i128>().ok()?;
+            let (min, max) = v.data_type.integer_range()?;
+            (min..=max).contains(&value).then_some(Value::Integer(value))
+        }
         VarType::Boolean => match t {
             "true" | "1" => Some(Value::Boolean(true)),
             "false" | "0" => Some(Value::Boolean(false)),
             _ => None,
         },
         VarType::String => Some(Value::String(text.to_string())),
+        VarType::Binary => parse_hex(t).map(Value::Binary),
     }
 }
 
-fn type_description(ty: VarType) -> &'static str {
-    match ty {
-        VarType::Real => "a Real number",
-        VarType::Integer => "an Integer",
-        VarType::Boolean => "a Boolean (true, false, 1 or 0)",
-        VarType::String => "a String",
+/// Reads bytes written as hexadecimal digit pairs, with an optional `0x` prefix (the FMI 3.0
+/// notation of Binary start values).
+pub(crate) fn parse_hex(text: &str) -> Option<Vec<u8>> {
+    let digits = text
+        .strip_prefix("0x")
+        .or_else(|| text.strip_prefix("0X"))
+        .unwrap_or(text);
+    if digits.len() % 2 != 0 {
+        return None;
+    }
+    (0..digits.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(digits.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
+/// What a value of `v` must look like, for error messages.
+fn type_description(v: &ScalarVariable) -> String {
+    match v.var_type {
+        VarType::Real => "a Real number".into(),
+        VarType::Integer => match v.data_type.integer_range() {
+            Some((min, max)) if v.data_type != fmi::DataType::Int32 => {
+                format!("an {} ({min} to {max})", v.data_type.name())
+            }
+            _ => "an Integer".into(),
+        },
+        VarType::Boolean => "a Boolean (true, false, 1 or 0)".into(),
+        VarType::String => "a String".into(),
+        VarType::Binary => "a Binary value in hexadecimal digit pairs".into(),
     }
 }
 
@@ -94,7 +127,7 @@ pub(super) fn initial_values(
             match convert(v, start) {
                 Some(value) => values.push(InitialValue {
                     variable: v.name.clone(),
-                    vr: v.value_reference,
+                    vr: v.handle,
                     value,
                 }),
                 None => log::warn!(
@@ -102,7 +135,7 @@ pub(super) fn initial_values(
                     slave.name,
                     start,
                     v.name,
-                    type_description(v.var_type)
+                    type_description(v)
                 ),
             }
         }
@@ -123,7 +156,7 @@ pub(super) fn initial_values(
             log::info!("{}.ResultsRootDir = {}", slave.name, dir.display());
             values.push(InitialValue {
                 variable: v.name.clone(),
-                vr: v.value_reference,
+                vr: v.handle,
                 value: Value::String(dir.to_string_lossy().into_owned()),
             });
             directories.push(dir);
@@ -150,11 +183,11 @@ pub(super) fn initial_values(
                 at,
                 parameter: format!("{}.{}", p.slave, p.variable),
                 value: p.value.clone(),
-                expected: type_description(v.var_type),
+                expected: type_description(v),
             })?;
             values.push(InitialValue {
                 variable: v.name.clone(),
-                vr: v.value_reference,
+                vr: v.handle,
                 value,
             });
         }

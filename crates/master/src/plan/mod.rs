@@ -32,6 +32,7 @@ mod rates;
 pub use rates::{MultiRate, SampleGrid, SlaveClock};
 
 use graph::GraphBuilder;
+pub(crate) use initial::parse_hex;
 use initial::initial_values;
 use outputs::{apply_output_only, select_outputs, select_parameters};
 
@@ -97,17 +98,19 @@ impl SlaveKind {
     }
 }
 
-/// A value of one of the four types.
+/// A value of one of the coupling classes.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {
-    /// Real.
+    /// Real (also FMI 3.0 Float32, set rounded to the nearest `f32`).
     Real(f64),
-    /// Integer.
-    Integer(i32),
+    /// Integer of any width (checked against the variable's range where it is set).
+    Integer(i128),
     /// Boolean.
     Boolean(bool),
     /// String.
     String(String),
+    /// Binary (FMI 3.0).
+    Binary(Vec<u8>),
 }
 
 /// A value the master sets before initialization: a start value or a project parameter.
@@ -117,7 +120,7 @@ pub enum Value {
 pub struct InitialValue {
     /// Variable name.
     pub variable: String,
-    /// Its value reference.
+    /// Its handle ([`fmi::ScalarVariable::handle`]).
     pub vr: ValueRef,
     /// The value, already converted to the variable's type.
     pub value: Value,
@@ -411,7 +414,7 @@ impl SimulationPlan {
                 .find(|v| v.name == variable)
                 .map(|v| NamedVariable {
                     slave: SlaveIndex(slave),
-                    vr: v.value_reference,
+                    vr: v.handle,
                     var_type: v.var_type,
                     negated: v.alias == fmi::Alias::NegatedAlias,
                 }),
@@ -438,12 +441,7 @@ impl SimulationPlan {
 
     /// Number of connections per type (the lengths of the master's coupling vectors).
     pub fn connection_counts(&self) -> PerType<usize> {
-        PerType {
-            real: self.connections.real.len(),
-            integer: self.connections.integer.len(),
-            boolean: self.connections.boolean.len(),
-            string: self.connections.string.len(),
-        }
+        self.connections.lengths()
     }
 }
 

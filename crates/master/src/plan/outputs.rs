@@ -21,7 +21,7 @@ fn unit_of(v: &ScalarVariable) -> String {
 
 fn output_variable(v: &ScalarVariable) -> OutputVariable {
     OutputVariable {
-        vr: v.value_reference,
+        vr: v.handle,
         name: v.name.clone(),
         unit: unit_of(v),
         description: v.description.clone(),
@@ -54,7 +54,7 @@ pub(super) fn select_outputs(
     let mut synonyms = Vec::new();
     let mut add = |v: &ScalarVariable| {
         let list = outputs.get_mut(v.var_type);
-        if let Some(existing) = list.iter_mut().find(|o| o.vr == v.value_reference) {
+        if let Some(existing) = list.iter_mut().find(|o| o.vr == v.handle) {
             log::warn!(
                 "Variable '{}' [{:?}] has valueReference {} which is already selected for output (variable '{}').",
                 v.name,
@@ -109,12 +109,12 @@ pub(super) fn select_parameters(
         if outputs
             .get(v.var_type)
             .iter()
-            .any(|o| o.vr == v.value_reference)
+            .any(|o| o.vr == v.handle)
         {
             continue;
         }
         let list = parameters.get_mut(v.var_type);
-        match list.iter_mut().find(|o| o.vr == v.value_reference) {
+        match list.iter_mut().find(|o| o.vr == v.handle) {
             Some(existing) => existing.aliases.push(alias_of(v)),
             None => list.push(output_variable(v)),
         }

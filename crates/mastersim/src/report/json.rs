@@ -83,6 +83,7 @@ impl RunInfo {
                         match d.fmi_version {
                             fmi::FmiVersion::V1 => "1.0",
                             fmi::FmiVersion::V2 => "2.0",
+                            fmi::FmiVersion::V3 => "3.0",
                         }
                         .to_owned()
                     }),

@@ -17,10 +17,13 @@ use super::Continued;
 /// Bytes reserved per String value of a batch (longer values grow their String once).
 const STRING_CAPACITY: usize = 32;
 
-/// Rows on their way to the writer: times, numeric values row-major, String values row-major.
+/// Rows on their way to the writer: times, then the Boolean, Integer, Real and String values,
+/// each row-major.
 pub struct Rows {
     times: Vec<f64>,
-    values: Vec<f64>,
+    booleans: Vec<bool>,
+    integers: Vec<i128>,
+    reals: Vec<f64>,
     strings: Vec<String>,
     /// Number of String slots in use (`strings` keeps its Strings for reuse).
     string_count: usize,
@@ -32,7 +35,9 @@ impl Rows {
     pub fn with_capacity(rows: usize, numeric: usize, strings: usize) -> Self {
         Rows {
             times: Vec::with_capacity(rows),
-            values: Vec::with_capacity(rows * numeric),
+            booleans: Vec::new(),
+            integers: Vec::new(),
+            reals: Vec::with_capacity(rows * numeric),
             strings: (0..rows * strings)
                 .map(|_| String::with_capacity(STRING_CAPACITY))
                 .collect(),
@@ -44,7 +49,9 @@ impl Rows {
     /// the capacity (a longer String than ever before in its slot).
     pub fn push(&mut self, t: f64, values: &TypedValues) {
         self.times.push(t);
-        super::extend_numeric_row(values, &mut self.values);
+        self.booleans.extend_from_slice(&values.boolean);
+        self.integers.extend_from_slice(&values.integer);
+        self.reals.extend_from_slice(&values.real);
         for s in &values.string {
             if self.string_count < self.strings.len() {
                 self.strings[self.string_count].clone_from(s);
@@ -57,7 +64,7 @@ impl Rows {
 
     /// Values held (numeric and String).
     pub fn values(&self) -> usize {
-        self.values.len() + self.string_count
+        self.booleans.len() + self.integers.len() + self.reals.len() + self.string_count
     }
 }
 
@@ -67,6 +74,8 @@ pub struct CsvFiles {
     strings: Option<StringsCsvWriter>,
     /// Numeric columns (Boolean, Integer, Real).
     pub numeric: usize,
+    /// Boolean and Integer columns, the first `numeric` columns.
+    discrete: [usize; 2],
     /// String columns.
     pub string_columns: usize,
 }
@@ -127,6 +136,7 @@ impl CsvFiles {
             values,
             strings,
             numeric: columns.len(),
+            discrete: [c.boolean.len(), c.integer.len()],
             string_columns: c.string.len(),
         };
         files.flush()?;
@@ -135,15 +145,23 @@ impl CsvFiles {
 
     /// Formats and writes `rows`, then empties them for reuse (keeping their capacity).
     pub fn write(&mut self, rows: &mut Rows) -> crate::Result<()> {
-        let (n, m) = (self.numeric, self.string_columns);
+        let [b, i] = self.discrete;
+        let (n, m) = (self.numeric - b - i, self.string_columns);
         for (r, &t) in rows.times.iter().enumerate() {
-            self.values.write_row(t, &rows.values[r * n..(r + 1) * n])?;
+            self.values.write_typed_row(
+                t,
+                &rows.booleans[r * b..(r + 1) * b],
+                &rows.integers[r * i..(r + 1) * i],
+                &rows.reals[r * n..(r + 1) * n],
+            )?;
             if let Some(s) = &mut self.strings {
                 s.write_row(t, &rows.strings[r * m..(r + 1) * m])?;
             }
         }
         rows.times.clear();
-        rows.values.clear();
+        rows.booleans.clear();
+        rows.integers.clear();
+        rows.reals.clear();
         rows.string_count = 0;
         Ok(())
     }

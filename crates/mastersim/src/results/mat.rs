@@ -84,7 +84,7 @@ impl MatSink {
             .chain(
                 p.integer
                     .iter()
-                    .zip(v.integer.iter().map(|&i| f64::from(i))),
+                    .zip(v.integer.iter().map(|&i| i as f64)),
             )
             .chain(p.real.iter().zip(v.real.iter().copied()));
         let mut parameters = Vec::new();

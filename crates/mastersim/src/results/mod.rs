@@ -81,15 +81,12 @@ pub(crate) struct ResultOptions {
 }
 
 /// The numeric columns of a layout in file order: Booleans, Integers, then Reals.
+/// Integers become the nearest `f64`: exact up to 2^53 in magnitude (every FMI 1.0/2.0
+/// `Integer`); wider FMI 3.0 values are rounded (`docs/fmi3.md`).
 fn numeric_row(values: &TypedValues, row: &mut Vec<f64>) {
     row.clear();
-    extend_numeric_row(values, row);
-}
-
-/// Appends the numeric columns of `values` to `row`, in the order of [`numeric_row`].
-fn extend_numeric_row(values: &TypedValues, row: &mut Vec<f64>) {
     row.extend(values.boolean.iter().map(|&b| f64::from(u8::from(b))));
-    row.extend(values.integer.iter().map(|&i| f64::from(i)));
+    row.extend(values.integer.iter().map(|&i| i as f64));
     row.extend_from_slice(&values.real);
 }
 

@@ -143,7 +143,7 @@ impl Serialize for Values<'_> {
                     .iter()
                     .skip(slot)
                     .step_by(stride)
-                    .map(|&v| if negate { -i64::from(v) } else { i64::from(v) }),
+                    .map(|&v| if negate { -v } else { v }),
             ),
             SignalType::Real => serializer.collect_seq(
                 w.reals
@@ -200,7 +200,7 @@ impl Serialize for Par<'_> {
                 map.serialize_entry("value", &(*b != negate))?
             }
             (ParameterValue::Integer(v), false) => map.serialize_entry("value", v)?,
-            (ParameterValue::Integer(v), true) => map.serialize_entry("value", &-i64::from(*v))?,
+            (ParameterValue::Integer(v), true) => map.serialize_entry("value", &-*v)?,
             (ParameterValue::Real(v), negate) => {
                 map.serialize_entry("value", &if negate { -v } else { *v })?;
             }

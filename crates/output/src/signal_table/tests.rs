@@ -36,7 +36,7 @@ fn layout() -> SignalLayout {
                 name: "LV.steps".to_string(),
                 unit: String::new(),
                 info: String::new(),
-                value: ParameterValue::Integer(i32::MIN),
+                value: ParameterValue::Integer(i32::MIN.into()),
             },
             TableParameter {
                 name: "LV.flag".to_string(),
@@ -86,7 +86,7 @@ fn sample(dir: &Path) -> Result<String> {
     let path = dir.join("table.json");
     let mut w = SignalTableWriter::create(&path, &layout())?;
     w.push_row(0.0, &[true], &[3], &[10.0, -0.5], &["a"])?;
-    w.push_row(0.5, &[false], &[i32::MIN], &[f64::NAN, 0.25], &["a"])?;
+    w.push_row(0.5, &[false], &[i32::MIN.into()], &[f64::NAN, 0.25], &["a"])?;
     w.push_row(1.0, &[true], &[7], &[f64::INFINITY, -0.0], &["b\u{e9}"])?;
     assert_eq!(w.rows(), 3);
     w.finish(&attributes())?;

@@ -12,8 +12,8 @@ use super::{
     RawVariable,
 };
 use crate::model_description::{
-    Alias, Capabilities, Causality, DefaultExperiment, FmiVersion, Initial, ModelDescription,
-    OutputDependency, ScalarVariable, VarType, Variability,
+    Alias, Capabilities, Causality, DataType, DefaultExperiment, FmiVersion, Initial,
+    ModelDescription, OutputDependency, ScalarVariable, VarType, Variability,
 };
 use crate::{Error, Result, ValueRef};
 
@@ -40,7 +40,7 @@ impl Ctx<'_> {
         })
     }
 
-    fn invalid(
+    pub(super) fn invalid(
         &self,
         element: &str,
         attribute: &'static str,
@@ -70,7 +70,7 @@ impl Ctx<'_> {
         }
     }
 
-    fn number<T: FromStr>(
+    pub(super) fn number<T: FromStr>(
         &self,
         element: &str,
         attribute: &'static str,
@@ -94,7 +94,7 @@ impl Ctx<'_> {
     ///
     /// Spec: FMI 2.0.2 §2.2.1 and §4.3.1, FMI 1.0 §2.2 (`modelIdentifier`: a short class name
     /// in C syntax, also the name of the shared library).
-    fn model_identifier(&self, element: &str, value: Option<String>) -> Result<String> {
+    pub(super) fn model_identifier(&self, element: &str, value: Option<String>) -> Result<String> {
         let id = self.required(element, "modelIdentifier", value)?;
         if id.is_empty() || id.contains(['/', '\\', '\0']) {
             return Err(self.invalid(
@@ -108,7 +108,7 @@ impl Ctx<'_> {
     }
 
     /// One of a fixed set of keywords; `None` when the attribute is absent.
-    fn keyword<T: Copy>(
+    pub(super) fn keyword<T: Copy>(
         &self,
         element: &str,
         attribute: &'static str,
@@ -126,7 +126,10 @@ impl Ctx<'_> {
             .ok_or_else(|| self.invalid(element, attribute, text, expected))
     }
 
-    fn default_experiment(&self, raw: &RawDefaultExperiment) -> Result<DefaultExperiment> {
+    pub(super) fn default_experiment(
+        &self,
+        raw: &RawDefaultExperiment,
+    ) -> Result<DefaultExperiment> {
         const EL: &str = "DefaultExperiment";
         const REAL: &str = "a real number";
         Ok(DefaultExperiment {
@@ -204,7 +207,7 @@ impl Ctx<'_> {
         let (tag, var_type, type_element) = present.remove(0);
 
         let (causality, variability, initial, alias) = match version {
-            FmiVersion::V2 => {
+            FmiVersion::V2 | FmiVersion::V3 => {
                 self.attributes_v2(&element, &raw.causality, &raw.variability, &raw.initial)?
             }
             FmiVersion::V1 => {
@@ -231,6 +234,14 @@ impl Ctx<'_> {
             index,
             name,
             value_reference: ValueRef(value_reference),
+            handle: ValueRef(value_reference),
+            data_type: match var_type {
+                VarType::Real => DataType::Float64,
+                VarType::Integer => DataType::Int32,
+                VarType::Boolean => DataType::Boolean,
+                VarType::String | VarType::Binary => DataType::String,
+            },
+            array: None,
             description: raw.description,
             causality,
             variability,
@@ -239,6 +250,7 @@ impl Ctx<'_> {
             is_enumeration: tag == "Enumeration",
             start: type_element.start,
             unit,
+            display_unit: None,
             declared_type: type_element.declared_type,
             alias,
         })
@@ -463,6 +475,7 @@ pub(super) fn convert_v2(raw: RawV2, ctx: &Ctx<'_>) -> Result<ModelDescription> 
             )?
             .unwrap_or(0),
         can_reject_steps: false,
+        ..Capabilities::default()
     };
     let units: HashMap<String, String> = raw
         .type_definitions
@@ -488,6 +501,7 @@ pub(super) fn convert_v2(raw: RawV2, ctx: &Ctx<'_>) -> Result<ModelDescription> 
         capabilities,
         default_experiment,
         variables,
+        clocks: Vec::new(),
         outputs,
     })
 }
@@ -555,6 +569,7 @@ pub(super) fn convert_v1(raw: RawV1, ctx: &Ctx<'_>) -> Result<ModelDescription> 
                     )?
                     .unwrap_or(0),
                 can_reject_steps: ctx.boolean(element, "canRejectSteps", &c.can_reject_steps)?,
+                ..Capabilities::default()
             }
         }
     };
@@ -581,6 +596,7 @@ pub(super) fn convert_v1(raw: RawV1, ctx: &Ctx<'_>) -> Result<ModelDescription> 
         capabilities,
         default_experiment,
         variables,
+        clocks: Vec::new(),
         outputs: Vec::new(),
     })
 }

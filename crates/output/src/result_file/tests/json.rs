@@ -43,7 +43,7 @@ fn layout() -> SignalLayout {
         ],
         parameters: vec![
             parameter("LV.alpha", "1/s", ParameterValue::Real(1.1)),
-            parameter("LV.steps", "", ParameterValue::Integer(i32::MIN)),
+            parameter("LV.steps", "", ParameterValue::Integer(i32::MIN.into())),
             parameter("LV.flag", "", ParameterValue::Boolean(true)),
             parameter(
                 "LV.file",
@@ -96,7 +96,7 @@ fn write_sample(path: &Path, rows: usize) -> Result<Written> {
         w.push_row(
             written.time[i],
             &[written.on[i]],
-            &[written.n[i]],
+            &[written.n[i].into()],
             &[written.x[i], written.v[i]],
             &[&written.label[i]],
         )?;

@@ -1,0 +1,964 @@
+//! Parsing tests with hand-written FMI 3.0 descriptions: one with every feature mastersim
+//! reads, the warnings, and one test per kind of error.
+
+use std::path::Path;
+
+use super::super::raw::parse_with_warnings;
+use super::{FILE, parse, parse_err};
+use crate::Error;
+use crate::model_description::*;
+use crate::{ValueRef, VarType};
+
+/// Every type, arrays with fixed and structural-parameter dimensions, `<Start>` children,
+/// aliases, a clock, units through `declaredType`, all capabilities, and unknown attributes.
+const FULL_V3: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
+<fmiModelDescription xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"
+    fmiVersion="3.0" modelName="Full3" instantiationToken="{tok-3}" description="All of FMI 3"
+    generationTool="hand" generationDateAndTime="2024-01-01T00:00:00Z" newRootThing="x">
+  <ModelExchange modelIdentifier="me_only" canGetAndSetFMUState="true"/>
+  <CoSimulation modelIdentifier="full3" canHandleVariableCommunicationStepSize="true"
+      canGetAndSetFMUState="1" canSerializeFMUState="false" providesDirectionalDerivatives="true"
+      canBeInstantiatedOnlyOncePerProcess="0" fixedInternalStepSize="1e-3" hasEventMode="true"
+      mightReturnEarlyFromDoStep="true" canReturnEarlyAfterIntermediateUpdate="true"
+      maxOutputDerivativeOrder="1" providesIntermediateUpdate="true" needsExecutionTool="false"
+      recommendedIntermediateInputSmoothness="0" canInterpolateInputs="true"/>
+  <ScheduledExecution modelIdentifier="se"/>
+  <UnitDefinitions>
+    <Unit name="m"><BaseUnit m="1"/><DisplayUnit name="ft" factor="3.280839895"/>
+      <DisplayUnit name="mm" factor="1000"/></Unit>
+    <Unit name="K"><BaseUnit K="1"/><DisplayUnit name="degC" offset="-273.15"/></Unit>
+  </UnitDefinitions>
+  <TypeDefinitions>
+    <Float64Type name="Position" quantity="Length" unit="m" displayUnit="mm"/>
+    <Float32Type name="Temperature" unit="K" displayUnit="degC"/>
+    <Int32Type name="Count" min="0"/>
+    <EnumerationType name="Mode"><Item name="off" value="0"/><Item name="on" value="1"/></EnumerationType>
+    <BooleanType name="Flag"/>
+    <StringType name="Label"/>
+    <BinaryType name="Blob" mimeType="application/octet-stream"/>
+    <ClockType name="Tick" intervalVariability="constant"/>
+  </TypeDefinitions>
+  <LogCategories><Category name="logEvents" description="events"/></LogCategories>
+  <DefaultExperiment startTime="0" stopTime="3" tolerance="1e-6" stepSize="1e-2"/>
+  <ModelVariables>
+    <Float64 name="time" valueReference="0" causality="independent" variability="continuous"/>
+    <Float64 name="h" valueReference="1" causality="output" declaredType="Position" start="1"
+        initial="exact" description="height" foo="1">
+      <Alias name="h_ft" displayUnit="ft" description="height in feet"/>
+      <Annotations><Annotation type="x"/></Annotations>
+    </Float64>
+    <Float32 name="T" valueReference="2" causality="input" declaredType="Temperature" start="293.15" foo="2"/>
+    <Int8 name="i8" valueReference="3" causality="input" start="-8"/>
+    <UInt8 name="u8" valueReference="4" causality="input" start="8"/>
+    <Int16 name="i16" valueReference="5" causality="output"/>
+    <UInt16 name="u16" valueReference="6" causality="output"/>
+    <Int32 name="count" valueReference="7" causality="output" declaredType="Count"/>
+    <UInt32 name="u32" valueReference="8" causality="local" variability="fixed"/>
+    <Int64 name="i64" valueReference="9" causality="parameter" variability="tunable" start="-9"/>
+    <UInt64 name="u64" valueReference="10" causality="parameter" variability="fixed" start="18446744073709551615"/>
+    <Boolean name="on" valueReference="11" causality="input" start="true"/>
+    <String name="label" valueReference="12" causality="parameter" variability="fixed"><Start value="hello world"/></String>
+    <Binary name="blob" valueReference="13" causality="input"><Start value="0xDEADbeef"/></Binary>
+    <Enumeration name="mode" valueReference="14" declaredType="Mode" causality="parameter" variability="tunable" start="1"/>
+    <Clock name="tick" valueReference="15" causality="input" declaredType="Tick" intervalVariability="constant"/>
+    <UInt32 name="n" valueReference="16" causality="structuralParameter" variability="fixed" start="3"/>
+    <Float64 name="x" valueReference="17" causality="output" start="1 2 3&#10;4 5 6">
+      <Dimension start="2"/><Dimension valueReference="16"/>
+    </Float64>
+    <Int32 name="k" valueReference="18" causality="parameter" variability="fixed" start="7">
+      <Dimension valueReference="16"/><Alias name="kk"/>
+    </Int32>
+    <String name="names" valueReference="19" causality="parameter" variability="fixed">
+      <Dimension start="2"/><Start value="a"/><Start value="b c"/>
+    </String>
+    <Binary name="blobs" valueReference="20" causality="parameter" variability="fixed">
+      <Dimension start="2"/><Start value="00"/><Start value="FF"/>
+    </Binary>
+    <Float64 name="empty" valueReference="21"><Dimension start="0"/></Float64>
+    <Boolean name="flags" valueReference="22" causality="output"><Dimension start="2"/><Dimension start="2"/></Boolean>
+  </ModelVariables>
+  <ModelStructure>
+    <Output valueReference="1" dependencies=""/>
+    <Output valueReference="7" dependencies="3 2 15 21" dependenciesKind="constant constant constant constant"/>
+    <Output valueReference="17" dependencies="18"/>
+    <Output valueReference="22"/>
+    <Output valueReference="15"/>
+    <Output valueReference="21" dependencies="1"/>
+    <ContinuousStateDerivative valueReference="1"/>
+    <InitialUnknown valueReference="7"/>
+    <EventIndicator valueReference="1"/>
+  </ModelStructure>
+</fmiModelDescription>"#;
+
+/// An FMI 3.0 description with `cs` as CoSimulation attributes and `variables` in
+/// `ModelVariables`.
+fn v3(cs: &str, variables: &str) -> String {
+    format!(
+        r#"<fmiModelDescription fmiVersion="3.0" modelName="M" instantiationToken="t">
+  <CoSimulation modelIdentifier="m" {cs}/>
+  <ModelVariables>{variables}</ModelVariables>
+</fmiModelDescription>"#
+    )
+}
+
+fn v3_vars(variables: &str) -> String {
+    v3("", variables)
+}
+
+/// Parses and returns the description with its warnings.
+fn parse_warn(xml: &str) -> (ModelDescription, Vec<String>) {
+    let (result, warnings) = parse_with_warnings(xml, Path::new(FILE));
+    (result.unwrap_or_else(|e| panic!("{e}")), warnings)
+}
+
+fn names(md: &ModelDescription) -> Vec<&str> {
+    md.variables.iter().map(|v| v.name.as_str()).collect()
+}
+
+#[test]
+fn v3_full_description() {
+    let (md, warnings) = parse_warn(FULL_V3);
+    assert_eq!(md.fmi_version, FmiVersion::V3);
+    assert_eq!(md.model_name, "Full3");
+    assert_eq!(md.guid, "{tok-3}");
+    assert_eq!(md.description.as_deref(), Some("All of FMI 3"));
+    assert_eq!(md.generation_tool.as_deref(), Some("hand"));
+    assert_eq!(md.model_identifier, "full3");
+    assert_eq!(
+        md.capabilities,
+        Capabilities {
+            can_handle_variable_communication_step_size: true,
+            can_interpolate_inputs: false,
+            can_get_and_set_fmu_state: true,
+            can_serialize_fmu_state: false,
+            can_be_instantiated_only_once_per_process: false,
+            provides_directional_derivative: true,
+            can_run_asynchronuously: false,
+            max_output_derivative_order: 1,
+            can_reject_steps: false,
+            has_event_mode: true,
+            might_return_early_from_do_step: true,
+            can_return_early_after_intermediate_update: true,
+            fixed_internal_step_size: Some(1e-3),
+        }
+    );
+    assert_eq!(
+        md.default_experiment,
+        Some(DefaultExperiment {
+            start_time: Some(0.0),
+            stop_time: Some(3.0),
+            tolerance: Some(1e-6),
+            step_size: Some(1e-2),
+        })
+    );
+
+    assert_eq!(
+        names(&md),
+        [
+            "time",
+            "h",
+            "h_ft",
+            "T",
+            "i8",
+            "u8",
+            "i16",
+            "u16",
+            "count",
+            "u32",
+            "i64",
+            "u64",
+            "on",
+            "label",
+            "blob",
+            "mode",
+            "n",
+            "x[1,1]",
+            "x[1,2]",
+            "x[1,3]",
+            "x[2,1]",
+            "x[2,2]",
+            "x[2,3]",
+            "k[1]",
+            "k[2]",
+            "k[3]",
+            "kk[1]",
+            "kk[2]",
+            "kk[3]",
+            "names[1]",
+            "names[2]",
+            "blobs[1]",
+            "blobs[2]",
+            "flags[1,1]",
+            "flags[1,2]",
+            "flags[2,1]",
+            "flags[2,2]",
+        ]
+    );
+    for (i, v) in md.variables.iter().enumerate() {
+        assert_eq!(v.index, i + 1, "{}", v.name);
+        assert_eq!(v.handle, ValueRef(i as u32), "{}", v.name);
+        assert_eq!(v.var_type, v.data_type.var_type(), "{}", v.name);
+    }
+    let var = |name: &str| md.variable_by_name(name).expect(name);
+
+    // Scalars of every type, with the FMI 3.0 variability defaults.
+    let types: Vec<(&str, DataType)> = md
+        .variables
+        .iter()
+        .take(17)
+        .map(|v| (v.name.as_str(), v.data_type))
+        .collect();
+    assert_eq!(
+        types,
+        [
+            ("time", DataType::Float64),
+            ("h", DataType::Float64),
+            ("h_ft", DataType::Float64),
+            ("T", DataType::Float32),
+            ("i8", DataType::Int8),
+            ("u8", DataType::UInt8),
+            ("i16", DataType::Int16),
+            ("u16", DataType::UInt16),
+            ("count", DataType::Int32),
+            ("u32", DataType::UInt32),
+            ("i64", DataType::Int64),
+            ("u64", DataType::UInt64),
+            ("on", DataType::Boolean),
+            ("label", DataType::String),
+            ("blob", DataType::Binary),
+            ("mode", DataType::Int64),
+            ("n", DataType::UInt32),
+        ]
+    );
+    assert_eq!(var("T").variability, Variability::Continuous);
+    assert_eq!(var("T").var_type, VarType::Real);
+    assert_eq!(var("i8").variability, Variability::Discrete);
+    assert_eq!(var("i8").var_type, VarType::Integer);
+    assert_eq!(var("blob").var_type, VarType::Binary);
+    assert_eq!(var("on").variability, Variability::Discrete);
+    assert_eq!(var("u32").variability, Variability::Fixed);
+    assert_eq!(var("n").causality, Causality::StructuralParameter);
+    assert_eq!(var("time").causality, Causality::Independent);
+    let mode = var("mode");
+    assert!(mode.is_enumeration && mode.var_type == VarType::Integer);
+    assert_eq!(mode.declared_type.as_deref(), Some("Mode"));
+    assert_eq!(mode.variability, Variability::Tunable);
+    assert!(!var("count").is_enumeration);
+
+    // Start values as written; Binary in lowercase hexadecimal without prefix.
+    assert_eq!(var("i8").start.as_deref(), Some("-8"));
+    assert_eq!(var("u64").start.as_deref(), Some("18446744073709551615"));
+    assert_eq!(var("on").start.as_deref(), Some("true"));
+    assert_eq!(var("label").start.as_deref(), Some("hello world"));
+    assert_eq!(var("blob").start.as_deref(), Some("deadbeef"));
+    assert_eq!(var("i16").start, None);
+
+    // Units and display units, own or through declaredType; the alias has its own.
+    let h = var("h");
+    assert_eq!(
+        (h.unit.as_deref(), h.display_unit.as_deref()),
+        (Some("m"), Some("mm"))
+    );
+    assert_eq!(
+        (h.initial, h.causality, h.description.as_deref()),
+        (Some(Initial::Exact), Causality::Output, Some("height"))
+    );
+    assert_eq!(h.alias, Alias::NoAlias);
+    let h_ft = var("h_ft");
+    assert_eq!(h_ft.alias, Alias::Alias);
+    assert_eq!(h_ft.value_reference, ValueRef(1));
+    assert_eq!(h_ft.handle, ValueRef(2));
+    assert_eq!(h_ft.unit.as_deref(), Some("m"));
+    assert_eq!(h_ft.display_unit.as_deref(), Some("ft"));
+    assert_eq!(h_ft.description.as_deref(), Some("height in feet"));
+    assert_eq!(h_ft.start.as_deref(), Some("1"));
+    let t = var("T");
+    assert_eq!(
+        (t.unit.as_deref(), t.display_unit.as_deref()),
+        (Some("K"), Some("degC"))
+    );
+    assert_eq!(var("count").unit, None);
+
+    // Arrays: row-major, indices from 1, the array's value reference, one start item each.
+    let x: Vec<&ScalarVariable> = md
+        .variables
+        .iter()
+        .filter(|v| v.array.as_ref().is_some_and(|a| a.array == "x"))
+        .collect();
+    assert_eq!(x.len(), 6);
+    for (offset, v) in x.iter().enumerate() {
+        let a = v.array.as_ref().unwrap();
+        assert_eq!(a.dimensions, [2, 3]);
+        assert_eq!(a.offset, offset);
+        assert_eq!(a.indices, [offset / 3 + 1, offset % 3 + 1]);
+        assert_eq!(a.len(), 6);
+        assert_eq!(v.value_reference, ValueRef(17));
+        assert_eq!(v.start, Some((offset + 1).to_string()));
+        assert_eq!(v.causality, Causality::Output);
+    }
+    assert_eq!(x[4].name, "x[2,2]");
+    // One start value for all elements; aliases of arrays are arrays too.
+    for name in ["k[1]", "k[2]", "k[3]", "kk[1]", "kk[3]"] {
+        assert_eq!(var(name).start.as_deref(), Some("7"), "{name}");
+    }
+    let kk = var("kk[2]");
+    assert_eq!(kk.alias, Alias::Alias);
+    assert_eq!(kk.value_reference, ValueRef(18));
+    let a = kk.array.as_ref().unwrap();
+    assert_eq!(
+        (a.array.as_str(), &a.dimensions, &a.indices, a.offset),
+        ("kk", &vec![3], &vec![2], 1)
+    );
+    assert_eq!(var("names[1]").start.as_deref(), Some("a"));
+    assert_eq!(var("names[2]").start.as_deref(), Some("b c"));
+    assert_eq!(var("blobs[2]").start.as_deref(), Some("ff"));
+    assert_eq!(var("flags[2,1]").array.as_ref().unwrap().offset, 2);
+    assert_eq!(var("flags[2,1]").start, None);
+    assert!(md.variable_by_name("empty").is_none());
+
+    // Clocks are apart.
+    assert_eq!(
+        md.clocks,
+        [ClockVariable {
+            name: "tick".to_owned(),
+            value_reference: ValueRef(15),
+            causality: Causality::Input,
+        }]
+    );
+    assert!(md.variable_by_name("tick").is_none());
+
+    // Outputs in scalar indices; clocks and empty arrays are left out, as outputs and as
+    // dependencies.
+    assert_eq!(
+        md.outputs,
+        [
+            OutputDependency {
+                index: 2,
+                dependencies: Some(vec![]),
+            },
+            OutputDependency {
+                index: 9,
+                dependencies: Some(vec![5, 4]),
+            },
+            OutputDependency {
+                index: 18,
+                dependencies: Some(vec![24]),
+            },
+            OutputDependency {
+                index: 34,
+                dependencies: None,
+            },
+        ]
+    );
+
+    // Unknown attributes: once per element name and attribute, naming the file.
+    let unknown: Vec<&String> = warnings.iter().filter(|w| w.contains("'foo'")).collect();
+    assert_eq!(unknown.len(), 2, "{warnings:#?}");
+    assert!(
+        unknown[0].starts_with(&format!(
+            "{FILE}: ModelVariables/Float64[2] 'h': attribute 'foo'"
+        )),
+        "{}",
+        unknown[0]
+    );
+    assert!(unknown[1].contains("Float32[1] 'T'"), "{}", unknown[1]);
+    for attribute in ["newRootThing", "canInterpolateInputs"] {
+        assert!(
+            warnings
+                .iter()
+                .any(|w| w.contains(&format!("'{attribute}'"))),
+            "{attribute}: {warnings:#?}"
+        );
+    }
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("'empty'") && w.contains("no elements"))
+    );
+    assert!(
+        !warnings
+            .iter()
+            .any(|w| w.contains("xmlns") || w.contains("Annotation"))
+    );
+    assert_eq!(warnings.len(), 5, "{warnings:#?}");
+}
+
+/// The Modelica Reference FMUs declare aliases, empty dependency lists and CoSimulation
+/// flags as in this trimmed copy of BouncingBall (v0.0.37).
+#[test]
+fn v3_reference_fmu_style() {
+    let xml = r#"<?xml version="1.0" encoding="UTF-8"?>
+<fmiModelDescription fmiVersion="3.0" modelName="BouncingBall" instantiationToken="{1AE5}">
+  <CoSimulation modelIdentifier="BouncingBall" canHandleVariableCommunicationStepSize="true"
+      providesIntermediateUpdate="true" mightReturnEarlyFromDoStep="true"
+      canReturnEarlyAfterIntermediateUpdate="true" fixedInternalStepSize="1e-3" hasEventMode="true"/>
+  <UnitDefinitions><Unit name="m"><BaseUnit m="1"/><DisplayUnit name="ft" factor="3.280839895"/></Unit></UnitDefinitions>
+  <TypeDefinitions><Float64Type name="Position" quantity="Position" unit="m"/></TypeDefinitions>
+  <ModelVariables>
+    <Float64 name="time" valueReference="0" causality="independent" variability="continuous"/>
+    <Float64 name="h" valueReference="1" causality="output" declaredType="Position" start="1"
+        reinit="true" intermediateUpdate="true"><Alias name="h_ft" displayUnit="ft"/></Float64>
+    <Float64 name="der(h)" valueReference="2" derivative="1" initial="calculated"/>
+    <Float64 name="e" valueReference="6" causality="parameter" variability="tunable" start="0.7" min="0.5" max="1"/>
+  </ModelVariables>
+  <ModelStructure>
+    <Output valueReference="1" dependencies=""/>
+    <ContinuousStateDerivative valueReference="2" dependencies="1" dependenciesKind="constant"/>
+    <InitialUnknown valueReference="2"/>
+    <EventIndicator valueReference="1"/>
+  </ModelStructure>
+</fmiModelDescription>"#;
+    let (md, warnings) = parse_warn(xml);
+    assert!(warnings.is_empty(), "{warnings:#?}");
+    assert_eq!(names(&md), ["time", "h", "h_ft", "der(h)", "e"]);
+    assert_eq!(md.variables[2].display_unit.as_deref(), Some("ft"));
+    assert_eq!(md.variables[1].display_unit, None);
+    assert_eq!(md.variables[1].unit.as_deref(), Some("m"));
+    assert!(md.capabilities.might_return_early_from_do_step);
+    assert_eq!(md.capabilities.fixed_internal_step_size, Some(1e-3));
+}
+
+#[test]
+fn v3_pre_release_is_read_with_a_warning() {
+    for version in ["3.0-beta.3", "3.0-rc.1"] {
+        let xml = v3_vars("").replace(r#"fmiVersion="3.0""#, &format!("fmiVersion=\"{version}\""));
+        let (md, warnings) = parse_warn(&xml);
+        assert_eq!(md.fmi_version, FmiVersion::V3);
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(
+            warnings[0].starts_with(FILE) && warnings[0].contains(version),
+            "{}",
+            warnings[0]
+        );
+    }
+    let (_, warnings) = parse_warn(&v3_vars(""));
+    assert!(warnings.is_empty(), "{warnings:?}");
+}
+
+#[test]
+fn v3_defaults() {
+    let md = parse(&v3_vars(
+        r#"<Float32 name="f" valueReference="4"/><Int16 name="i" valueReference="5"/>
+           <String name="s" valueReference="6"/>"#,
+    ))
+    .unwrap();
+    assert_eq!(md.capabilities, Capabilities::default());
+    assert_eq!(md.default_experiment, None);
+    assert!(md.outputs.is_empty() && md.clocks.is_empty());
+    let f = &md.variables[0];
+    assert_eq!(
+        (f.causality, f.variability, f.initial, f.start.as_deref()),
+        (Causality::Local, Variability::Continuous, None, None)
+    );
+    assert_eq!(md.variables[1].variability, Variability::Discrete);
+    assert_eq!(md.variables[2].start, None);
+}
+
+// ------------------------------------------------------------------------------------------
+// Errors
+// ------------------------------------------------------------------------------------------
+
+/// Asserts that the error message names the file and contains each of `parts`.
+fn assert_message(err: &Error, parts: &[&str]) {
+    let text = err.to_string();
+    assert!(text.starts_with(&format!("{FILE}: ")), "{text}");
+    for part in parts {
+        assert!(text.contains(part), "'{part}' not in: {text}");
+    }
+}
+
+#[test]
+fn v3_missing_instantiation_token() {
+    let err = parse_err(&v3_vars("").replace(r#" instantiationToken="t""#, ""));
+    assert!(
+        matches!(&err, Error::MissingAttribute { element, attribute: "instantiationToken", .. }
+            if element == "fmiModelDescription"),
+        "{err:?}"
+    );
+    assert_message(&err, &["missing attribute 'instantiationToken'"]);
+}
+
+#[test]
+fn v3_missing_value_reference_and_name() {
+    let err = parse_err(&v3_vars(
+        r#"<Float64 name="a" valueReference="0"/><Float64 name="x" description="no vr"/>"#,
+    ));
+    assert!(
+        matches!(&err, Error::MissingAttribute { element, attribute: "valueReference", .. }
+            if element == "ModelVariables/Float64[2] 'x'"),
+        "{err:?}"
+    );
+    let err = parse_err(&v3_vars(r#"<Int8 valueReference="0"/>"#));
+    assert_message(&err, &["ModelVariables/Int8[1]: missing attribute 'name'"]);
+    let err = parse_err(&v3_vars(r#"<Int8 name="i" valueReference="-1"/>"#));
+    assert_message(&err, &["'i'", "valueReference", "'-1'"]);
+}
+
+#[test]
+fn v3_bad_keywords() {
+    let err = parse_err(&v3_vars(
+        r#"<Float64 name="x" valueReference="1" causality="state"/>"#,
+    ));
+    assert!(
+        matches!(&err, Error::InvalidAttribute { attribute: "causality", value, .. } if value == "state"),
+        "{err:?}"
+    );
+    assert_message(
+        &err,
+        &["ModelVariables/Float64[1] 'x'", "structuralParameter"],
+    );
+    let err = parse_err(&v3_vars(
+        r#"<Clock name="c" valueReference="1" variability="sometimes"/>"#,
+    ));
+    assert!(
+        matches!(
+            &err,
+            Error::InvalidAttribute {
+                attribute: "variability",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    let err = parse_err(&v3_vars(
+        r#"<Boolean name="b" valueReference="1" initial="maybe"/>"#,
+    ));
+    assert!(
+        matches!(
+            &err,
+            Error::InvalidAttribute {
+                attribute: "initial",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn v3_dimension_reference_to_nothing() {
+    let err = parse_err(&v3_vars(
+        r#"<Float64 name="x" valueReference="1"><Dimension start="2"/><Dimension valueReference="7"/></Float64>"#,
+    ));
+    assert!(
+        matches!(&err, Error::DimensionReference { element, value_reference: 7, .. }
+            if element == "ModelVariables/Float64[1] 'x'/Dimension[2]"),
+        "{err:?}"
+    );
+    assert_message(&err, &["valueReference 7 names no variable"]);
+}
+
+#[test]
+fn v3_dimension_reference_to_a_float() {
+    let err = parse_err(&v3_vars(
+        r#"<Float64 name="p" valueReference="2" causality="structuralParameter" variability="fixed" start="3"/>
+           <Float64 name="x" valueReference="1"><Dimension valueReference="2"/></Float64>"#,
+    ));
+    assert!(
+        matches!(&err, Error::DimensionTarget { element, target, problem, value_reference: 2, .. }
+            if element == "ModelVariables/Float64[2] 'x'/Dimension[1]"
+                && target == "ModelVariables/Float64[1] 'p'"
+                && problem.contains("integer")),
+        "{err:?}"
+    );
+    assert_message(
+        &err,
+        &["names ModelVariables/Float64[1] 'p', which is not of an integer type"],
+    );
+    // An enumeration is not an integer size either; nor is an integer array.
+    let err = parse_err(&v3_vars(
+        r#"<Enumeration name="e" valueReference="2" declaredType="E" start="1"/>
+           <Float64 name="x" valueReference="1"><Dimension valueReference="2"/></Float64>"#,
+    ));
+    assert!(matches!(err, Error::DimensionTarget { .. }), "{err:?}");
+    let err = parse_err(&v3_vars(
+        r#"<Float64 name="x" valueReference="1"><Dimension valueReference="2"/></Float64>
+           <Int32 name="n" valueReference="2" start="1 1"><Dimension start="2"/></Int32>"#,
+    ));
+    assert!(
+        matches!(
+            &err,
+            Error::DimensionTarget {
+                problem: "is an array",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn v3_dimension_reference_to_a_variable_without_start() {
+    // The structural parameter may come after the array.
+    let err = parse_err(&v3_vars(
+        r#"<Float64 name="x" valueReference="1"><Dimension valueReference="2"/></Float64>
+           <UInt64 name="n" valueReference="2" causality="structuralParameter"/>"#,
+    ));
+    assert!(
+        matches!(&err, Error::DimensionTarget { target, problem: "has no start value", .. }
+            if target == "ModelVariables/UInt64[1] 'n'"),
+        "{err:?}"
+    );
+    let ok = parse(&v3_vars(
+        r#"<Float64 name="x" valueReference="1"><Dimension valueReference="2"/></Float64>
+           <UInt64 name="n" valueReference="2" causality="structuralParameter" start="2"/>"#,
+    ))
+    .unwrap();
+    assert_eq!(names(&ok), ["x[1]", "x[2]", "n"]);
+}
+
+#[test]
+fn v3_dimension_sizes_must_be_non_negative_integers() {
+    let err = parse_err(&v3_vars(
+        r#"<Float64 name="x" valueReference="1"><Dimension start="-1"/></Float64>"#,
+    ));
+    assert!(
+        matches!(&err, Error::InvalidDimensionSize { value, from: None, .. } if value == "-1"),
+        "{err:?}"
+    );
+    assert_message(
+        &err,
+        &["ModelVariables/Float64[1] 'x'/Dimension[1]: size '-1' is not a non-negative integer"],
+    );
+    let err = parse_err(&v3_vars(
+        r#"<Int32 name="n" valueReference="2" start="-2"/>
+           <Float64 name="x" valueReference="1"><Dimension valueReference="2"/></Float64>"#,
+    ));
+    assert_message(
+        &err,
+        &["size '-2' (the start value of ModelVariables/Int32[1] 'n')"],
+    );
+    let err = parse_err(&v3_vars(
+        r#"<Float64 name="x" valueReference="1"><Dimension start="two"/></Float64>"#,
+    ));
+    assert!(matches!(err, Error::InvalidDimensionSize { .. }), "{err:?}");
+    let err = parse_err(&v3_vars(
+        r#"<Float64 name="x" valueReference="1"><Dimension/></Float64>"#,
+    ));
+    assert!(
+        matches!(
+            &err,
+            Error::MissingAttribute {
+                attribute: "start or valueReference",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    let err = parse_err(&v3_vars(
+        r#"<Float64 name="x" valueReference="1"><Dimension start="2" valueReference="1"/></Float64>"#,
+    ));
+    assert!(
+        matches!(
+            &err,
+            Error::InvalidAttribute {
+                attribute: "valueReference",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn v3_huge_arrays_are_refused_without_allocating() {
+    for dimensions in [
+        r#"<Dimension start="4294967296"/>"#,
+        r#"<Dimension start="18446744073709551615"/><Dimension start="18446744073709551615"/>"#,
+        r#"<Dimension start="1000"/><Dimension start="1001"/>"#,
+    ] {
+        let err = parse_err(&v3_vars(&format!(
+            r#"<Float64 name="x" valueReference="1">{dimensions}</Float64>"#
+        )));
+        assert!(
+            matches!(
+                &err,
+                Error::ArrayTooLarge {
+                    limit: 1_000_000,
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+        assert_message(&err, &["ModelVariables/Float64[1] 'x'", "1000000 scalars"]);
+    }
+    // Aliases count too.
+    let err = parse_err(&v3_vars(
+        r#"<Float64 name="x" valueReference="1"><Dimension start="600000"/><Alias name="y"/></Float64>"#,
+    ));
+    assert!(matches!(err, Error::ArrayTooLarge { .. }), "{err:?}");
+}
+
+#[test]
+fn v3_wrong_number_of_start_values() {
+    let err = parse_err(&v3_vars(
+        r#"<Float64 name="x" valueReference="1" start="1 2"><Dimension start="3"/></Float64>"#,
+    ));
+    assert!(
+        matches!(&err, Error::StartCount { expected: 3, found: 2, element, .. }
+            if element == "ModelVariables/Float64[1] 'x'"),
+        "{err:?}"
+    );
+    assert_message(&err, &["2 start values for 3 elements"]);
+    let err = parse_err(&v3_vars(
+        r#"<String name="s" valueReference="1"><Dimension start="3"/><Start value="a"/><Start value="b"/></String>"#,
+    ));
+    assert!(
+        matches!(
+            err,
+            Error::StartCount {
+                expected: 3,
+                found: 2,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    // A scalar has exactly one.
+    let err = parse_err(&v3_vars(
+        r#"<Int32 name="i" valueReference="1" start="1 2"/>"#,
+    ));
+    assert_message(&err, &["2 start values for 1 element "]);
+}
+
+#[test]
+fn v3_bad_binary_start() {
+    for bad in ["xyz", "abc", "0x0g"] {
+        let err = parse_err(&v3_vars(&format!(
+            r#"<Binary name="b" valueReference="1"><Start value="{bad}"/></Binary>"#
+        )));
+        assert!(
+            matches!(&err, Error::InvalidAttribute { element, attribute: "value", value, .. }
+                if element == "ModelVariables/Binary[1] 'b'/Start[1]" && value == bad),
+            "{err:?}"
+        );
+        assert_message(&err, &["hexadecimal"]);
+    }
+}
+
+#[test]
+fn v3_duplicate_value_reference_names_both_variables() {
+    let err = parse_err(&v3_vars(
+        r#"<Float64 name="a" valueReference="1"/><Int32 name="n" valueReference="2"/>
+           <Clock name="c" valueReference="1"/>"#,
+    ));
+    assert!(
+        matches!(&err, Error::DuplicateValueReference { element, first, value_reference: 1, .. }
+            if element == "ModelVariables/Clock[1] 'c'" && first == "ModelVariables/Float64[1] 'a'"),
+        "{err:?}"
+    );
+    assert_message(&err, &["valueReference 1 already used by"]);
+}
+
+#[test]
+fn v3_duplicate_names_across_arrays_aliases_and_clocks() {
+    let err = parse_err(&v3_vars(
+        r#"<Float64 name="x" valueReference="1"><Dimension start="2"/></Float64>
+           <Float64 name="x[2]" valueReference="2"/>"#,
+    ));
+    assert!(
+        matches!(&err, Error::DuplicateName { element, name, first, .. }
+            if element == "ModelVariables/Float64[2] 'x[2]'" && name == "x[2]"
+                && first == "ModelVariables/Float64[1] 'x'"),
+        "{err:?}"
+    );
+    let err = parse_err(&v3_vars(
+        r#"<Float64 name="x" valueReference="1"><Alias name="y"/></Float64>
+           <Clock name="y" valueReference="2"/>"#,
+    ));
+    assert_message(
+        &err,
+        &[
+            "ModelVariables/Clock[1] 'y': name 'y' already used by ModelVariables/Float64[1] 'x'/Alias[1] 'y'",
+        ],
+    );
+}
+
+#[test]
+fn v3_bad_capabilities() {
+    let err = parse_err(&v3(r#"hasEventMode="yes""#, ""));
+    assert!(
+        matches!(&err, Error::InvalidAttribute { element, attribute: "hasEventMode", value, .. }
+            if element == "CoSimulation" && value == "yes"),
+        "{err:?}"
+    );
+    assert_message(&err, &["true, false, 1 or 0"]);
+    for step in ["0", "-1", "inf", "NaN", "fast"] {
+        let err = parse_err(&v3(&format!(r#"fixedInternalStepSize="{step}""#), ""));
+        assert!(
+            matches!(
+                &err,
+                Error::InvalidAttribute {
+                    attribute: "fixedInternalStepSize",
+                    ..
+                }
+            ),
+            "{step}: {err:?}"
+        );
+    }
+    let err = parse_err(&v3(r#"maxOutputDerivativeOrder="-1""#, ""));
+    assert!(matches!(err, Error::InvalidAttribute { .. }), "{err:?}");
+    let err =
+        parse_err(&v3_vars("").replace(r#"modelIdentifier="m""#, r#"modelIdentifier="../m""#));
+    assert!(
+        matches!(
+            &err,
+            Error::InvalidAttribute {
+                attribute: "modelIdentifier",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn v3_unsupported_versions() {
+    for version in ["4.0", "3.1", "3.0.x", "3"] {
+        let err = parse_err(
+            &v3_vars("").replace(r#"fmiVersion="3.0""#, &format!("fmiVersion=\"{version}\"")),
+        );
+        assert!(
+            matches!(&err, Error::UnsupportedVersion { version: v, .. } if v == version),
+            "{err:?}"
+        );
+        assert_message(&err, &["1.0, 2.0 and 3.0"]);
+    }
+}
+
+#[test]
+fn v3_no_co_simulation() {
+    let xml = r#"<fmiModelDescription fmiVersion="3.0" modelName="M" instantiationToken="t">
+        <ModelExchange modelIdentifier="m"/><ModelVariables/></fmiModelDescription>"#;
+    let err = parse_err(xml);
+    assert!(
+        matches!(
+            err,
+            Error::NoCoSimulation {
+                version: FmiVersion::V3,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    let xml = r#"<fmiModelDescription fmiVersion="3.0" modelName="M" instantiationToken="t">
+        <CoSimulation modelIdentifier="m"/></fmiModelDescription>"#;
+    assert!(matches!(
+        parse_err(xml),
+        Error::MissingElement {
+            element: "ModelVariables",
+            ..
+        }
+    ));
+}
+
+#[test]
+fn v3_unknown_variable_element() {
+    let err = parse_err(&v3_vars(
+        r#"<Float64 name="a" valueReference="1"/><ScalarVariable name="b" valueReference="2"><Real/></ScalarVariable>"#,
+    ));
+    assert!(
+        matches!(&err, Error::UnknownVariableElement { element, .. }
+            if element == "ModelVariables/ScalarVariable[1]"),
+        "{err:?}"
+    );
+    assert_message(&err, &["not an FMI 3.0 variable element"]);
+}
+
+#[test]
+fn v3_model_structure_names_known_value_references() {
+    let body = r#"<Float64 name="a" valueReference="1"/></ModelVariables>
+        <ModelStructure><Output valueReference="1" dependencies="1 9"/></ModelStructure>
+        <ModelVariables>"#;
+    let err = parse_err(&v3_vars(body));
+    assert!(
+        matches!(&err, Error::InvalidAttribute { element, attribute: "dependencies", value, .. }
+            if element == "ModelStructure/Output[1]" && value == "9"),
+        "{err:?}"
+    );
+    let body = r#"<Float64 name="a" valueReference="1"/></ModelVariables>
+        <ModelStructure><Output dependencies="1"/></ModelStructure><ModelVariables>"#;
+    assert!(matches!(
+        parse_err(&v3_vars(body)),
+        Error::MissingAttribute {
+            attribute: "valueReference",
+            ..
+        }
+    ));
+}
+
+#[test]
+fn v3_definitions_are_checked() {
+    let xml = v3_vars("").replace(
+        "<ModelVariables>",
+        r#"<UnitDefinitions><Unit name="m"><DisplayUnit name="km" factor="x"/></Unit></UnitDefinitions><ModelVariables>"#,
+    );
+    let err = parse_err(&xml);
+    assert!(
+        matches!(&err, Error::InvalidAttribute { element, attribute: "factor", .. }
+            if element == "UnitDefinitions/Unit[1] 'm'/DisplayUnit[1]"),
+        "{err:?}"
+    );
+    let xml = v3_vars("").replace(
+        "<ModelVariables>",
+        r#"<TypeDefinitions><Float64Type unit="m"/></TypeDefinitions><ModelVariables>"#,
+    );
+    assert_message(
+        &parse_err(&xml),
+        &["TypeDefinitions/Float64Type[1]: missing attribute 'name'"],
+    );
+    // An undefined declaredType and an unknown display unit are warnings only.
+    let (md, warnings) = parse_warn(&v3_vars(
+        r#"<Float64 name="a" valueReference="1" declaredType="Nope" unit="m" displayUnit="furlong"/>"#,
+    ));
+    assert_eq!(md.variables[0].display_unit.as_deref(), Some("furlong"));
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(warnings[0].contains("declaredType 'Nope'"), "{warnings:?}");
+}
+
+mod properties {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    proptest! {
+        /// Damaged FMI 3.0 descriptions give an error naming the file, never a panic.
+        #[test]
+        fn damaged_v3_descriptions_never_panic(
+            edits in proptest::collection::vec((0usize..4, any::<prop::sample::Index>(), 0usize..40, "\\PC{0,8}"), 1..6)
+        ) {
+            let mut text: Vec<char> = FULL_V3.chars().collect();
+            for (kind, at, len, insert) in edits {
+                let at = at.index(text.len() + 1);
+                let end = (at + len).min(text.len());
+                match kind {
+                    0 => { text.drain(at..end); }
+                    1 => { text.splice(at..at, insert.chars()); }
+                    2 => { let copy: Vec<char> = text[at..end].to_vec(); text.splice(at..at, copy); }
+                    _ => { text.splice(at..end, insert.chars()); }
+                }
+            }
+            let xml: String = text.into_iter().collect();
+            let (result, warnings) = parse_with_warnings(&xml, Path::new(FILE));
+            if let Err(e) = result {
+                prop_assert!(e.to_string().contains(FILE), "error without the file name: {}", e);
+            }
+            for w in warnings {
+                prop_assert!(w.starts_with(FILE), "warning without the file name: {}", w);
+            }
+        }
+    }
+}
+
+#[test]
+fn scratch_seeds() {
+    for name in ["fmi3_types", "fmi3_arrays", "fmi3_definitions", "fmi3_dimension_errors"] {
+        let path = format!("/work/main/fuzz/seeds/model_description/{name}.xml");
+        let xml = std::fs::read_to_string(&path).unwrap();
+        let (result, warnings) = parse_with_warnings(&xml, Path::new(&path));
+        match result {
+            Ok(md) => println!("{name}: ok {} scalars {:?} clocks {} outputs {:?}\n  warnings {warnings:?}", md.variables.len(), md.variables.iter().map(|v| (&v.name, &v.start)).collect::<Vec<_>>(), md.clocks.len(), md.outputs),
+            Err(e) => println!("{name}: {e}\n  warnings {warnings:?}"),
+        }
+    }
+}
