@@ -1,7 +1,7 @@
 //! `mastersim info <fmu>`: the header, capabilities, default experiment and variable table
 //! of the committed FMUs (FMI 2.0 `Prey.fmu`, FMI 1.0 `Oscillator.fmu`) and of FMUs built
-//! here; the causality and name filters; the JSON form; and clear refusals (exit code 2) of
-//! what is not an FMU.
+//! here (among them an FMI 3.0 description with arrays and a clock); the causality and name
+//! filters; the JSON form; and clear refusals (exit code 2) of what is not an FMU.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -604,4 +604,181 @@ fn what_is_not_an_fmu_is_refused_with_exit_code_2() {
     let xml = DESCRIPTION.replace("<CoSimulation", "<ModelExchange");
     write_zip(&model_exchange, &[("modelDescription.xml", xml.as_bytes())]);
     assert_refused(&model_exchange, "me.fmu", "no 'CoSimulation' element");
+}
+
+/// An FMI 3.0 model description with arrays (a fixed and a structural-parameter dimension),
+/// FMI 3.0 data types, a Binary start, an enumeration and a clock. `info` never loads the
+/// library, so the zip needs no binaries.
+const DESCRIPTION_V3: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
+<fmiModelDescription fmiVersion="3.0" modelName="Arrays" instantiationToken="{3-3}"
+    generationTool="hand">
+  <CoSimulation modelIdentifier="arrays" canGetAndSetFMUState="true" hasEventMode="true"
+      mightReturnEarlyFromDoStep="true" fixedInternalStepSize="0.5"/>
+  <UnitDefinitions>
+    <Unit name="m"><BaseUnit m="1"/><DisplayUnit name="mm" factor="1000"/></Unit>
+  </UnitDefinitions>
+  <TypeDefinitions>
+    <Float64Type name="Length" unit="m" displayUnit="mm"/>
+    <EnumerationType name="Mode"><Item name="off" value="0"/><Item name="on" value="1"/></EnumerationType>
+  </TypeDefinitions>
+  <DefaultExperiment stopTime="2" stepSize="0.5"/>
+  <ModelVariables>
+    <Float64 name="time" valueReference="0" causality="independent"/>
+    <UInt16 name="n" valueReference="1" causality="structuralParameter" variability="fixed" start="2"/>
+    <Float64 name="pos" valueReference="2" causality="output" declaredType="Length"
+        start="1 2 3 4" description="Positions">
+      <Dimension start="2"/><Dimension valueReference="1"/>
+    </Float64>
+    <UInt8 name="code" valueReference="3" causality="input" start="7"/>
+    <Binary name="blob" valueReference="4" causality="parameter" variability="fixed">
+      <Start value="0xCAFE"/>
+    </Binary>
+    <Enumeration name="mode" valueReference="5" declaredType="Mode" causality="parameter"
+        variability="tunable" start="1"/>
+    <Clock name="tick" valueReference="6" causality="input"/>
+  </ModelVariables>
+  <ModelStructure><Output valueReference="2"/></ModelStructure>
+</fmiModelDescription>"#;
+
+#[test]
+fn fmi3_arrays_data_types_and_clocks_are_shown() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let fmu = tmp.path().join("Arrays.fmu");
+    write_zip(
+        &fmu,
+        &[
+            ("modelDescription.xml", DESCRIPTION_V3.as_bytes()),
+            ("binaries/x86_64-linux/arrays.so", b"not ELF"),
+        ],
+    );
+    let text = info_ok(&[&fmu]);
+    assert_eq!(field(&text, "FMI version"), "3.0");
+    assert_eq!(field(&text, "Instantiation token"), "{3-3}");
+    assert!(!text.contains("GUID"), "{text}");
+    assert_eq!(field(&text, "Platforms"), "x86_64-linux");
+    assert_eq!(field(&text, "canGetAndSetFMUState"), "yes");
+    assert_eq!(field(&text, "hasEventMode"), "yes");
+    assert_eq!(field(&text, "mightReturnEarlyFromDoStep"), "yes");
+    assert_eq!(field(&text, "canReturnEarlyAfterIntermediateUpdate"), "no");
+    assert_eq!(field(&text, "fixedInternalStepSize"), "0.5 s");
+    assert!(
+        !text.contains("canInterpolateInputs"),
+        "not in FMI 3.0:\n{text}"
+    );
+    assert!(
+        !text.contains("canGetAndSetFMUstate"),
+        "FMI 2.0 spelling:\n{text}"
+    );
+
+    // One row per scalar: the 2×2 array `pos` is four rows, row-major.
+    assert!(text.contains("\nVariables (9)\n"), "{text}");
+    assert_eq!(
+        names(&text),
+        [
+            "time", "n", "pos[1,1]", "pos[1,2]", "pos[2,1]", "pos[2,2]", "code", "blob", "mode"
+        ]
+    );
+    assert_eq!(
+        row(&text, "pos[2,1]"),
+        [
+            "pos[2,1]",
+            "output",
+            "continuous",
+            "Float64",
+            "m",
+            "3",
+            "Positions"
+        ]
+    );
+    assert_eq!(
+        row(&text, "n"),
+        ["n", "structuralParameter", "fixed", "UInt16", "2"]
+    );
+    assert_eq!(
+        row(&text, "code"),
+        ["code", "input", "discrete", "UInt8", "7"]
+    );
+    assert_eq!(
+        row(&text, "blob"),
+        ["blob", "parameter", "fixed", "Binary", "cafe"]
+    );
+    assert_eq!(
+        row(&text, "mode"),
+        ["mode", "parameter", "tunable", "Enumeration", "1"]
+    );
+    // Clocks are listed apart, with the refusal.
+    let clocks = text
+        .split("\nClocks (1; mastersim cannot simulate FMUs with clocks)\n")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no clock table in:\n{text}"));
+    let words: Vec<&str> = clocks
+        .lines()
+        .nth(1)
+        .expect("a clock row")
+        .split_whitespace()
+        .collect();
+    assert_eq!(words, ["tick", "input", "6"]);
+
+    let json = info_json(&[fmu.as_os_str(), "--json".as_ref()]);
+    assert_eq!(json["fmiVersion"], "3.0");
+    assert_eq!(json["instantiationToken"], "{3-3}");
+    assert!(json.get("guid").is_none(), "{json}");
+    assert_eq!(
+        json["capabilities"],
+        serde_json::json!({
+            "canHandleVariableCommunicationStepSize": false,
+            "maxOutputDerivativeOrder": 0,
+            "canBeInstantiatedOnlyOncePerProcess": false,
+            "canGetAndSetFMUState": true,
+            "canSerializeFMUState": false,
+            "providesDirectionalDerivatives": false,
+            "hasEventMode": true,
+            "mightReturnEarlyFromDoStep": true,
+            "canReturnEarlyAfterIntermediateUpdate": false,
+            "fixedInternalStepSize": 0.5,
+        })
+    );
+    assert_eq!(json["numberOfVariables"], 9);
+    assert_eq!(
+        json["variables"][3],
+        serde_json::json!({
+            "name": "pos[1,2]",
+            "valueReference": 2,
+            "causality": "output",
+            "variability": "continuous",
+            "type": "Real",
+            "dataType": "Float64",
+            "array": "pos",
+            "dimensions": [2, 2],
+            "indices": [1, 2],
+            "declaredType": "Length",
+            "unit": "m",
+            "displayUnit": "mm",
+            "start": "2",
+            "description": "Positions",
+        })
+    );
+    assert_eq!(json["variables"][6]["dataType"], "UInt8");
+    assert_eq!(json["variables"][6]["type"], "Integer");
+    assert!(json["variables"][6].get("array").is_none());
+    assert_eq!(json["variables"][7]["type"], "Binary");
+    assert_eq!(json["variables"][8]["dataType"], "Enumeration");
+    assert_eq!(
+        json["clocks"],
+        serde_json::json!([{"name": "tick", "valueReference": 6, "causality": "input"}])
+    );
+
+    // The new causality filter.
+    let json = info_json(&[
+        fmu.as_os_str(),
+        "--json".as_ref(),
+        "--causality=structuralParameter".as_ref(),
+    ]);
+    let names: Vec<&str> = json["variables"]
+        .as_array()
+        .expect("variables")
+        .iter()
+        .map(|v| v["name"].as_str().expect("name"))
+        .collect();
+    assert_eq!(names, ["n"]);
 }

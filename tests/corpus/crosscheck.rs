@@ -54,7 +54,7 @@ impl Reference {
 
 /// One cross-check FMU.
 struct Case {
-    /// Directory below `crosscheck/fmi2`.
+    /// Directory below the corpus root (`crosscheck/fmi2/…` or `fmi3/…`).
     dir: &'static str,
     /// Model name (file stem).
     model: &'static str,
@@ -64,6 +64,9 @@ struct Case {
     args: &'static [&'static str],
     /// Extra `parameter` lines: `(variable, value)`.
     parameters: &'static [(&'static str, &'static str)],
+    /// Pass `RelTol` of `_ref.opt` as the project's `relTol` (it reaches the FMU at
+    /// initialization; the FMI 2.0 cases keep MasterSim's default).
+    rel_tol: bool,
 }
 
 /// The outcome of a cross-check run: our results and the reference.
@@ -110,7 +113,7 @@ impl Outcome {
 }
 
 fn crosscheck_dir(case: &Case) -> PathBuf {
-    corpus_dir().join("crosscheck/fmi2").join(case.dir)
+    corpus_dir().join(case.dir)
 }
 
 fn read_options(path: &Path) -> BTreeMap<String, String> {
@@ -173,6 +176,9 @@ fn run_case(case: &Case, tmp: &Path) -> Outcome {
             }
         }
     }
+    if case.rel_tol {
+        project += &format!("relTol {}\n", options["RelTol"]);
+    }
     for (variable, value) in case.parameters {
         project += &format!("parameter {}.{variable} {value}\n", case.model);
     }
@@ -190,6 +196,7 @@ fn run_case(case: &Case, tmp: &Path) -> Outcome {
             .map(|v| (v.var_type, v.value_reference))
     };
     let prefix = format!("{}.", case.model);
+    let omsimulator_prefix = format!("default.{}.", case.model);
     let column_of = reference
         .columns
         .iter()
@@ -197,7 +204,10 @@ fn run_case(case: &Case, tmp: &Path) -> Outcome {
             if name == "step-size" {
                 return None;
             }
+            // 20-sim prefixes inputs with `source.i.`, OMSimulator every column with
+            // `default.<model>.` (corpus README).
             let name = name.strip_prefix("source.i.").unwrap_or(name);
+            let name = name.strip_prefix(&omsimulator_prefix).unwrap_or(name);
             let key = key_of(name)
                 .unwrap_or_else(|| panic!("{}: '{name}' is not a variable of the FMU", case.model));
             ours.header
@@ -276,6 +286,7 @@ macro_rules! exact_cases {
                     step: None,
                     args: &[],
                     parameters: NO_PARAMETERS,
+                    rel_tol: false,
                 });
             }
         )*
@@ -283,11 +294,11 @@ macro_rules! exact_cases {
 }
 
 exact_cases! {
-    twenty_sim_torsion_bar => "20sim/4.6.4.8004/TorsionBar", "TorsionBar";
-    openmodelica_fmu_export_cross_compile => "OpenModelica/v1.11.0/FmuExportCrossCompile", "FmuExportCrossCompile";
-    openmodelica_room_heating => "OpenModelica/v1.11.0/RoomHeating_OM_RH", "RoomHeating_OM_RH";
-    openmodelica_water_tank_control => "OpenModelica/v1.11.0/WaterTank_Control", "WaterTank_Control";
-    openmodelica_single_water_tank => "OpenModelica/v1.11.0/WaterTank_TestSingleWaterTank", "WaterTank_TestSingleWaterTank";
+    twenty_sim_torsion_bar => "crosscheck/fmi2/20sim/4.6.4.8004/TorsionBar", "TorsionBar";
+    openmodelica_fmu_export_cross_compile => "crosscheck/fmi2/OpenModelica/v1.11.0/FmuExportCrossCompile", "FmuExportCrossCompile";
+    openmodelica_room_heating => "crosscheck/fmi2/OpenModelica/v1.11.0/RoomHeating_OM_RH", "RoomHeating_OM_RH";
+    openmodelica_water_tank_control => "crosscheck/fmi2/OpenModelica/v1.11.0/WaterTank_Control", "WaterTank_Control";
+    openmodelica_single_water_tank => "crosscheck/fmi2/OpenModelica/v1.11.0/WaterTank_TestSingleWaterTank", "WaterTank_TestSingleWaterTank";
 }
 
 /// Threetank's inflow is a pulse wave whose edges fall on communication points (h = 0.02 s):
@@ -307,11 +318,12 @@ exact_cases! {
 #[test]
 fn twenty_sim_threetank() {
     let case = |args| Case {
-        dir: "20sim/4.6.4.8004/Threetank",
+        dir: "crosscheck/fmi2/20sim/4.6.4.8004/Threetank",
         model: "Threetank",
         step: None,
         args,
         parameters: NO_PARAMETERS,
+        rel_tol: false,
     };
     let tmp = tempfile::tempdir().expect("temp dir");
     let out = run_case(&case(&[]), tmp.path());
@@ -344,11 +356,12 @@ fn reference_fmu(
     parameters: &'static [(&'static str, &'static str)],
 ) -> Outcome {
     let case = Case {
-        dir: Box::leak(format!("TestFMUs-0.0.1/{model}").into_boxed_str()),
+        dir: Box::leak(format!("crosscheck/fmi2/TestFMUs-0.0.1/{model}").into_boxed_str()),
         model,
         step: Some(STEP),
         args: &[],
         parameters,
+        rel_tol: false,
     };
     let tmp = tempfile::tempdir().expect("temp dir");
     let out = run_case(&case, tmp.path());
@@ -488,14 +501,92 @@ fn reference_fmu_van_der_pol() {
     let tmp = tempfile::tempdir().expect("temp dir");
     let fine = run_case(
         &Case {
-            dir: "TestFMUs-0.0.1/VanDerPol",
+            dir: "crosscheck/fmi2/TestFMUs-0.0.1/VanDerPol",
             model: "VanDerPol",
             step: Some(STEP / 2.0),
             args: &[],
             parameters: NO_PARAMETERS,
+            rel_tol: false,
         },
         tmp.path(),
     );
     let fine = error(&fine);
     assert!(fine < 0.6 * coarse, "halving the step: {fine} vs {coarse}");
+}
+
+// FMI 3.0: the Modelica Reference FMUs v0.0.37 (`corpus/fmi3`), against OMSimulator's results.
+
+/// Runs `corpus/fmi3/<model>` alone with the settings of its `_ref.opt` (step, stop time and
+/// relative tolerance), as OMSimulator made the reference.
+fn fmi3_reference(model: &'static str) -> Outcome {
+    let case = Case {
+        dir: Box::leak(format!("fmi3/{model}").into_boxed_str()),
+        model,
+        step: None,
+        args: &[],
+        parameters: NO_PARAMETERS,
+        rel_tol: true,
+    };
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let out = run_case(&case, tmp.path());
+    let stop = read_options(&crosscheck_dir(&case).join(format!("{model}_ref.opt")))["StopTime"]
+        .parse::<f64>()
+        .expect("StopTime");
+    let times = out.ours.numbers("Time");
+    assert!(
+        (times[times.len() - 1] - stop).abs() < 1e-9,
+        "{model} ran to StopTime {stop}, ended at {}",
+        times[times.len() - 1]
+    );
+    out
+}
+
+/// The largest deviation from the reference over every column and reference time, checked
+/// against OMSimulator's own test tolerance (1e-4 absolute and relative), or the tighter
+/// `bound`; returns the deviation so that a test can state the measured figure.
+fn fmi3_matches(out: &Outcome, bound: f64) -> f64 {
+    let mut worst: f64 = 0.0;
+    for name in out.reference.columns.clone() {
+        let series = out.series(&name);
+        assert!(!series.is_empty(), "{}: no common times for {name}", out.model);
+        for (t, ours, reference) in series {
+            let deviation = (ours - reference).abs();
+            assert!(
+                deviation <= bound.min(1e-4 + 1e-4 * reference.abs()),
+                "{} {name} at t={t}: {ours} vs {reference} (bound {bound})",
+                out.model
+            );
+            worst = worst.max(deviation);
+        }
+    }
+    eprintln!("{}: largest deviation {worst:e}", out.model);
+    worst
+}
+
+// The bound is 1e-12, far inside OMSimulator's 1e-4: both masters run the same FMU with the same
+// communication steps, the Reference FMUs integrate with fixed steps of their own, so the results
+// differ only in the last bits of the communication points (measured: BouncingBall 2.2e-14,
+// Dahlquist 4.3e-15, VanDerPol 5.0e-14, Stair 0). BouncingBall returns early at each bounce;
+// mastersim continues the step from the bounce (docs/fmi3.md), which gives OMSimulator's results.
+
+#[test]
+fn fmi3_reference_fmu_bouncing_ball() {
+    fmi3_matches(&fmi3_reference("BouncingBall"), 1e-12);
+}
+
+#[test]
+fn fmi3_reference_fmu_dahlquist() {
+    fmi3_matches(&fmi3_reference("Dahlquist"), 1e-12);
+}
+
+#[test]
+fn fmi3_reference_fmu_van_der_pol() {
+    fmi3_matches(&fmi3_reference("VanDerPol"), 1e-12);
+}
+
+/// Stair: exact, the counter rising at every whole second (Event Mode) up to t = 9 s, where it
+/// reaches 10 and the FMU ends the run.
+#[test]
+fn fmi3_reference_fmu_stair() {
+    assert_eq!(fmi3_matches(&fmi3_reference("Stair"), 0.0), 0.0);
 }

@@ -7,6 +7,7 @@
 mod crosscheck;
 mod first_hour;
 mod fmi1;
+mod fmi3;
 mod leaks;
 mod mastersim;
 mod readers;

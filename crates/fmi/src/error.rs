@@ -357,21 +357,23 @@ pub enum Error {
         /// the dimension's own `start` attribute.
         from: Option<String>,
     },
-    /// FMI 3.0: the arrays would expand into more scalars than mastersim handles.
+    /// FMI 3.0: the arrays would expand into more scalars than mastersim handles (each array
+    /// element is one scalar, with its own name and attributes).
     #[error(
-        "{}: {element}: array of dimensions {dimensions:?} takes the FMU past {limit} scalars, \
-         the most mastersim handles (each array element is one scalar)",
+        "{}: {element} (dimensions {dimensions:?}): too large; mastersim handles at most \
+         {limit} (each array element is one scalar)",
         path.display()
     )]
     ArrayTooLarge {
         /// The `modelDescription.xml` file.
         path: PathBuf,
-        /// The array variable, e.g. `ModelVariables/Float64[3] 'x'`.
+        /// The variable or alias, e.g. `ModelVariables/Float64[3] 'x'`.
         element: String,
-        /// Its dimensions.
+        /// Its dimensions (empty for a scalar).
         dimensions: Vec<usize>,
-        /// The most scalars (variables, array elements and aliases) an FMU may have.
-        limit: usize,
+        /// The limit reached: `1000000 scalars per FMU`, `32 dimensions per array` or
+        /// `1 GiB of scalars per FMU` (estimated memory).
+        limit: &'static str,
     },
     /// FMI 3.0: the start values of a variable are neither one per element nor a single value.
     ///

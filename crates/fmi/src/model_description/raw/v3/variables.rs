@@ -36,11 +36,10 @@ use crate::{Error, Result, ValueRef};
 
 mod expand;
 
-use expand::{Expansion, Starts, expand, hex, size};
-
-/// The most scalars an FMI 3.0 FMU may expand into: variables, array elements and aliases
-/// together. Larger arrays are refused with [`Error::ArrayTooLarge`].
-pub(super) const MAX_SCALARS: usize = 1_000_000;
+use expand::{
+    DIMENSIONS_LIMIT, Expansion, MAX_DIMENSIONS, SCALARS_LIMIT, Starts, expand, hex, scalar_bytes,
+    size,
+};
 
 /// Attributes of every variable element (`fmi3AbstractVariable` plus `declaredType`); each kind
 /// adds its own ([`Kind::attributes`]).
@@ -550,24 +549,19 @@ impl<'a> Reader<'a> {
             (None, None)
         };
         let dimensions = self.dimensions(declaration, declarations, by_reference)?;
-        let aliases: Vec<&Node> = self.tree.children_named(node, "Alias").collect();
-        // Arrays (with their aliases) must keep the FMU within MAX_SCALARS.
-        let fits = |n: &usize| {
-            dimensions.is_empty()
-                || n.checked_mul(1 + aliases.len())
-                    .and_then(|all| all.checked_add(expansion.scalars.len()))
-                    .is_some_and(|total| total <= MAX_SCALARS)
+        let too_large = |element: &str, limit| Error::ArrayTooLarge {
+            path: self.ctx.path.to_owned(),
+            element: element.to_owned(),
+            dimensions: dimensions.clone(),
+            limit,
         };
+        if dimensions.len() > MAX_DIMENSIONS {
+            return Err(too_large(element, DIMENSIONS_LIMIT));
+        }
         let len = dimensions
             .iter()
             .try_fold(1usize, |n, &d| n.checked_mul(d))
-            .filter(fits)
-            .ok_or_else(|| Error::ArrayTooLarge {
-                path: self.ctx.path.to_owned(),
-                element: element.clone(),
-                dimensions: dimensions.clone(),
-                limit: MAX_SCALARS,
-            })?;
+            .ok_or_else(|| too_large(element, SCALARS_LIMIT))?;
         if len == 0 {
             self.warn(format!(
                 "{element}: array of dimensions {dimensions:?} has no elements, so no scalars"
@@ -593,6 +587,12 @@ impl<'a> Reader<'a> {
             declared_type: node.owned("declaredType"),
             alias: Alias::NoAlias,
         };
+        expansion
+            .admit(
+                len,
+                scalar_bytes(&template, &declaration.name, dimensions.len(), &starts),
+            )
+            .map_err(|limit| too_large(element, limit))?;
         expansion.owners.push(element.clone());
         expand(
             expansion,
@@ -601,7 +601,7 @@ impl<'a> Reader<'a> {
             &dimensions,
             &starts,
         );
-        for (k, alias) in aliases.into_iter().enumerate() {
+        for (k, alias) in self.tree.children_named(node, "Alias").enumerate() {
             let position = path_of(element, "Alias", k + 1);
             let known: &[&str] = if kind.is_float() {
                 &["name", "description", "displayUnit"]
@@ -632,6 +632,12 @@ impl<'a> Reader<'a> {
                 );
                 template.display_unit = Some(display_unit);
             }
+            expansion
+                .admit(
+                    len,
+                    scalar_bytes(&template, &name, dimensions.len(), &starts),
+                )
+                .map_err(|limit| too_large(&alias_element, limit))?;
             expansion.owners.push(alias_element);
             expand(expansion, &template, &name, &dimensions, &starts);
         }

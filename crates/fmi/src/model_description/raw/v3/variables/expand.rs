@@ -7,6 +7,26 @@
 use crate::ValueRef;
 use crate::model_description::{ArrayElement, ScalarVariable};
 
+/// The most scalars an FMI 3.0 FMU may expand into: variables, array elements and aliases
+/// together.
+pub(super) const MAX_SCALARS: usize = 1_000_000;
+
+/// The most dimensions of one array.
+pub(super) const MAX_DIMENSIONS: usize = 32;
+
+/// The most memory the scalars may take, bytes (estimated by [`scalar_bytes`]): a long
+/// description or start value is copied into every element of its array.
+pub(super) const MAX_BYTES: usize = 1 << 30;
+
+/// [`MAX_SCALARS`] in words, for [`crate::Error::ArrayTooLarge`].
+pub(super) const SCALARS_LIMIT: &str = "1000000 scalars per FMU";
+
+/// [`MAX_DIMENSIONS`] in words.
+pub(super) const DIMENSIONS_LIMIT: &str = "32 dimensions per array";
+
+/// [`MAX_BYTES`] in words.
+pub(super) const BYTES_LIMIT: &str = "1 GiB of scalars per FMU";
+
 /// The start values of a variable's scalars.
 pub(super) enum Starts {
     /// No start value.
@@ -18,6 +38,15 @@ pub(super) enum Starts {
 }
 
 impl Starts {
+    /// The length of the longest start value, bytes.
+    fn longest(&self) -> usize {
+        match self {
+            Starts::None => 0,
+            Starts::All(value) => value.len(),
+            Starts::Each(values) => values.iter().map(String::len).max().unwrap_or(0),
+        }
+    }
+
     /// The start value of the element at `offset`.
     fn get(&self, offset: usize) -> Option<String> {
         match self {
@@ -36,6 +65,59 @@ pub(super) struct Expansion {
     pub(super) owner_of: Vec<usize>,
     /// The element of each variable, alias and clock, e.g. `ModelVariables/Float64[1] 'h'`.
     pub(super) owners: Vec<String>,
+    /// Estimated memory of the scalars so far, bytes.
+    bytes: usize,
+}
+
+impl Expansion {
+    /// Makes room for `count` more scalars of about `bytes_each` bytes each; `Err` holds the
+    /// limit this would exceed (in words).
+    pub(super) fn admit(&mut self, count: usize, bytes_each: usize) -> Result<(), &'static str> {
+        self.scalars
+            .len()
+            .checked_add(count)
+            .filter(|&n| n <= MAX_SCALARS)
+            .ok_or(SCALARS_LIMIT)?;
+        self.bytes = count
+            .checked_mul(bytes_each)
+            .and_then(|b| b.checked_add(self.bytes))
+            .filter(|&b| b <= MAX_BYTES)
+            .ok_or(BYTES_LIMIT)?;
+        Ok(())
+    }
+}
+
+/// Roughly the memory one scalar of `template` takes, bytes, when it is an element of an
+/// array named `name` with `rank` dimensions (0 for a scalar variable): the struct, its
+/// strings, its name and its [`ArrayElement`].
+pub(super) fn scalar_bytes(
+    template: &ScalarVariable,
+    name: &str,
+    rank: usize,
+    starts: &Starts,
+) -> usize {
+    let strings: usize = [
+        &template.description,
+        &template.unit,
+        &template.display_unit,
+        &template.declared_type,
+    ]
+    .iter()
+    .map(|s| s.as_ref().map_or(0, String::len))
+    .sum();
+    let index_digits = 21 * rank; // up to 20 digits and a comma per index
+    let array = if rank == 0 {
+        0
+    } else {
+        std::mem::size_of::<ArrayElement>() + name.len() + 2 * 8 * rank
+    };
+    std::mem::size_of::<ScalarVariable>()
+        + strings
+        + starts.longest()
+        + name.len()
+        + 2
+        + index_digits
+        + array
 }
 
 /// The value of an array size: a non-negative integer that fits in `usize`.
@@ -136,6 +218,19 @@ mod tests {
         for bad in ["abc", "zz", "0x0g", "12 34", "0xx1"] {
             assert_eq!(hex(bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn limits_in_words_match_the_constants() {
+        assert_eq!(SCALARS_LIMIT, format!("{MAX_SCALARS} scalars per FMU"));
+        assert_eq!(
+            DIMENSIONS_LIMIT,
+            format!("{MAX_DIMENSIONS} dimensions per array")
+        );
+        assert_eq!(
+            BYTES_LIMIT,
+            format!("{} GiB of scalars per FMU", MAX_BYTES >> 30)
+        );
     }
 
     #[test]
