@@ -5,6 +5,7 @@
 
 mod archives;
 mod checkpoints;
+mod fmi3;
 mod model_descriptions;
 mod projects;
 mod rows;

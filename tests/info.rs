@@ -39,7 +39,8 @@ fn info_json<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Value {
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}):\n{text}"))
 }
 
-/// The lines of the variable table (without its heading and column header) of a text run.
+/// The lines of the variable table (without its heading and column header) of a text run,
+/// up to the blank line before the next section (the clocks of an FMI 3.0 FMU).
 fn table_rows(text: &str) -> Vec<&str> {
     let mut lines = text.lines().skip_while(|l| !l.starts_with("Variables ("));
     lines.next().expect("a variable table");
@@ -48,7 +49,7 @@ fn table_rows(text: &str) -> Vec<&str> {
         header.trim_start().starts_with("name"),
         "column header: {header}"
     );
-    lines.collect()
+    lines.take_while(|l| !l.is_empty()).collect()
 }
 
 /// The table row of variable `name`, split into its whitespace-separated words.

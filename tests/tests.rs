@@ -10,6 +10,7 @@ mod docs;
 mod examples;
 mod faults;
 mod first_hour;
+mod fmi3;
 mod hostile;
 mod info;
 mod live_view;

@@ -189,3 +189,30 @@ fn fmi3_stair_counts_every_second_and_ends_on_its_request() {
         "slave 'Stair' requested the end of the simulation at t=9 s"
     );
 }
+
+/// valgrind memcheck over an FMI 3.0 run: two Feedthrough instances (every type, Binary and
+/// String buffers), Gauss-Seidel with iteration (FMU states saved, restored and freed), every
+/// result format. No byte may be lost and memcheck may report no error.
+#[test]
+fn fmi3_run_has_no_leaks() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let chain = feedthrough_chain(tmp.path());
+    let project = tmp.path().join("iterated.msim");
+    let text = std::fs::read_to_string(&chain).expect("chain project");
+    std::fs::write(&project, format!("maxIterations 3\n{text}")).expect("write project");
+    let counts = mastersim_tests::memcheck(
+        &project,
+        &tmp.path().join("wd"),
+        &["--result-format", "csv,mat,json"],
+    );
+    println!("FMI 3.0 run: {counts:?}");
+    assert_eq!(
+        counts,
+        mastersim_tests::Memcheck {
+            definitely_lost: 0,
+            indirectly_lost: 0,
+            possibly_lost: 0,
+            errors: 0,
+        }
+    );
+}

@@ -130,12 +130,12 @@ fn cases() -> Vec<Case> {
             gain!(|x| remove_attribute(x, "modelName")),
         ),
         case(
-            "unsupported_fmi_version_3",
+            "unsupported_fmi_version_4_of_an_fmi2_file",
             2,
             MD,
-            "fmiVersion '3.0' is not supported",
-            &["supported: 1.0 and 2.0"],
-            gain!(|x| replace_once(x, "fmiVersion=\"2.0\"", "fmiVersion=\"3.0\"")),
+            "fmiVersion '4.0' is not supported",
+            &["supported: 1.0, 2.0 and 3.0"],
+            gain!(|x| replace_once(x, "fmiVersion=\"2.0\"", "fmiVersion=\"4.0\"")),
         ),
         case(
             "variable_without_value_reference",

@@ -21,8 +21,8 @@ use crate::slave::{Slave, SlaveCapabilities, StateId, StepOutcome};
 pub enum AnySlave {
     /// An FMI 1.0 or 2.0 FMU instance.
     Fmu(FmuSlave),
-    /// An FMI 3.0 FMU instance.
-    Fmi3(Fmi3Slave),
+    /// An FMI 3.0 FMU instance (boxed: its function table and buffers are large).
+    Fmi3(Box<Fmi3Slave>),
     /// A CSV/TSV file reader.
     FileReader(FileReaderSlave),
     /// Any other implementation.
@@ -37,7 +37,7 @@ impl From<FmuSlave> for AnySlave {
 
 impl From<Fmi3Slave> for AnySlave {
     fn from(slave: Fmi3Slave) -> Self {
-        AnySlave::Fmi3(slave)
+        AnySlave::Fmi3(Box::new(slave))
     }
 }
 

@@ -186,18 +186,12 @@ pub enum Error {
         input_type: fmi::DataType,
     },
     /// A whole-array connection whose ends differ in shape (or an array connected to a scalar).
-    #[error("{at}: connection '{output}' ({output_shape}) -> '{input}' ({input_shape}): arrays connect only to arrays of the same shape; connect single elements as 'name[i]'")]
+    #[error("{at}: connection {connection}: arrays connect only to arrays of the same shape; connect single elements as 'name[i]'")]
     ArrayShape {
         /// The line.
         at: Location,
-        /// Source reference.
-        output: String,
-        /// Source shape, in words.
-        output_shape: String,
-        /// Target reference.
-        input: String,
-        /// Target shape, in words.
-        input_shape: String,
+        /// Both ends with their shapes, e.g. `'A.y' (an array of shape [3]) -> 'B.u' (a scalar)`.
+        connection: String,
     },
     /// A file-reader column connected to inputs of different types.
     #[error(

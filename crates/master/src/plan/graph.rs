@@ -134,10 +134,15 @@ impl<'a> GraphBuilder<'a> {
                 };
                 Err(Error::ArrayShape {
                     at: self.at(edge.line),
-                    output: format!("{}.{}", edge.output.slave, edge.output.variable),
-                    output_shape: describe(output),
-                    input: format!("{}.{}", edge.input.slave, edge.input.variable),
-                    input_shape: describe(input),
+                    connection: format!(
+                        "'{}.{}' ({}) -> '{}.{}' ({})",
+                        edge.output.slave,
+                        edge.output.variable,
+                        describe(output),
+                        edge.input.slave,
+                        edge.input.variable,
+                        describe(input)
+                    ),
                 })
             }
         }

@@ -64,7 +64,7 @@ pub(crate) fn parse_hex(text: &str) -> Option<Vec<u8>> {
         .strip_prefix("0x")
         .or_else(|| text.strip_prefix("0X"))
         .unwrap_or(text);
-    if digits.len() % 2 != 0 {
+    if !digits.len().is_multiple_of(2) {
         return None;
     }
     (0..digits.len())

@@ -7,7 +7,9 @@
 //! - **Dimensions.** A `Dimension` gives its size in `start`, or names (`valueReference`) a
 //!   scalar variable of an integer type whose start value is the size: mastersim never
 //!   changes structural parameters, so sizes are fixed at load. A size of 0 gives no scalars
-//!   (with a warning). At most [`MAX_SCALARS`] scalars in all.
+//!   (with a warning). Limits ([`expand::MAX_SCALARS`] and its neighbours): at most
+//!   1 000 000 scalars in all, 32 dimensions per array, and about 1 GiB of scalars (a long
+//!   description is copied into every element).
 //! - **Start values.** Numeric and Boolean starts are a whitespace-separated list in `start`;
 //!   String and Binary starts are `<Start value=".."/>` children. Each scalar gets its own
 //!   item. FMI 3.0 asks for one item per element; a single item is also accepted and then
