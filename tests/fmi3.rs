@@ -238,3 +238,51 @@ fn fmi3_no_set_fmu_state_prior_is_false_when_rollback_is_possible() {
         );
     }
 }
+
+/// The value of column `name` at the row whose time is `t` (within 1e-9).
+fn at(table: &ResultTable, name: &str, t: f64) -> f64 {
+    let times = table.numbers("Time");
+    let row = times
+        .iter()
+        .position(|&x| (x - t).abs() < 1e-9)
+        .unwrap_or_else(|| panic!("no row at t={t}"));
+    table.numbers(name)[row]
+}
+
+/// Ticker in Event Mode (its default experiment: 0 to 2 s in steps of 0.1 s): a time event every
+/// 0.5 s, handled through `fmi3EnterEventMode`/`fmi3UpdateDiscreteStates`, so the count rises at
+/// 0.5, 1.0, 1.5 and 2.0 exactly.
+#[test]
+fn fmi3_event_mode_counts_time_events() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let fmu = example_workspace().join("fmus/packed/Ticker.fmu");
+    let run = run_mastersim(&fmu, &tmp.path().join("wd"), &[]);
+    run.assert_success();
+    let table = ResultTable::read(&run.path("results/values.csv"));
+    let counts: Vec<f64> = (1..=20)
+        .map(|n| at(&table, "Ticker.count", f64::from(n) * 0.1))
+        .collect();
+    let expected = [
+        0., 0., 0., 0., 1., 1., 1., 1., 1., 2., 2., 2., 2., 2., 3., 3., 3., 3., 3., 4.,
+    ];
+    assert_eq!(counts, expected);
+    assert_eq!(at(&table, "Ticker.handled_at", 2.0), 2.0);
+}
+
+/// EarlyReturn returns from the step (0.3, 0.4) at its event, t = 0.35 s; mastersim continues
+/// the step from there (docs/fmi3.md), so the rate switches exactly at 0.35:
+/// x(0.4) = 0.35·1 + 0.05·2 = 0.45 and x(1.0) = 0.35 + 0.65·2 = 1.65.
+#[test]
+fn fmi3_early_return_continues_from_the_event() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let fmu = example_workspace().join("fmus/packed/EarlyReturn.fmu");
+    let run = run_mastersim(&fmu, &tmp.path().join("wd"), &[]);
+    run.assert_success();
+    let table = ResultTable::read(&run.path("results/values.csv"));
+    assert!((at(&table, "EarlyReturn.x", 0.3) - 0.3).abs() < 1e-12);
+    assert!((at(&table, "EarlyReturn.x", 0.4) - 0.45).abs() < 1e-12);
+    assert!((at(&table, "EarlyReturn.x", 1.0) - 1.65).abs() < 1e-12);
+    assert_eq!(at(&table, "EarlyReturn.switched_at", 1.0), 0.35);
+    assert_eq!(at(&table, "EarlyReturn.switched", 0.3), 0.0);
+    assert_eq!(at(&table, "EarlyReturn.switched", 0.4), 1.0);
+}

@@ -28,13 +28,14 @@
 //! which has no `binaries` folder at all.
 //!
 //! Projects (two slaves of `AllTypes.fmu`, `Source` and `Sink`, lines 1–5; each row appends
-//! from line 6, so errors name `bad.msim:6:`; `valid_base_project` runs lines 1–5 with
-//! allowed connections and parameters, as a positive control): integer connections that
-//! could lose data (UInt64 → Int32, Int8 → UInt8, Int64 → Enumeration is *not* among them: an
-//! Enumeration is an Int64), whole-array connections of different shapes and of an array
-//! and a scalar, a `parameter` line for the structural parameter `n`, integer parameters
-//! outside their type's range (Int8 300, UInt64 -1), a Binary parameter that is not
-//! hexadecimal, and a connection to the array element `u[7]` of an array of three.
+//! from line 6, so errors name `bad.msim:6:`): integer connections that could lose data
+//! (UInt64 → Int32, Int8 → UInt8), whole-array connections of different shapes and of an
+//! array and a scalar, a `parameter` line for the structural parameter `n`, integer
+//! parameters outside their type's range (Int8 300, UInt64 -1), a Binary parameter that is
+//! not hexadecimal, and a connection to the element `u[7]` of an array of three. The row
+//! `valid_base_project` is the positive control: widening integer connections, whole arrays
+//! of equal shape, an array element to a scalar, and parameters at the ends of their ranges
+//! run with exit code 0.
 
 use super::rows::{
     Case, Input, Sandbox, case, check_table, fmu_entries, fmu_project, patched_entries,
@@ -377,7 +378,7 @@ fn project_cases() -> Vec<Case> {
             extra!(
                 "graph Source.int8_out Sink.int16_in\n\
                  graph Source.uint32_out Sink.int64_in\n\
-                 graph Source.int64_out Sink.enum_in\n\
+                 graph Source.enum_out Sink.enum_in\n\
                  graph Source.y Sink.u\n\
                  graph Source.m_out Sink.m_in\n\
                  graph Source.ramp[3] Sink.float32_in\n\

@@ -330,6 +330,8 @@ pub struct Fmi3Slave {
     /// `(relative tolerance, start, stop)` from `setup_experiment`, for
     /// `fmi3EnterInitializationMode`.
     experiment: Option<(f64, f64, f64)>,
+    /// Initialization mode was left: `fmi3Terminate` is allowed (not before).
+    initialized: bool,
 }
 
 impl Fmi3Slave {
@@ -355,6 +357,7 @@ impl Fmi3Slave {
             event_mode,
             terminate_requested: false,
             experiment: None,
+            initialized: false,
         }
     }
 
@@ -543,6 +546,7 @@ impl Slave for Fmi3Slave {
     fn exit_initialization_mode(&mut self) -> Result<()> {
         let r = self.instance.exit_initialization_mode();
         self.fmi(r)?;
+        self.initialized = true;
         if self.event_mode && self.handle_events(false)? {
             log::info!(
                 "slave '{}' asks to terminate during initialization",
@@ -774,10 +778,12 @@ impl Slave for Fmi3Slave {
         self.fmi(r).map(drop)
     }
 
+    /// `fmi3Terminate`, unless the instance failed or never left initialization (FMI 3.0
+    /// allows terminating only from Step or Event Mode); freeing follows either way.
     fn terminate(&mut self) -> Result<()> {
-        if self.instance.is_failed() {
+        if self.instance.is_failed() || !self.initialized {
             log::debug!(
-                "not terminating '{}': it is in the error state",
+                "not terminating '{}': it failed or was not initialized",
                 self.instance.name()
             );
             return Ok(());

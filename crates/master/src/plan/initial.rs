@@ -79,7 +79,9 @@ fn type_description(v: &ScalarVariable) -> String {
         VarType::Real => "a Real number".into(),
         VarType::Integer => match v.data_type.integer_range() {
             Some((min, max)) if v.data_type != fmi::DataType::Int32 => {
-                format!("an {} ({min} to {max})", v.data_type.name())
+                let name = v.data_type.name();
+                let article = if name.starts_with('I') { "an" } else { "a" };
+                format!("{article} {name} ({min} to {max})")
             }
             _ => "an Integer".into(),
         },
