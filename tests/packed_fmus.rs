@@ -24,7 +24,7 @@ fn model_description_in(fmu: &Path) -> String {
 
 #[test]
 fn committed_model_descriptions_match_source() {
-    for model in fmu_packer::MODELS {
+    for model in fmu_packer::all_models() {
         let committed = workspace_root()
             .join("fmus/packed")
             .join(format!("{}.fmu", model.name));

@@ -548,7 +548,11 @@ fn fmi3_matches(out: &Outcome, bound: f64) -> f64 {
     let mut worst: f64 = 0.0;
     for name in out.reference.columns.clone() {
         let series = out.series(&name);
-        assert!(!series.is_empty(), "{}: no common times for {name}", out.model);
+        assert!(
+            !series.is_empty(),
+            "{}: no common times for {name}",
+            out.model
+        );
         for (t, ours, reference) in series {
             let deviation = (ours - reference).abs();
             assert!(

@@ -153,8 +153,7 @@ impl Observer for Store {
         data.rows.push(t);
         data.rows
             .extend(values.boolean.iter().map(|&b| f64::from(u8::from(b))));
-        data.rows
-            .extend(values.integer.iter().map(|&i| i as f64));
+        data.rows.extend(values.integer.iter().map(|&i| i as f64));
         data.rows.extend_from_slice(&values.real);
         Ok(())
     }

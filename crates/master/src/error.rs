@@ -186,7 +186,9 @@ pub enum Error {
         input_type: fmi::DataType,
     },
     /// A whole-array connection whose ends differ in shape (or an array connected to a scalar).
-    #[error("{at}: connection {connection}: arrays connect only to arrays of the same shape; connect single elements as 'name[i]'")]
+    #[error(
+        "{at}: connection {connection}: arrays connect only to arrays of the same shape; connect single elements as 'name[i]'"
+    )]
     ArrayShape {
         /// The line.
         at: Location,

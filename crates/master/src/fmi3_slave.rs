@@ -106,7 +106,11 @@ macro_rules! native {
     ($t:ty, $data_type:ident, $field:ident, $get:ident, $set:ident) => {
         impl Native for $t {
             const DATA_TYPE: DataType = DataType::$data_type;
-            fn get(i: &mut Instance3, vrs: &[ValueRef], values: &mut [Self]) -> fmi::Result<Status> {
+            fn get(
+                i: &mut Instance3,
+                vrs: &[ValueRef],
+                values: &mut [Self],
+            ) -> fmi::Result<Status> {
                 i.$get(vrs, values)
             }
             fn set(i: &mut Instance3, vrs: &[ValueRef], values: &[Self]) -> fmi::Result<Status> {
@@ -190,6 +194,8 @@ struct Layout {
     scalars: Vec<Scalar>,
     /// Value references of the call being prepared (each variable once).
     vrs: Vec<ValueRef>,
+    /// The variables of `vrs`, in the same order.
+    gathered: Vec<usize>,
     /// Per variable: the call in which it was last added, and where its values start.
     seen: Vec<(u64, usize)>,
     call: u64,
@@ -234,6 +240,7 @@ impl Layout {
     fn gather(&mut self, handles: &[ValueRef], data_type: DataType) -> usize {
         self.call += 1;
         self.vrs.clear();
+        self.gathered.clear();
         let mut total = 0;
         for h in handles {
             let Some(scalar) = self.scalars.get(h.0 as usize) else {
@@ -245,6 +252,7 @@ impl Layout {
             }
             self.seen[scalar.variable] = (self.call, total);
             self.vrs.push(v.vr);
+            self.gathered.push(scalar.variable);
             total += v.len;
         }
         total
@@ -429,9 +437,11 @@ impl Fmi3Slave {
         let typed = T::typed(&mut self.store);
         typed.buffer.resize(total, T::default());
         // Arrays start from their remembered values.
-        for (v, seen) in layout.variables.iter().zip(&layout.seen) {
-            if let (Some(shadow), true) = (v.shadow, seen.0 == layout.call) {
-                typed.buffer[seen.1..seen.1 + v.len]
+        for &variable in &layout.gathered {
+            let v = &layout.variables[variable];
+            if let Some(shadow) = v.shadow {
+                let start = layout.seen[variable].1;
+                typed.buffer[start..start + v.len]
                     .clone_from_slice(&typed.shadow[shadow..shadow + v.len]);
             }
         }
@@ -479,7 +489,9 @@ impl Fmi3Slave {
             function: "fmi3UpdateDiscreteStates",
             t: f64::NAN,
             h: f64::NAN,
-            reason: format!("discrete states still need an update after {MAX_ITERATIONS} iterations"),
+            reason: format!(
+                "discrete states still need an update after {MAX_ITERATIONS} iterations"
+            ),
         })
     }
 
@@ -631,7 +643,9 @@ impl Slave for Fmi3Slave {
         let end = t + h;
         let mut now = t;
         for _ in 0..MAX_ITERATIONS {
-            let step = match self.instance.do_step(now, end - now, no_set_prior) {
+            // The first call gets `h` itself: `(t + h) − t` may differ from it in the last bit.
+            let size = if now == t { h } else { end - now };
+            let step = match self.instance.do_step(now, size, no_set_prior) {
                 Ok(step) => step,
                 Err(e) => return self.step_failure(e, t, h),
             };

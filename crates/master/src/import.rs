@@ -217,9 +217,8 @@ pub fn instantiate(plan: &SimulationPlan, logging_on: bool) -> Result<Vec<AnySla
                             event_mode_used: event_mode,
                             early_return_allowed: true,
                         };
-                        let instance = fmu
-                            .instantiate_fmi3(&s.name, &options)
-                            .map_err(fmi_error)?;
+                        let instance =
+                            fmu.instantiate_fmi3(&s.name, &options).map_err(fmi_error)?;
                         return Ok(Fmi3Slave::new(s.name.clone(), instance, event_mode).into());
                     }
                     let instance = fmu.instantiate(&s.name, &options).map_err(fmi_error)?;

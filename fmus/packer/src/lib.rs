@@ -3,6 +3,7 @@
 #![forbid(unsafe_code)]
 
 mod xml;
+mod xml3;
 
 use std::ffi::OsString;
 use std::fs;
@@ -14,6 +15,7 @@ use zip::write::SimpleFileOptions;
 use zip::{CompressionMethod, DateTime, ZipWriter};
 
 pub use xml::{FmiVersion, ModelDescription, ScalarVariable};
+pub use xml3::ModelVariable3;
 
 /// Errors of building, reading and packing.
 #[derive(Debug, thiserror::Error)]
@@ -107,7 +109,8 @@ impl ModelSpec {
     }
 }
 
-/// Every test FMU, in the order they are packed.
+/// Every FMI 1.0 and 2.0 test FMU, in the order they are packed. Their tables are
+/// [`fmu_support::Variable`]s; the FMI 3.0 FMUs are in [`MODELS3`].
 pub const MODELS: &[ModelSpec] = &[
     ModelSpec {
         name: "Prey",
@@ -196,15 +199,61 @@ pub const MODELS: &[ModelSpec] = &[
     },
 ];
 
-/// The FMU packages, each once, in [`MODELS`] order.
-pub fn packages() -> Vec<&'static str> {
+/// Every FMI 3.0 test FMU, in the order they are packed. Their tables are
+/// [`fmu_support::Variable3`]s, and their libraries come from a build of their own
+/// ([`build_fmi3`]).
+pub const MODELS3: &[ModelSpec] = &[
+    ModelSpec {
+        name: "Prey3",
+        package: "fmu-lotka-volterra3",
+        xml: "fmus/lotka_volterra3/models/Prey3/modelDescription.xml",
+    },
+    ModelSpec {
+        name: "Predator3",
+        package: "fmu-lotka-volterra3",
+        xml: "fmus/lotka_volterra3/models/Predator3/modelDescription.xml",
+    },
+    ModelSpec {
+        name: "AllTypes",
+        package: "fmu-all-types",
+        xml: "fmus/all_types/models/AllTypes/modelDescription.xml",
+    },
+    ModelSpec {
+        name: "Ticker",
+        package: "fmu-event-mode",
+        xml: "fmus/event_mode/models/Ticker/modelDescription.xml",
+    },
+    ModelSpec {
+        name: "EarlyReturn",
+        package: "fmu-event-mode",
+        xml: "fmus/event_mode/models/EarlyReturn/modelDescription.xml",
+    },
+];
+
+/// Every test FMU: [`MODELS`], then [`MODELS3`].
+pub fn all_models() -> impl Iterator<Item = &'static ModelSpec> {
+    MODELS.iter().chain(MODELS3)
+}
+
+/// The packages of `models`, each once, in order.
+fn packages_of(models: &[ModelSpec]) -> Vec<&'static str> {
     let mut packages: Vec<&'static str> = Vec::new();
-    for model in MODELS {
+    for model in models {
         if !packages.contains(&model.package) {
             packages.push(model.package);
         }
     }
     packages
+}
+
+/// The FMI 1.0/2.0 FMU packages, each once, in [`MODELS`] order.
+pub fn packages() -> Vec<&'static str> {
+    packages_of(MODELS)
+}
+
+/// The FMI 3.0 FMU packages, each once, in [`MODELS3`] order.
+pub fn packages_fmi3() -> Vec<&'static str> {
+    packages_of(MODELS3)
 }
 
 /// The workspace root this crate was compiled in (two levels above its manifest).
@@ -233,21 +282,56 @@ pub fn packer_target_dir(workspace_root: &Path) -> PathBuf {
     target_dir(workspace_root).join("fmu-packer")
 }
 
+/// The target directory of the FMI 3.0 build: `<target_dir>/fmu-packer-fmi3`. Apart from
+/// [`packer_target_dir`] because that build turns on fmu-support's `fmi3` feature: in one
+/// directory, a dependency of an FMI 3.0 crate (`fmu-lotka-volterra` for the Lotka–Volterra
+/// twins) would be rebuilt with the feature over the FMI 2.0 library of the same name.
+pub fn packer_target_dir_fmi3(workspace_root: &Path) -> PathBuf {
+    target_dir(workspace_root).join("fmu-packer-fmi3")
+}
+
 /// The directory written by `cargo pack-fmus` and committed: `<workspace_root>/fmus/packed`.
 pub fn default_out_dir(workspace_root: &Path) -> PathBuf {
     workspace_root.join("fmus/packed")
 }
 
-/// Builds every FMU package in release mode with its `export` feature and returns the
-/// directory holding the shared libraries (`<packer_target_dir>/release`).
+/// Builds every FMI 1.0/2.0 FMU package ([`packages`]) in release mode with its `export`
+/// feature and returns the directory holding the shared libraries
+/// (`<packer_target_dir>/release`).
 ///
 /// Runs `$CARGO` (or `cargo`) `build --release --target-dir <packer_target_dir>
 /// -p <pkg>… --features <pkg>/export…` in the workspace root; cargo's own output goes to this
-/// process's stderr.
+/// process's stderr. None of these packages turns on fmu-support's `fmi3` feature, so their
+/// libraries do not depend on the FMI 3.0 layer at all.
 ///
 /// # Errors
 /// [`Error::CargoSpawn`] if cargo cannot be started, [`Error::CargoFailed`] if the build fails.
 pub fn build(workspace_root: &Path) -> Result<PathBuf, Error> {
+    cargo_build(
+        workspace_root,
+        &packages(),
+        &packer_target_dir(workspace_root),
+    )
+}
+
+/// Builds every FMI 3.0 FMU package ([`packages_fmi3`]) like [`build`], into
+/// [`packer_target_dir_fmi3`], and returns `<packer_target_dir_fmi3>/release`.
+///
+/// # Errors
+/// As for [`build`].
+pub fn build_fmi3(workspace_root: &Path) -> Result<PathBuf, Error> {
+    cargo_build(
+        workspace_root,
+        &packages_fmi3(),
+        &packer_target_dir_fmi3(workspace_root),
+    )
+}
+
+fn cargo_build(
+    workspace_root: &Path,
+    packages: &[&str],
+    target_dir: &Path,
+) -> Result<PathBuf, Error> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut command = Command::new(&cargo);
     command
@@ -257,9 +341,8 @@ pub fn build(workspace_root: &Path) -> Result<PathBuf, Error> {
         .arg("--manifest-path")
         .arg(workspace_root.join("Cargo.toml"))
         .arg("--target-dir")
-        .arg(packer_target_dir(workspace_root));
-    let packages = packages();
-    for package in &packages {
+        .arg(target_dir);
+    for package in packages {
         command.arg("-p").arg(package);
     }
     let features: Vec<String> = packages.iter().map(|p| format!("{p}/export")).collect();
@@ -270,7 +353,7 @@ pub fn build(workspace_root: &Path) -> Result<PathBuf, Error> {
     if !status.success() {
         return Err(Error::CargoFailed { status });
     }
-    Ok(packer_target_dir(workspace_root).join("release"))
+    Ok(target_dir.join("release"))
 }
 
 /// The symbol every library of this FMI version and model identifier must export.
@@ -278,6 +361,18 @@ fn probe_symbol(description: &ModelDescription) -> String {
     match description.fmi_version {
         FmiVersion::V1 => format!("{}_fmiDoStep", description.model_identifier),
         FmiVersion::V2 => "fmi2DoStep".to_owned(),
+        FmiVersion::V3 => "fmi3DoStep".to_owned(),
+    }
+}
+
+/// The directory under `binaries/` that holds the library of an FMU of this version:
+/// `linux64` for FMI 1.0/2.0, the platform tuple `x86_64-linux` for FMI 3.0.
+///
+/// Spec: FMI 2.0.2 §2.3 (FMU distribution); FMI 3.0 §2.5.1.4 (platform tuples).
+pub fn platform_dir(version: FmiVersion) -> &'static str {
+    match version {
+        FmiVersion::V1 | FmiVersion::V2 => "linux64",
+        FmiVersion::V3 => "x86_64-linux",
     }
 }
 
@@ -290,11 +385,8 @@ fn mentions_symbol(library: &[u8], symbol: &str) -> bool {
         .any(|w| w == needle.as_slice())
 }
 
-/// Zips a modelDescription and a shared library into `.fmu` bytes.
-///
-/// The archive holds exactly `binaries/linux64/<model_identifier>.so` and
-/// `modelDescription.xml`, in that (sorted) order, deflated, with the fixed timestamp
-/// 1980-01-01 00:00:00 and fixed Unix permissions. So equal inputs give equal bytes.
+/// Zips a modelDescription and a shared library into the `.fmu` bytes of an FMI 1.0/2.0 FMU:
+/// [`pack_library`] with the platform `linux64`.
 ///
 /// # Errors
 /// [`Error::Zip`] if the archive cannot be written.
@@ -303,12 +395,29 @@ pub fn pack_bytes(
     model_identifier: &str,
     library: &[u8],
 ) -> Result<Vec<u8>, Error> {
+    pack_library(model_description, "linux64", model_identifier, library)
+}
+
+/// Zips a modelDescription and a shared library into `.fmu` bytes.
+///
+/// The archive holds exactly `binaries/<platform>/<model_identifier>.so` and
+/// `modelDescription.xml`, in that (sorted) order, deflated, with the fixed timestamp
+/// 1980-01-01 00:00:00 and fixed Unix permissions. So equal inputs give equal bytes.
+///
+/// # Errors
+/// [`Error::Zip`] if the archive cannot be written.
+pub fn pack_library(
+    model_description: &[u8],
+    platform: &str,
+    model_identifier: &str,
+    library: &[u8],
+) -> Result<Vec<u8>, Error> {
     let options = SimpleFileOptions::default()
         .compression_method(CompressionMethod::Deflated)
         .last_modified_time(DateTime::default());
     let mut zip = ZipWriter::new(Cursor::new(Vec::new()));
     zip.start_file(
-        format!("binaries/linux64/{model_identifier}.so"),
+        format!("binaries/{platform}/{model_identifier}.so"),
         options.unix_permissions(0o755),
     )?;
     zip.write_all(library).map_err(zip::result::ZipError::Io)?;
@@ -321,9 +430,13 @@ pub fn pack_bytes(
 /// Packs one model from an already built library directory into `<out_dir>/<name>.fmu`;
 /// returns the path written.
 ///
+/// The library goes to `binaries/<platform_dir>/` for the modelDescription's FMI version
+/// ([`platform_dir`]).
+///
 /// # Errors
 /// [`Error::Io`], [`Error::Xml`], [`Error::MissingLibrary`], [`Error::MissingExport`] (the
-/// library lacks `fmi2DoStep` or `<modelIdentifier>_fmiDoStep`) or [`Error::Zip`].
+/// library lacks `fmi3DoStep`, `fmi2DoStep` or `<modelIdentifier>_fmiDoStep`) or
+/// [`Error::Zip`].
 pub fn pack_model(
     model: &ModelSpec,
     workspace_root: &Path,
@@ -348,23 +461,32 @@ pub fn pack_model(
             symbol,
         });
     }
-    let bytes = pack_bytes(&xml, &description.model_identifier, &library)?;
+    let bytes = pack_library(
+        &xml,
+        platform_dir(description.fmi_version),
+        &description.model_identifier,
+        &library,
+    )?;
     fs::create_dir_all(out_dir).map_err(io_error(out_dir))?;
     let out = out_dir.join(format!("{}.fmu", model.name));
     fs::write(&out, bytes).map_err(io_error(&out))?;
     Ok(out)
 }
 
-/// Builds every FMU crate ([`build`]) and packs every model of [`MODELS`] into
-/// `<out_dir>/<name>.fmu`. Returns the paths written, in [`MODELS`] order.
+/// Builds every FMU crate ([`build`], then [`build_fmi3`]) and packs every model of
+/// [`MODELS`] and [`MODELS3`] into `<out_dir>/<name>.fmu`. Returns the paths written, in
+/// [`all_models`] order.
 ///
 /// # Errors
 /// As for [`build`] and [`pack_model`].
 pub fn build_and_pack(workspace_root: &Path, out_dir: &Path) -> Result<Vec<PathBuf>, Error> {
     let library_dir = build(workspace_root)?;
-    MODELS
-        .iter()
-        .map(|model| pack_model(model, workspace_root, &library_dir, out_dir))
+    let library_dir3 = build_fmi3(workspace_root)?;
+    let fmi12 = MODELS.iter().map(|m| (m, &library_dir));
+    let fmi3 = MODELS3.iter().map(|m| (m, &library_dir3));
+    fmi12
+        .chain(fmi3)
+        .map(|(model, dir)| pack_model(model, workspace_root, dir, out_dir))
         .collect()
 }
 
@@ -392,9 +514,24 @@ mod tests {
     }
 
     #[test]
+    fn fmi3_archives_use_the_platform_tuple() {
+        let bytes =
+            pack_library(b"<xml/>", platform_dir(FmiVersion::V3), "M", b"lib").expect("pack");
+        let archive = zip::ZipArchive::new(Cursor::new(bytes)).expect("readable zip");
+        let names: Vec<String> = archive
+            .file_names()
+            .map(|n| n.expect("valid name").into_owned())
+            .collect();
+        assert_eq!(
+            names,
+            ["binaries/x86_64-linux/M.so", "modelDescription.xml"]
+        );
+    }
+
+    #[test]
     fn every_model_description_parses_and_names_its_library() {
         let root = workspace_root();
-        for model in MODELS {
+        for model in all_models() {
             let md = model
                 .read_model_description(&root)
                 .expect("readable modelDescription");
@@ -405,5 +542,14 @@ mod tests {
             );
         }
         assert_eq!(packages().len(), 8);
+        assert_eq!(packages_fmi3().len(), 3);
+        for model in MODELS3 {
+            let md = model.read_model_description(&root).expect("readable");
+            assert_eq!(md.fmi_version, FmiVersion::V3, "{}", model.name);
+        }
+        for model in MODELS {
+            let md = model.read_model_description(&root).expect("readable");
+            assert_ne!(md.fmi_version, FmiVersion::V3, "{}", model.name);
+        }
     }
 }

@@ -1,11 +1,13 @@
-//! A minimal reader for the hand-written modelDescription.xml files (FMI 1.0 and 2.0), enough
-//! to pack them and to check them against the `VR_*` tables of the FMU crates.
+//! A minimal reader for the hand-written modelDescription.xml files (FMI 1.0, 2.0 and 3.0),
+//! enough to pack them and to check them against the `VR_*` tables of the FMU crates. The FMI
+//! 3.0 variables and their checks are in [`crate::xml3`].
 
 use fmu_support::{Causality, VarType, Variable};
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::{Reader, XmlVersion};
 
 use crate::Error;
+use crate::xml3::{self, ModelVariable3};
 
 /// FMI version of a modelDescription.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -14,6 +16,9 @@ pub enum FmiVersion {
     V1,
     /// `fmiVersion="2.0"` (`CoSimulation@modelIdentifier`).
     V2,
+    /// `fmiVersion="3.0"` (`instantiationToken`, `CoSimulation@modelIdentifier`, typed variable
+    /// elements).
+    V3,
 }
 
 /// One `ScalarVariable`, with attributes as written (no defaults applied).
@@ -54,7 +59,7 @@ impl ScalarVariable {
                 "internal" | "none" => Some(Causality::Local),
                 _ => None,
             },
-            FmiVersion::V2 => match causality.unwrap_or("local") {
+            FmiVersion::V2 | FmiVersion::V3 => match causality.unwrap_or("local") {
                 "parameter" => Some(Causality::Parameter),
                 "input" => Some(Causality::Input),
                 "output" => Some(Causality::Output),
@@ -72,15 +77,21 @@ pub struct ModelDescription {
     pub fmi_version: FmiVersion,
     /// `modelName`.
     pub model_name: String,
-    /// `guid`.
+    /// `guid` (FMI 1.0/2.0) or `instantiationToken` (FMI 3.0).
     pub guid: String,
     /// The model identifier: FMI 2.0 `CoSimulation@modelIdentifier`, FMI 1.0 root
     /// `modelIdentifier`. It names the shared library.
     pub model_identifier: String,
-    /// `ModelVariables`, in order.
+    /// `ModelVariables`, in order (FMI 1.0/2.0; empty for FMI 3.0).
     pub variables: Vec<ScalarVariable>,
-    /// FMI 2.0 `ModelStructure/Outputs/Unknown@index` values (empty for FMI 1.0).
+    /// FMI 2.0 `ModelStructure/Outputs/Unknown@index` values (empty for FMI 1.0 and 3.0).
     pub outputs: Vec<usize>,
+    /// FMI 3.0 `ModelVariables`, in order (empty for FMI 1.0/2.0).
+    pub variables3: Vec<ModelVariable3>,
+    /// FMI 3.0 `ModelStructure/Output@valueReference` values, in order.
+    pub outputs3: Vec<u32>,
+    /// The attributes of the `CoSimulation` element (FMI 2.0 and 3.0), as written.
+    pub co_simulation: Vec<(String, String)>,
 }
 
 impl ModelDescription {
@@ -88,8 +99,8 @@ impl ModelDescription {
     ///
     /// # Errors
     /// [`Error::Xml`] for malformed XML, an unknown `fmiVersion`, a missing required attribute
-    /// (root `fmiVersion`, `modelName`, `guid`, the model identifier, `name`,
-    /// `valueReference`) or an unsupported variable type.
+    /// (root `fmiVersion`, `modelName`, `guid` or `instantiationToken`, the model identifier,
+    /// `name`, `valueReference`), an unsupported variable type or a malformed `Dimension`.
     pub fn parse(xml: &str) -> Result<Self, Error> {
         Parser::default().run(xml)
     }
@@ -157,6 +168,14 @@ impl ModelDescription {
         }
         problems
     }
+
+    /// The value of the `CoSimulation` attribute `name`, if written.
+    pub fn capability(&self, name: &str) -> Option<&str> {
+        self.co_simulation
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
 }
 
 #[derive(Default)]
@@ -167,6 +186,11 @@ struct Parser {
     model_identifier: Option<String>,
     variables: Vec<ScalarVariable>,
     outputs: Vec<usize>,
+    variables3: Vec<ModelVariable3>,
+    outputs3: Vec<u32>,
+    co_simulation: Vec<(String, String)>,
+    /// The FMI 3.0 variable being read, until its element ends.
+    pending3: Option<ModelVariable3>,
     /// Element names from the root to the current element.
     path: Vec<String>,
     /// The ScalarVariable being read, until its type element has been seen.
@@ -207,11 +231,19 @@ impl Parser {
                     self.element(&e)?;
                     self.path.push(e.name().as_ref().to_owned());
                 }
-                Event::Empty(e) => self.element(&e)?,
+                Event::Empty(e) => {
+                    self.element(&e)?;
+                    if self.parent() == Some("ModelVariables") {
+                        self.finish_variable3();
+                    }
+                }
                 Event::End(_) => {
                     let closed = self.path.pop();
                     if closed.as_deref() == Some("ScalarVariable") && self.pending.is_some() {
                         return Err(xml_error("ScalarVariable without a type element"));
+                    }
+                    if self.parent() == Some("ModelVariables") {
+                        self.finish_variable3();
                     }
                 }
                 Event::Eof => break,
@@ -230,7 +262,16 @@ impl Parser {
                 .ok_or_else(|| missing("modelIdentifier"))?,
             variables: self.variables,
             outputs: self.outputs,
+            variables3: self.variables3,
+            outputs3: self.outputs3,
+            co_simulation: self.co_simulation,
         })
+    }
+
+    fn finish_variable3(&mut self) {
+        if let Some(variable) = self.pending3.take() {
+            self.variables3.push(variable);
+        }
     }
 
     fn parent(&self) -> Option<&str> {
@@ -244,16 +285,79 @@ impl Parser {
                 self.fmi_version = Some(match required(e, "fmiVersion")?.as_str() {
                     "1.0" => FmiVersion::V1,
                     "2.0" => FmiVersion::V2,
+                    "3.0" => FmiVersion::V3,
                     other => return Err(xml_error(format!("unsupported fmiVersion {other}"))),
                 });
                 self.model_name = Some(required(e, "modelName")?);
-                self.guid = Some(required(e, "guid")?);
+                self.guid = Some(if self.fmi_version == Some(FmiVersion::V3) {
+                    required(e, "instantiationToken")?
+                } else {
+                    required(e, "guid")?
+                });
                 if self.fmi_version == Some(FmiVersion::V1) {
                     self.model_identifier = Some(required(e, "modelIdentifier")?);
                 }
             }
-            "CoSimulation" if self.path.len() == 1 && self.fmi_version == Some(FmiVersion::V2) => {
+            "CoSimulation"
+                if self.path.len() == 1
+                    && matches!(self.fmi_version, Some(FmiVersion::V2 | FmiVersion::V3)) =>
+            {
                 self.model_identifier = Some(required(e, "modelIdentifier")?);
+                for attribute in e.attributes() {
+                    let attribute = attribute.map_err(|err| xml_error(err.to_string()))?;
+                    let name =
+                        String::from_utf8_lossy(attribute.key.as_ref().as_ref()).into_owned();
+                    let value = attribute
+                        .normalized_value(XmlVersion::Implicit1_0)
+                        .map_err(|err| xml_error(err.to_string()))?
+                        .into_owned();
+                    self.co_simulation.push((name, value));
+                }
+            }
+            type_name
+                if self.fmi_version == Some(FmiVersion::V3)
+                    && self.parent() == Some("ModelVariables") =>
+            {
+                let ty = xml3::data_type(type_name)
+                    .ok_or_else(|| xml_error(format!("unsupported variable type {type_name}")))?;
+                let vr = required(e, "valueReference")?;
+                self.pending3 = Some(ModelVariable3 {
+                    index: self.variables3.len() + 1,
+                    name: required(e, "name")?,
+                    vr: vr
+                        .parse()
+                        .map_err(|_| xml_error(format!("bad valueReference {vr}")))?,
+                    ty,
+                    causality: attribute(e, "causality")?,
+                    variability: attribute(e, "variability")?,
+                    initial: attribute(e, "initial")?,
+                    start: attribute(e, "start")?,
+                    start_values: Vec::new(),
+                    dimensions: Vec::new(),
+                });
+            }
+            "Dimension" if self.pending3.is_some() => {
+                let dimension =
+                    xml3::dimension(attribute(e, "start")?, attribute(e, "valueReference")?)?;
+                if let Some(v) = self.pending3.as_mut() {
+                    v.dimensions.push(dimension);
+                }
+            }
+            "Start" if self.pending3.is_some() => {
+                let value = required(e, "value")?;
+                if let Some(v) = self.pending3.as_mut() {
+                    v.start_values.push(value);
+                }
+            }
+            "Output"
+                if self.fmi_version == Some(FmiVersion::V3)
+                    && self.parent() == Some("ModelStructure") =>
+            {
+                let vr = required(e, "valueReference")?;
+                self.outputs3.push(
+                    vr.parse()
+                        .map_err(|_| xml_error(format!("bad Output valueReference {vr}")))?,
+                );
             }
             "ScalarVariable" if self.parent() == Some("ModelVariables") => {
                 let vr = required(e, "valueReference")?;
@@ -270,7 +374,10 @@ impl Parser {
                     start: None,
                 });
             }
-            type_name if self.parent() == Some("ScalarVariable") => {
+            type_name
+                if self.parent() == Some("ScalarVariable")
+                    && self.fmi_version != Some(FmiVersion::V3) =>
+            {
                 let Some(mut variable) = self.pending.take() else {
                     return Err(xml_error("more than one type element in a ScalarVariable"));
                 };
@@ -339,6 +446,13 @@ mod tests {
         assert!(
             ModelDescription::parse(
                 "<fmiModelDescription fmiVersion=\"3.0\" modelName=\"a\" guid=\"g\"/>"
+            )
+            .is_err(),
+            "FMI 3.0 has an instantiationToken, no guid"
+        );
+        assert!(
+            ModelDescription::parse(
+                "<fmiModelDescription fmiVersion=\"4.0\" modelName=\"a\" guid=\"g\"/>"
             )
             .is_err()
         );

@@ -15,6 +15,10 @@ pub(crate) enum Version {
     Fmi1,
     /// FMI 2.0 co-simulation.
     Fmi2,
+    /// FMI 3.0 co-simulation: only the registry code of [`crate::instance3::Instance3`]
+    /// values; an [`Instance`] never has it.
+    #[cfg(feature = "fmi3")]
+    Fmi3,
 }
 
 /// The call-sequence phase. Spec: FMI 2.0.2 §4.2.4 (state machine of the co-simulation slave);
@@ -325,6 +329,8 @@ impl<M: Model> Instance<M> {
                 Phase::Terminated,
                 Phase::Error,
             ],
+            #[cfg(feature = "fmi3")]
+            Version::Fmi3 => &[],
         }
     }
 

@@ -3,17 +3,34 @@
 
 mod export_fmi1;
 mod export_fmi2;
+#[cfg(feature = "fmi3")]
+mod export_fmi3;
 pub mod fmi1;
 pub mod fmi2;
+#[cfg(feature = "fmi3")]
+pub mod fmi3;
 mod instance;
+#[cfg(feature = "fmi3")]
+mod instance3;
 mod logger;
+#[cfg(feature = "fmi3")]
+mod logger3;
 mod model;
+#[cfg(feature = "fmi3")]
+mod model3;
 mod model_enum;
 mod raw;
 mod registry;
 mod serialized;
 
 pub use logger::{Category, LoggerFn};
+#[cfg(feature = "fmi3")]
+pub use logger3::Category3;
 pub use model::{
     Causality, Model, ModelError, StepOutcome, VarType, Variable, find_variable, state_array,
+};
+#[cfg(feature = "fmi3")]
+pub use model3::{
+    Causality3, DataType, Dimension, EVENT_TIME_TOLERANCE, Values, ValuesMut, Variable3,
+    find_variable3, time_reached,
 };

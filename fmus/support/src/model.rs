@@ -7,6 +7,9 @@
 
 use std::fmt;
 
+#[cfg(feature = "fmi3")]
+use crate::model3::{Values, ValuesMut, Variable3};
+
 /// Base type of a scalar variable.
 ///
 /// Spec: FMI 2.0.2 §2.2.7 (ModelVariables, type elements); FMI 1.0 CS §2 (ScalarVariable).
@@ -157,6 +160,16 @@ pub enum ModelError {
         /// The number of values given.
         found: usize,
     },
+    /// [`Model::get_values`] or [`Model::set_values`] got a value reference (FMI 3.0: unique
+    /// across types) that the model does not serve with values of this type.
+    #[cfg(feature = "fmi3")]
+    #[error("no {ty} variable with value reference {vr}")]
+    UnknownValueReference {
+        /// The type of the values asked for (Int64 for an Enumeration).
+        ty: crate::model3::DataType,
+        /// The value reference.
+        vr: u32,
+    },
 }
 
 impl ModelError {
@@ -164,10 +177,34 @@ impl ModelError {
     pub const fn unknown(ty: VarType, vr: u32) -> Self {
         Self::UnknownVariable { ty, vr }
     }
+
+    /// Builds [`ModelError::UnknownValueReference`] for FMI 3.0 values of the type of
+    /// `values`.
+    #[cfg(feature = "fmi3")]
+    pub fn unknown3(vr: u32, values: &crate::model3::ValuesMut<'_>) -> Self {
+        Self::UnknownValueReference {
+            ty: values.data_type(),
+            vr,
+        }
+    }
+
+    /// Builds [`ModelError::UnknownValueReference`] for FMI 3.0 values of the type of
+    /// `values` (for setters).
+    #[cfg(feature = "fmi3")]
+    pub fn unknown3_set(vr: u32, values: &crate::model3::Values<'_>) -> Self {
+        Self::UnknownValueReference {
+            ty: values.data_type(),
+            vr,
+        }
+    }
 }
 
 /// What the default [`Model::load_state`] reports as unsupported.
 const STATE_SERIALIZATION: &str = "FMU state serialization (canSerializeFMUstate=\"false\")";
+
+/// What the default [`Model::get_values`] and [`Model::set_values`] report as unsupported.
+#[cfg(feature = "fmi3")]
+const FMI3_VALUES: &str = "FMI 3.0 values other than scalar Float64, Int32, Boolean and String (the defaults forward to the FMI 2.0 getters and setters)";
 
 /// The values given to [`Model::load_state`] as an array of the length `N` that the model's
 /// [`Model::save_state`] returns, so that an implementation can destructure them:
@@ -404,5 +441,122 @@ pub trait Model: Clone + Send + 'static {
         Err(ModelError::Unsupported {
             what: STATE_SERIALIZATION,
         })
+    }
+
+    #[cfg(feature = "fmi3")]
+    /// The model's FMI 3.0 variables (the FMU chosen at instantiation). The default, an empty
+    /// table, is for models without FMI 3.0 export: [`crate::export_fmi3!`] refuses to
+    /// instantiate them.
+    ///
+    /// Spec: FMI 3.0 §2.4.7 (ModelVariables).
+    fn variables3(&self) -> &'static [Variable3] {
+        &[]
+    }
+
+    #[cfg(feature = "fmi3")]
+    /// Reads the FMI 3.0 variable `vr` into `values`.
+    ///
+    /// Shapes: the export layer has checked that `vr` is in [`Model::variables3`], that the
+    /// slice type matches the variable's type (Int64 for an Enumeration) and that the slice has
+    /// the variable's element count (1 for a scalar, row-major for arrays). The default serves
+    /// FMI 2.0 models exported as FMI 3.0: a scalar Float64, Int32, Boolean or String goes to
+    /// [`Model::get_real`], [`Model::get_integer`], [`Model::get_boolean`] or
+    /// [`Model::get_string`].
+    ///
+    /// # Errors
+    /// Whatever the FMI 2.0 getter returns; [`ModelError::Unsupported`] by default for any
+    /// other type or an array.
+    ///
+    /// Spec: FMI 3.0 §2.2.6.2 (fmi3Get{VariableType}).
+    fn get_values(&self, vr: u32, values: ValuesMut<'_>) -> Result<(), ModelError> {
+        match values {
+            ValuesMut::Float64([v]) => *v = self.get_real(vr)?,
+            ValuesMut::Int32([v]) => *v = self.get_integer(vr)?,
+            ValuesMut::Boolean([v]) => *v = self.get_boolean(vr)?,
+            ValuesMut::String([v]) => *v = self.get_string(vr)?,
+            _ => return Err(ModelError::Unsupported { what: FMI3_VALUES }),
+        }
+        Ok(())
+    }
+
+    #[cfg(feature = "fmi3")]
+    /// Writes `values` into the FMI 3.0 parameter or input `vr`.
+    ///
+    /// Shapes and checks as for [`Model::get_values`]; the export layer has also checked that
+    /// the causality allows the write in the current state. The default forwards a scalar
+    /// Float64, Int32, Boolean or String to the FMI 2.0 setter.
+    ///
+    /// # Errors
+    /// Whatever the FMI 2.0 setter returns ([`ModelError::InvalidValue`] for a value out of
+    /// range); [`ModelError::Unsupported`] by default for any other type or an array.
+    ///
+    /// Spec: FMI 3.0 §2.2.6.2 (fmi3Set{VariableType}).
+    fn set_values(&mut self, vr: u32, values: Values<'_>) -> Result<(), ModelError> {
+        match values {
+            Values::Float64(&[v]) => self.set_real(vr, v),
+            Values::Int32(&[v]) => self.set_integer(vr, v),
+            Values::Boolean(&[v]) => self.set_boolean(vr, v),
+            Values::String(&[v]) => self.set_string(vr, v),
+            _ => Err(ModelError::Unsupported { what: FMI3_VALUES }),
+        }
+    }
+
+    #[cfg(feature = "fmi3")]
+    /// Whether the FMU declares `hasEventMode="true"`. The default is false; then the export
+    /// layer refuses `eventModeUsed` at instantiation.
+    ///
+    /// Spec: FMI 3.0 §4.2.1 (hasEventMode), §4.2.2 (fmi3InstantiateCoSimulation).
+    fn has_event_mode(&self) -> bool {
+        false
+    }
+
+    #[cfg(feature = "fmi3")]
+    /// The time (s) of the model's next time event: the earliest event it has not yet handled
+    /// through [`Model::update_discrete_states`]. `None` (the default) if there is none.
+    ///
+    /// The export layer asks after every step and every event update. An event that has become
+    /// due ([`time_reached`](crate::time_reached)) is handled at the end of the step that
+    /// reaches it: internally without Event Mode, by the importer in Event Mode otherwise. With
+    /// `earlyReturnAllowed` and [`Model::might_return_early`], a step stops at an event time
+    /// that lies strictly inside it.
+    ///
+    /// Spec: FMI 3.0 §4.2.2 (fmi3DoStep: eventHandlingNeeded, earlyReturn), §3.2.4
+    /// (fmi3UpdateDiscreteStates: nextEventTime).
+    fn next_event_time(&self) -> Option<f64> {
+        None
+    }
+
+    #[cfg(feature = "fmi3")]
+    /// Handles the event that [`Model::next_event_time`] announced, which is now due at the
+    /// FMU time `t` (s): updates the discrete states and moves the next event time on. Called
+    /// once per due event (repeatedly, if several are due). The default does nothing.
+    ///
+    /// # Errors
+    /// Any [`ModelError`]; the calling FMI function then returns Error.
+    ///
+    /// Spec: FMI 3.0 §3.2.4 (fmi3UpdateDiscreteStates), §4.2.2 (events handled inside
+    /// fmi3DoStep when Event Mode is not used).
+    fn update_discrete_states(&mut self, t: f64) -> Result<(), ModelError> {
+        let _ = t;
+        Ok(())
+    }
+
+    #[cfg(feature = "fmi3")]
+    /// Whether the FMU declares `mightReturnEarlyFromDoStep="true"`: then, if the importer
+    /// allows it (`earlyReturnAllowed`), `fmi3DoStep` stops at an event time that lies strictly
+    /// inside the step. The default is false.
+    ///
+    /// Spec: FMI 3.0 §4.2.1 (mightReturnEarlyFromDoStep), §4.2.2 (early return).
+    fn might_return_early(&self) -> bool {
+        false
+    }
+
+    #[cfg(feature = "fmi3")]
+    /// Receives the `noSetFMUStatePriorToCurrentPoint` argument of `fmi3DoStep`, on the copy
+    /// of the model that takes the step, before [`Model::do_step`]. The default ignores it.
+    ///
+    /// Spec: FMI 3.0 §4.2.2 (fmi3DoStep).
+    fn no_set_fmu_state_prior_to_current_point(&mut self, value: bool) {
+        let _ = value;
     }
 }

@@ -9,7 +9,8 @@
 /// [`Model::release_instance`](crate::Model::release_instance) ask every variant type in turn,
 /// so each type must act only on its own GUIDs. Every other method, including
 /// [`Model::save_state`](crate::Model::save_state) and
-/// [`Model::load_state`](crate::Model::load_state), goes to the variant's model. The enum
+/// [`Model::load_state`](crate::Model::load_state) and the FMI 3.0 methods, goes to the
+/// variant's model. The enum
 /// derives `Clone` and `Debug`; each inner type must implement `Model + Debug`.
 ///
 /// ```
@@ -146,6 +147,69 @@ macro_rules! model_enum {
             {
                 match self { $( Self::$variant(m) => $crate::Model::load_state(m, state) ),+ }
             }
+
+            $crate::__model_enum_fmi3! { $( $variant ),+ }
         }
     };
+}
+
+/// The FMI 3.0 methods of a [`model_enum!`] type: dispatch to the variant's model when
+/// fmu-support has its `fmi3` feature, nothing otherwise (then `Model` has no such methods).
+/// Not public API.
+#[cfg(feature = "fmi3")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __model_enum_fmi3 {
+    ($( $variant:ident ),+) => {
+        fn variables3(&self) -> &'static [$crate::Variable3] {
+            match self { $( Self::$variant(m) => $crate::Model::variables3(m) ),+ }
+        }
+
+        fn get_values(&self, vr: u32, values: $crate::ValuesMut<'_>)
+            -> ::core::result::Result<(), $crate::ModelError>
+        {
+            match self { $( Self::$variant(m) => $crate::Model::get_values(m, vr, values) ),+ }
+        }
+
+        fn set_values(&mut self, vr: u32, values: $crate::Values<'_>)
+            -> ::core::result::Result<(), $crate::ModelError>
+        {
+            match self { $( Self::$variant(m) => $crate::Model::set_values(m, vr, values) ),+ }
+        }
+
+        fn has_event_mode(&self) -> bool {
+            match self { $( Self::$variant(m) => $crate::Model::has_event_mode(m) ),+ }
+        }
+
+        fn next_event_time(&self) -> ::core::option::Option<f64> {
+            match self { $( Self::$variant(m) => $crate::Model::next_event_time(m) ),+ }
+        }
+
+        fn update_discrete_states(&mut self, t: f64)
+            -> ::core::result::Result<(), $crate::ModelError>
+        {
+            match self {
+                $( Self::$variant(m) => $crate::Model::update_discrete_states(m, t) ),+
+            }
+        }
+
+        fn might_return_early(&self) -> bool {
+            match self { $( Self::$variant(m) => $crate::Model::might_return_early(m) ),+ }
+        }
+
+        fn no_set_fmu_state_prior_to_current_point(&mut self, value: bool) {
+            match self {
+                $( Self::$variant(m) =>
+                    $crate::Model::no_set_fmu_state_prior_to_current_point(m, value) ),+
+            }
+        }
+    };
+}
+
+/// See the `fmi3` version above: without the feature, `Model` has no FMI 3.0 methods.
+#[cfg(not(feature = "fmi3"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __model_enum_fmi3 {
+    ($( $variant:ident ),+) => {};
 }

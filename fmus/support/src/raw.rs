@@ -6,6 +6,8 @@ use std::ffi::{CStr, c_char, c_int, c_void};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use crate::instance::{CallError, CallResult, Instance, Version};
+#[cfg(feature = "fmi3")]
+use crate::instance3::{Error3, Instance3, Result3};
 use crate::logger::status;
 use crate::model::Model;
 use crate::registry;
@@ -190,6 +192,95 @@ pub(crate) fn register<M: Model>(
     // SAFETY: `ptr` came from `Box::into_raw` just above and was never shared.
     let instance = unsafe { Box::from_raw(ptr) };
     M::release_instance(instance.guid());
+    let message = format!(
+        "more than {} live instances of this library",
+        registry::MAX_LIVE
+    );
+    Err((instance, message))
+}
+
+#[cfg(feature = "fmi3")]
+/// [`with_instance`] for FMI 3.0 instances: runs `f` on the [`Instance3`] behind `c` and maps
+/// its outcome to a status code.
+///
+/// Returns Error without touching anything if `c` is not a live FMI 3.0 instance of this
+/// library. Errors and panics of `f` are logged and move the instance to the error state
+/// ([`Instance3::fail`]); a panic never crosses into C.
+///
+/// # Safety
+/// No other call on the same instance may run concurrently (FMI 3.0 §2.2.1: an instance is
+/// used by one thread at a time).
+pub(crate) unsafe fn with_instance3<M: Model>(
+    c: *mut c_void,
+    function: &'static str,
+    f: impl FnOnce(&mut Instance3<M>) -> Result3,
+) -> c_int {
+    if c.is_null() || !registry::contains(c.addr(), Version::Fmi3) {
+        return status::ERROR;
+    }
+    // SAFETY: the registry holds exactly the addresses of live `Box<Instance3<M>>` values
+    // created by `fmi3::instantiate_co_simulation` and not yet freed (the version code keeps
+    // FMI 1.0/2.0 instances of the same library apart), and the caller guarantees that no other
+    // call uses this instance meanwhile, so this is the only reference.
+    let instance = unsafe { &mut *c.cast::<Instance3<M>>() };
+    match catch_unwind(AssertUnwindSafe(|| f(&mut *instance))) {
+        Ok(Ok(status)) => status.code(),
+        Ok(Err(error)) => fail_safely3(instance, function, &error),
+        Err(payload) => {
+            let error = Error3::Panic {
+                message: panic_message(payload.as_ref()),
+            };
+            fail_safely3(instance, function, &error)
+        }
+    }
+}
+
+#[cfg(feature = "fmi3")]
+/// [`Instance3::fail`], with a panic while logging mapped to Error.
+#[cold]
+fn fail_safely3<M: Model>(instance: &mut Instance3<M>, function: &str, error: &Error3) -> c_int {
+    catch_unwind(AssertUnwindSafe(|| instance.fail(function, error))).unwrap_or(status::ERROR)
+}
+
+#[cfg(feature = "fmi3")]
+/// [`free_instance`] for FMI 3.0: frees the instance behind `c` if it is a live FMI 3.0
+/// instance of this library, then calls [`Model::release_instance`] with its instantiation
+/// token; otherwise does nothing.
+///
+/// # Safety
+/// As for [`with_instance3`].
+pub(crate) unsafe fn free_instance3<M: Model>(c: *mut c_void) {
+    let _ = catch_unwind(AssertUnwindSafe(|| {
+        if c.is_null() || !registry::remove(c.addr(), Version::Fmi3) {
+            return;
+        }
+        // SAFETY: `c` was a live `Box<Instance3<M>>` from `Box::into_raw` in `register3`; it is
+        // now out of the registry, so no later call can reach it, and the caller guarantees no
+        // concurrent call is using it.
+        let instance = unsafe { Box::from_raw(c.cast::<Instance3<M>>()) };
+        instance.trace(|| "fmi3FreeInstance".to_owned());
+        let token = instance.token().to_owned();
+        drop(instance);
+        M::release_instance(&token);
+    }));
+}
+
+#[cfg(feature = "fmi3")]
+/// [`register`] for FMI 3.0: boxes the instance, registers it and returns its address.
+///
+/// # Errors
+/// When [`registry::MAX_LIVE`] instances are live already: the instance is given back, after
+/// [`Model::release_instance`] was called for its token, together with the message to log.
+pub(crate) fn register3<M: Model>(
+    instance: Instance3<M>,
+) -> Result<*mut Instance3<M>, (Box<Instance3<M>>, String)> {
+    let ptr = Box::into_raw(Box::new(instance));
+    if registry::insert(ptr.addr(), Version::Fmi3) {
+        return Ok(ptr);
+    }
+    // SAFETY: `ptr` came from `Box::into_raw` just above and was never shared.
+    let instance = unsafe { Box::from_raw(ptr) };
+    M::release_instance(instance.token());
     let message = format!(
         "more than {} live instances of this library",
         registry::MAX_LIVE

@@ -45,6 +45,8 @@ fn word(address: usize, version: Version) -> usize {
         | match version {
             Version::Fmi1 => 2,
             Version::Fmi2 => 3,
+            #[cfg(feature = "fmi3")]
+            Version::Fmi3 => 4,
         }
 }
 
@@ -143,5 +145,22 @@ mod tests {
             assert!(remove(a, Version::Fmi2));
         }
         assert!(addresses.iter().all(|&a| !contains(a, Version::Fmi2)));
+    }
+
+    #[cfg(feature = "fmi3")]
+    #[test]
+    fn fmi3_instances_are_kept_apart_from_fmi2_ones() {
+        let (a, b) = ((1 << 41) + 32, (1 << 41) + 48);
+        assert!(insert(a, Version::Fmi3));
+        assert!(insert(b, Version::Fmi2));
+        assert!(contains(a, Version::Fmi3) && !contains(a, Version::Fmi2));
+        assert!(contains(b, Version::Fmi2) && !contains(b, Version::Fmi3));
+        assert!(
+            !remove(a, Version::Fmi2),
+            "an FMI 2.0 free ignores an FMI 3.0 instance"
+        );
+        assert!(remove(a, Version::Fmi3));
+        assert!(!remove(a, Version::Fmi3), "a second free is ignored");
+        assert!(remove(b, Version::Fmi2));
     }
 }

@@ -45,7 +45,9 @@ fn convert(v: &ScalarVariable, text: &str) -> Option<Value> {
         VarType::Integer => {
             let value = t.parse::<i128>().ok()?;
             let (min, max) = v.data_type.integer_range()?;
-            (min..=max).contains(&value).then_some(Value::Integer(value))
+            (min..=max)
+                .contains(&value)
+                .then_some(Value::Integer(value))
         }
         VarType::Boolean => match t {
             "true" | "1" => Some(Value::Boolean(true)),

@@ -32,8 +32,8 @@ mod rates;
 pub use rates::{MultiRate, SampleGrid, SlaveClock};
 
 use graph::GraphBuilder;
-pub(crate) use initial::parse_hex;
 use initial::initial_values;
+pub(crate) use initial::parse_hex;
 use outputs::{apply_output_only, select_outputs, select_parameters};
 
 /// What backs a slave.

@@ -106,11 +106,7 @@ pub(super) fn select_parameters(
         )
     };
     for v in variables.iter().filter(|v| is_parameter(v)) {
-        if outputs
-            .get(v.var_type)
-            .iter()
-            .any(|o| o.vr == v.handle)
-        {
+        if outputs.get(v.var_type).iter().any(|o| o.vr == v.handle) {
             continue;
         }
         let list = parameters.get_mut(v.var_type);

@@ -30,14 +30,15 @@ pub struct Rows {
 }
 
 impl Rows {
-    /// Room for `rows` rows of `numeric` numeric and `strings` String values (each String
-    /// with [`STRING_CAPACITY`] bytes).
-    pub fn with_capacity(rows: usize, numeric: usize, strings: usize) -> Self {
+    /// Room for `rows` rows of `[booleans, integers, reals]` numeric and `strings` String
+    /// values (each String with [`STRING_CAPACITY`] bytes).
+    pub fn with_capacity(rows: usize, numeric: [usize; 3], strings: usize) -> Self {
+        let [booleans, integers, reals] = numeric;
         Rows {
             times: Vec::with_capacity(rows),
-            booleans: Vec::new(),
-            integers: Vec::new(),
-            reals: Vec::with_capacity(rows * numeric),
+            booleans: Vec::with_capacity(rows * booleans),
+            integers: Vec::with_capacity(rows * integers),
+            reals: Vec::with_capacity(rows * reals),
             strings: (0..rows * strings)
                 .map(|_| String::with_capacity(STRING_CAPACITY))
                 .collect(),
@@ -74,8 +75,8 @@ pub struct CsvFiles {
     strings: Option<StringsCsvWriter>,
     /// Numeric columns (Boolean, Integer, Real).
     pub numeric: usize,
-    /// Boolean and Integer columns, the first `numeric` columns.
-    discrete: [usize; 2],
+    /// Boolean and Integer columns, the first of the `numeric` columns.
+    pub discrete: [usize; 2],
     /// String columns.
     pub string_columns: usize,
 }

@@ -81,11 +81,7 @@ impl MatSink {
             .boolean
             .iter()
             .zip(v.boolean.iter().map(|&b| f64::from(u8::from(b))))
-            .chain(
-                p.integer
-                    .iter()
-                    .zip(v.integer.iter().map(|&i| i as f64)),
-            )
+            .chain(p.integer.iter().zip(v.integer.iter().map(|&i| i as f64)))
             .chain(p.real.iter().zip(v.real.iter().copied()));
         let mut parameters = Vec::new();
         for (column, value) in numeric_parameters {

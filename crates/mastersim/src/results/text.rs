@@ -40,15 +40,19 @@ impl Drain for TextFiles {
     type Batch = TextBatch;
 
     fn new_batch(&self) -> TextBatch {
-        let (numeric, strings) = self
-            .csv
-            .as_ref()
-            .map_or((0, 0), |c| (c.numeric, c.string_columns));
+        let (numeric, [booleans, integers], strings) =
+            self.csv.as_ref().map_or((0, [0, 0], 0), |c| {
+                (c.numeric, c.discrete, c.string_columns)
+            });
         // A batch is handed over once it holds BATCH_VALUES values: at most this many rows
         // (each adds its values and a progress line), one row more than fills it.
         let rows = BATCH_VALUES / (numeric + strings + LINE_VALUES) + 1;
         TextBatch {
-            rows: Rows::with_capacity(rows, numeric, strings),
+            rows: Rows::with_capacity(
+                rows,
+                [booleans, integers, numeric - booleans - integers],
+                strings,
+            ),
             lines: Vec::with_capacity(rows),
         }
     }
