@@ -153,7 +153,8 @@ fn fmi3_feedthrough_copies_binary_values() {
 }
 
 /// Resource reads the first character of `resources/y.txt` ('a' = 97): this works only when
-/// `resourcePath` is a native path ending in '/'.
+/// `resourcePath` is a native path ending in '/'. It runs to the stop time of its default
+/// experiment, 1 s.
 #[test]
 fn fmi3_resource_reads_its_resource_folder() {
     let tmp = tempfile::tempdir().expect("temp dir");
@@ -163,6 +164,30 @@ fn fmi3_resource_reads_its_resource_folder() {
     assert!(
         table.numbers("Resource.y").iter().all(|&y| y == 97.0),
         "y is 'a' throughout"
+    );
+    assert_eq!(table.numbers("Time").last().copied(), Some(1.0));
+}
+
+/// Feedthrough alone runs to the stop time of its default experiment (2 s), its outputs equal
+/// to its inputs' start values (all zero, the enumeration 1).
+#[test]
+fn fmi3_feedthrough_runs_alone_to_its_stop_time() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let run = run_mastersim(&fmu("Feedthrough"), &tmp.path().join("wd"), &[]);
+    run.assert_success();
+    let table = ResultTable::read(&run.path("results/values.csv"));
+    assert_eq!(table.numbers("Time").last().copied(), Some(2.0));
+    assert!(
+        table
+            .numbers("Feedthrough.Int64_output")
+            .iter()
+            .all(|&v| v == 0.0)
+    );
+    assert!(
+        table
+            .numbers("Feedthrough.Enumeration_output")
+            .iter()
+            .all(|&v| v == 1.0)
     );
 }
 

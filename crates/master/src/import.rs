@@ -130,10 +130,17 @@ pub fn import_fmus(
             // Reuses an unchanged extraction, or replaces a stale one (it logs which).
             fmi::archive::extract(path, &dir, &options.extract).map_err(import_error)?;
         }
-        // Clocks are refused before the library is loaded (FMI 3.0 only has them).
-        let description = fmi::ModelDescription::from_file(&dir.join("modelDescription.xml"))
-            .map_err(import_error)?;
-        if let Some(clock) = description.clocks.first() {
+        // Clocks are refused before the library is loaded (FMI 3.0 only has them); a missing
+        // description is left to `Fmu::load`, which says so.
+        let md = dir.join("modelDescription.xml");
+        let description = if md.is_file() {
+            Some(fmi::ModelDescription::from_file(&md).map_err(import_error)?)
+        } else {
+            None
+        };
+        if let Some(description) = &description
+            && let Some(clock) = description.clocks.first()
+        {
             return Err(Error::ClockFmu {
                 fmu: path.to_path_buf(),
                 clock: clock.name.clone(),
