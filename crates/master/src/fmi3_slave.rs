@@ -35,9 +35,9 @@
 //! Spec: FMI 3.0 §2.2.6 (getting and setting values, arrays), §4.2 (co-simulation API),
 //! §4.2.3–§4.2.4 (early return, Event Mode); `docs/fmi3.md`.
 
-use fmi::{DataType, FailureStatus, FmuStateId, Instance3, ModelDescription, Status, ValueRef};
+use fmi::{DataType, FailureStatus, Instance3, ModelDescription, Status, ValueRef};
 
-use crate::slave::{RejectReason, Slave, SlaveCapabilities, StateId, StepOutcome};
+use crate::slave::{RejectReason, Slave, SlaveCapabilities, StateId, StateSlots, StepOutcome};
 use crate::{Error, Result};
 
 /// How many event iterations or early returns one step may take before the slave gives up.
@@ -327,7 +327,7 @@ pub struct Fmi3Slave {
     name: String,
     instance: Instance3,
     capabilities: SlaveCapabilities,
-    states: Vec<Option<FmuStateId>>,
+    states: StateSlots,
     layout: Layout,
     store: Store,
     /// The FMU was instantiated with Event Mode.
@@ -359,7 +359,7 @@ impl Fmi3Slave {
             name,
             instance,
             capabilities,
-            states: Vec::new(),
+            states: StateSlots::default(),
             layout,
             store,
             event_mode,
@@ -515,17 +515,6 @@ impl Fmi3Slave {
             }),
         }
     }
-
-    fn state(&self, id: StateId) -> Result<FmuStateId> {
-        self.states
-            .get(id.0)
-            .copied()
-            .flatten()
-            .ok_or_else(|| Error::UnknownState {
-                slave: self.name.clone(),
-                id: id.0,
-            })
-    }
 }
 
 impl Slave for Fmi3Slave {
@@ -639,7 +628,7 @@ impl Slave for Fmi3Slave {
         if self.terminate_requested {
             return Ok(StepOutcome::Terminated);
         }
-        let no_set_prior = self.states.iter().all(Option::is_none);
+        let no_set_prior = self.states.none_held();
         let end = t + h;
         let mut now = t;
         for _ in 0..MAX_ITERATIONS {
@@ -698,31 +687,16 @@ impl Slave for Fmi3Slave {
     }
 
     fn get_state(&mut self, into: Option<StateId>) -> Result<StateId> {
-        let existing = into.map(|id| self.state(id)).transpose()?;
+        let existing = into.map(|id| self.states.get(&self.name, id)).transpose()?;
         let r = self.instance.get_fmu_state(existing);
         let fmu_state = self.fmi(r)?;
-        let slot = match into {
-            Some(id) => id.0,
-            None => {
-                let slot = self
-                    .states
-                    .iter()
-                    .position(Option::is_none)
-                    .unwrap_or(self.states.len());
-                if slot == self.states.len() {
-                    self.states.push(None);
-                }
-                slot
-            }
-        };
-        self.states[slot] = Some(fmu_state);
-        Ok(StateId(slot))
+        Ok(self.states.put(into, fmu_state))
     }
 
     /// Restores a saved state; a termination requested after the state was saved is
     /// forgotten (the FMU asks again if the repeated step leads there again).
     fn set_state(&mut self, state: StateId) -> Result<()> {
-        let s = self.state(state)?;
+        let s = self.states.get(&self.name, state)?;
         let r = self.instance.set_fmu_state(s);
         self.fmi(r)?;
         self.terminate_requested = false;
@@ -730,8 +704,7 @@ impl Slave for Fmi3Slave {
     }
 
     fn free_state(&mut self, state: StateId) -> Result<()> {
-        let s = self.state(state)?;
-        self.states[state.0] = None;
+        let s = self.states.take(&self.name, state)?;
         let r = self.instance.free_fmu_state(s);
         self.fmi(r).map(drop)
     }

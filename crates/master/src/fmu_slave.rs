@@ -3,9 +3,9 @@
 //!
 //! Spec: FMI 2.0.2 §4.2 (co-simulation calls), FMI 1.0 CS §4, MasterSim reference §6.5–§6.7.
 
-use fmi::{FailureStatus, FmuStateId, Instance, ValueRef};
+use fmi::{FailureStatus, Instance, ValueRef};
 
-use crate::slave::{RejectReason, Slave, SlaveCapabilities, StateId, StepOutcome};
+use crate::slave::{RejectReason, Slave, SlaveCapabilities, StateId, StateSlots, StepOutcome};
 use crate::{Error, Result};
 
 /// A slave that is an instance of an imported FMU.
@@ -14,7 +14,7 @@ pub struct FmuSlave {
     name: String,
     instance: Instance,
     capabilities: SlaveCapabilities,
-    states: Vec<Option<FmuStateId>>,
+    states: StateSlots,
     /// FMI 1.0/2.0 `Integer` values of one batch, widened to or narrowed from the master's
     /// `i128` (grows to the largest batch, then never allocates again).
     integers: Vec<i32>,
@@ -34,7 +34,7 @@ impl FmuSlave {
             name,
             instance,
             capabilities,
-            states: Vec::new(),
+            states: StateSlots::default(),
             integers: Vec::new(),
         }
     }
@@ -76,17 +76,6 @@ impl FmuSlave {
                 reason: e.to_string(),
             }),
         }
-    }
-
-    fn state(&self, id: StateId) -> Result<FmuStateId> {
-        self.states
-            .get(id.0)
-            .copied()
-            .flatten()
-            .ok_or_else(|| Error::UnknownState {
-                slave: self.name.clone(),
-                id: id.0,
-            })
     }
 }
 
@@ -182,7 +171,7 @@ impl Slave for FmuSlave {
     /// saved FMU state: a held state means the master may roll back to it.
     #[inline]
     fn do_step(&mut self, t: f64, h: f64) -> Result<StepOutcome> {
-        let no_set_prior = self.states.iter().all(Option::is_none);
+        let no_set_prior = self.states.none_held();
         match self.instance.do_step(t, h, no_set_prior) {
             Ok(fmi::StepOutcome::Completed(_)) => Ok(StepOutcome::Completed),
             Ok(fmi::StepOutcome::Terminated) => Ok(StepOutcome::Terminated),
@@ -191,38 +180,20 @@ impl Slave for FmuSlave {
     }
 
     fn get_state(&mut self, into: Option<StateId>) -> Result<StateId> {
-        let existing = into.map(|id| self.state(id)).transpose()?;
+        let existing = into.map(|id| self.states.get(&self.name, id)).transpose()?;
         let r = self.instance.get_fmu_state(existing);
         let fmu_state = self.fmi(r)?;
-        match into {
-            Some(id) => {
-                self.states[id.0] = Some(fmu_state);
-                Ok(id)
-            }
-            None => {
-                let slot = self
-                    .states
-                    .iter()
-                    .position(Option::is_none)
-                    .unwrap_or(self.states.len());
-                if slot == self.states.len() {
-                    self.states.push(None);
-                }
-                self.states[slot] = Some(fmu_state);
-                Ok(StateId(slot))
-            }
-        }
+        Ok(self.states.put(into, fmu_state))
     }
 
     fn set_state(&mut self, state: StateId) -> Result<()> {
-        let s = self.state(state)?;
+        let s = self.states.get(&self.name, state)?;
         let r = self.instance.set_fmu_state(s);
         self.fmi(r).map(drop)
     }
 
     fn free_state(&mut self, state: StateId) -> Result<()> {
-        let s = self.state(state)?;
-        self.states[state.0] = None;
+        let s = self.states.take(&self.name, state)?;
         let r = self.instance.free_fmu_state(s);
         self.fmi(r).map(drop)
     }
