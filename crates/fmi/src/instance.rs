@@ -29,15 +29,6 @@ pub struct InstantiateOptions {
     pub logging_on: bool,
 }
 
-/// Handle of an FMU state owned by an [`Instance`]; see [`Instance::get_fmu_state`].
-///
-/// Only meaningful for the instance that created it. Handles are never reused, so a freed
-/// handle stays invalid.
-///
-/// Spec: FMI 2.0.2 §2.1.8 (`fmi2FMUstate`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct FmuStateId(pub(crate) usize);
-
 /// The result of a `doStep` call that did not fail.
 ///
 /// Spec: FMI 2.0.2 §4.2.2 (`fmi2DoStep`, `fmi2Terminated`).
@@ -85,8 +76,8 @@ pub struct Instance {
     component: *mut c_void,
     /// FMI 2.0 callbacks; the FMU may keep the pointer until the instance is freed.
     callbacks: Option<Box<fmi2::fmi2CallbackFunctions>>,
-    /// Saved FMU states by [`FmuStateId`]; `None` once freed.
-    states: Vec<Option<fmi2::fmi2FMUstate>>,
+    /// Saved FMU states by [`crate::FmuStateId`]; `None` once freed.
+    states: crate::state_table::StateTable,
     /// FMI 1.0: `(tStart, tStop)` from `setup_experiment`, used by `fmiInitializeSlave`.
     experiment: Option<(f64, Option<f64>)>,
     phase: Phase,
@@ -119,10 +110,7 @@ impl fmt::Debug for Instance {
             .field("fmu", &self.fmu.directory())
             .field("phase", &self.phase)
             .field("failed", &self.failed)
-            .field(
-                "live_states",
-                &self.states.iter().filter(|s| s.is_some()).count(),
-            )
+            .field("live_states", &self.states.live())
             .finish()
     }
 }
@@ -265,7 +253,7 @@ impl Instance {
             name: name.to_owned(),
             component,
             callbacks,
-            states: Vec::new(),
+            states: Default::default(),
             experiment: None,
             phase: Phase::Instantiated,
             failed: false,

@@ -129,7 +129,7 @@ pub struct Instance3 {
     /// A copy of the FMU's function pointers; valid while `fmu` (which owns the library) lives.
     functions: fmi3::Fmi3Table,
     /// Saved FMU states by [`crate::FmuStateId`]; `None` once freed.
-    states: Vec<Option<fmi3::fmi3FMUState>>,
+    states: crate::state_table::StateTable,
     event_mode_used: bool,
     phase: Phase,
     /// The last call returned Error (cleared by a successful `set_fmu_state` or `reset`).
@@ -161,10 +161,7 @@ impl fmt::Debug for Instance3 {
             .field("phase", &self.phase)
             .field("event_mode_used", &self.event_mode_used)
             .field("failed", &self.failed)
-            .field(
-                "live_states",
-                &self.states.iter().filter(|s| s.is_some()).count(),
-            )
+            .field("live_states", &self.states.live())
             .finish()
     }
 }
@@ -289,7 +286,7 @@ impl Instance3 {
             c_name,
             instance,
             functions,
-            states: Vec::new(),
+            states: Default::default(),
             event_mode_used: options.event_mode_used,
             phase: Phase::Instantiated,
             failed: false,

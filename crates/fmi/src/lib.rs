@@ -15,17 +15,19 @@ mod instance;
 mod instance3;
 mod kinds;
 pub mod model_description;
+mod state_table;
 
 pub use crash::{ExitInCall, install_crash_report, on_exit_in_fmu_call};
 pub use error::{Error, FailureStatus, Result};
 pub use fmu::Fmu;
-pub use instance::{FmuStateId, Instance, InstantiateOptions, StepOutcome};
+pub use instance::{Instance, InstantiateOptions, StepOutcome};
 pub use instance3::{DiscreteStates, DoStepResult, Fmi3InstantiateOptions, Instance3};
 pub use kinds::{Alias, DataType, FmiVersion, VarType};
 pub use model_description::{
     ArrayElement, Capabilities, Causality, ClockVariable, DefaultExperiment, Initial,
     ModelDescription, OutputDependency, ScalarVariable, Variability,
 };
+pub use state_table::FmuStateId;
 
 /// A value reference: the handle an FMU gives one variable of one type.
 ///

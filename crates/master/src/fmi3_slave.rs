@@ -37,7 +37,8 @@
 
 use fmi::{DataType, FailureStatus, Instance3, ModelDescription, Status, ValueRef};
 
-use crate::slave::{RejectReason, Slave, SlaveCapabilities, StateId, StateSlots, StepOutcome};
+use crate::fmu_states::{self, StateSlots};
+use crate::slave::{RejectReason, Slave, SlaveCapabilities, StateId, StepOutcome};
 use crate::{Error, Result};
 
 /// How many event iterations or early returns one step may take before the slave gives up.
@@ -687,51 +688,30 @@ impl Slave for Fmi3Slave {
     }
 
     fn get_state(&mut self, into: Option<StateId>) -> Result<StateId> {
-        let existing = into.map(|id| self.states.get(&self.name, id)).transpose()?;
-        let r = self.instance.get_fmu_state(existing);
-        let fmu_state = self.fmi(r)?;
-        Ok(self.states.put(into, fmu_state))
+        self.states.save(&self.name, &mut self.instance, into)
     }
 
     /// Restores a saved state; a termination requested after the state was saved is
     /// forgotten (the FMU asks again if the repeated step leads there again).
     fn set_state(&mut self, state: StateId) -> Result<()> {
-        let s = self.states.get(&self.name, state)?;
-        let r = self.instance.set_fmu_state(s);
-        self.fmi(r)?;
+        self.states.restore(&self.name, &mut self.instance, state)?;
         self.terminate_requested = false;
         Ok(())
     }
 
     fn free_state(&mut self, state: StateId) -> Result<()> {
-        let s = self.states.take(&self.name, state)?;
-        let r = self.instance.free_fmu_state(s);
-        self.fmi(r).map(drop)
+        self.states.free(&self.name, &mut self.instance, state)
     }
 
     /// `fmi3GetFMUState` into a new state, `fmi3SerializeFMUState`, `fmi3FreeFMUState`;
     /// `None` unless the FMU declares `canSerializeFMUState`.
     fn serialize_state(&mut self) -> Result<Option<Vec<u8>>> {
-        if !self.instance.can_serialize_fmu_state() {
-            return Ok(None);
-        }
-        let r = self.instance.get_fmu_state(None);
-        let state = self.fmi(r)?;
-        let bytes = self.instance.serialize_fmu_state(state);
-        let freed = self.instance.free_fmu_state(state);
-        let bytes = self.fmi(bytes)?;
-        self.fmi(freed)?;
-        Ok(Some(bytes))
+        fmu_states::serialize(&self.name, &mut self.instance)
     }
 
     /// `fmi3DeserializeFMUState` into a new state, `fmi3SetFMUState`, `fmi3FreeFMUState`.
     fn deserialize_state(&mut self, bytes: &[u8]) -> Result<()> {
-        let r = self.instance.deserialize_fmu_state(bytes);
-        let state = self.fmi(r)?;
-        let set = self.instance.set_fmu_state(state);
-        let freed = self.instance.free_fmu_state(state);
-        self.fmi(set)?;
-        self.fmi(freed).map(drop)
+        fmu_states::deserialize(&self.name, &mut self.instance, bytes)
     }
 
     /// `fmi3GetDirectionalDerivative` for scalar Float64 unknowns and knowns (the Newton

@@ -5,7 +5,8 @@
 
 use fmi::{FailureStatus, Instance, ValueRef};
 
-use crate::slave::{RejectReason, Slave, SlaveCapabilities, StateId, StateSlots, StepOutcome};
+use crate::fmu_states::{self, StateSlots};
+use crate::slave::{RejectReason, Slave, SlaveCapabilities, StateId, StepOutcome};
 use crate::{Error, Result};
 
 /// A slave that is an instance of an imported FMU.
@@ -180,47 +181,26 @@ impl Slave for FmuSlave {
     }
 
     fn get_state(&mut self, into: Option<StateId>) -> Result<StateId> {
-        let existing = into.map(|id| self.states.get(&self.name, id)).transpose()?;
-        let r = self.instance.get_fmu_state(existing);
-        let fmu_state = self.fmi(r)?;
-        Ok(self.states.put(into, fmu_state))
+        self.states.save(&self.name, &mut self.instance, into)
     }
 
     fn set_state(&mut self, state: StateId) -> Result<()> {
-        let s = self.states.get(&self.name, state)?;
-        let r = self.instance.set_fmu_state(s);
-        self.fmi(r).map(drop)
+        self.states.restore(&self.name, &mut self.instance, state)
     }
 
     fn free_state(&mut self, state: StateId) -> Result<()> {
-        let s = self.states.take(&self.name, state)?;
-        let r = self.instance.free_fmu_state(s);
-        self.fmi(r).map(drop)
+        self.states.free(&self.name, &mut self.instance, state)
     }
 
     /// `fmi2GetFMUstate` into a new state, `fmi2SerializeFMUstate`, `fmi2FreeFMUstate`;
     /// `None` unless the FMU declares `canSerializeFMUstate`.
     fn serialize_state(&mut self) -> Result<Option<Vec<u8>>> {
-        if !self.instance.can_serialize_fmu_state() {
-            return Ok(None);
-        }
-        let r = self.instance.get_fmu_state(None);
-        let state = self.fmi(r)?;
-        let bytes = self.instance.serialize_fmu_state(state);
-        let freed = self.instance.free_fmu_state(state);
-        let bytes = self.fmi(bytes)?;
-        self.fmi(freed)?;
-        Ok(Some(bytes))
+        fmu_states::serialize(&self.name, &mut self.instance)
     }
 
     /// `fmi2DeSerializeFMUstate` into a new state, `fmi2SetFMUstate`, `fmi2FreeFMUstate`.
     fn deserialize_state(&mut self, bytes: &[u8]) -> Result<()> {
-        let r = self.instance.deserialize_fmu_state(bytes);
-        let state = self.fmi(r)?;
-        let set = self.instance.set_fmu_state(state);
-        let freed = self.instance.free_fmu_state(state);
-        self.fmi(set)?;
-        self.fmi(freed).map(drop)
+        fmu_states::deserialize(&self.name, &mut self.instance, bytes)
     }
 
     fn get_directional_derivative(

@@ -12,6 +12,7 @@ pub mod experiment;
 pub mod file_reader;
 pub mod fmi3_slave;
 pub mod fmu_slave;
+mod fmu_states;
 pub mod import;
 pub mod index;
 mod multirate;

@@ -17,62 +17,6 @@ use crate::Result;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct StateId(pub usize);
 
-/// The FMU states an FMU-backed slave holds, by [`StateId`]: the bookkeeping that FMI 1.0/2.0
-/// and FMI 3.0 slaves share. Freed slots are reused.
-#[derive(Debug, Default)]
-pub(crate) struct StateSlots(Vec<Option<fmi::FmuStateId>>);
-
-impl StateSlots {
-    /// The FMU state of `id`.
-    ///
-    /// # Errors
-    /// [`crate::Error::UnknownState`] (naming `slave`) for an id never given or already freed.
-    pub(crate) fn get(&self, slave: &str, id: StateId) -> Result<fmi::FmuStateId> {
-        self.0
-            .get(id.0)
-            .copied()
-            .flatten()
-            .ok_or_else(|| crate::Error::UnknownState {
-                slave: slave.to_string(),
-                id: id.0,
-            })
-    }
-
-    /// Stores `state` in slot `into`, or in a free slot, and returns the slot.
-    pub(crate) fn put(&mut self, into: Option<StateId>, state: fmi::FmuStateId) -> StateId {
-        let slot = into.map_or_else(
-            || {
-                self.0
-                    .iter()
-                    .position(Option::is_none)
-                    .unwrap_or(self.0.len())
-            },
-            |id| id.0,
-        );
-        if slot >= self.0.len() {
-            self.0.resize(slot + 1, None);
-        }
-        self.0[slot] = Some(state);
-        StateId(slot)
-    }
-
-    /// Empties slot `id` and returns the FMU state it held.
-    ///
-    /// # Errors
-    /// As [`StateSlots::get`].
-    pub(crate) fn take(&mut self, slave: &str, id: StateId) -> Result<fmi::FmuStateId> {
-        let state = self.get(slave, id)?;
-        self.0[id.0] = None;
-        Ok(state)
-    }
-
-    /// True while no state is held: the master cannot roll back, so `doStep` may be told
-    /// `noSetFMUStatePriorToCurrentPoint = true`.
-    pub(crate) fn none_held(&self) -> bool {
-        self.0.iter().all(Option::is_none)
-    }
-}
-
 /// What a slave can do, as far as master algorithms care.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct SlaveCapabilities {

@@ -57,18 +57,6 @@ impl Instance {
         Ok(functions)
     }
 
-    /// The live state behind `id`.
-    fn state_pointer(&self, id: FmuStateId) -> Result<fmi2::fmi2FMUstate> {
-        self.states
-            .get(id.0)
-            .copied()
-            .flatten()
-            .ok_or_else(|| Error::UnknownFmuState {
-                instance: self.name.clone(),
-                id: id.0,
-            })
-    }
-
     /// `fmi2GetFMUstate`: saves the instance's current state. With `into = None` a new state
     /// is created; with `Some(id)` the existing state is updated in place by the FMU (no new
     /// allocation).
@@ -84,32 +72,19 @@ impl Instance {
         const FUNCTION: &str = "fmi2GetFMUstate";
         let functions = self.require_state_functions(FUNCTION)?;
         let mut state = match into {
-            Some(id) => self.state_pointer(id)?,
+            Some(id) => self.states.pointer(&self.name, id)?,
             None => ptr::null_mut(),
         };
         // SAFETY: `component` is live; `state` is a local that outlives the call and holds
         // NULL (new state) or a state this instance got from the same FMU.
         let status = unsafe { (functions.get)(self.component, &mut state) };
         // Keep whatever the FMU handed back, so that it is freed at the latest on drop.
-        let slot = match into {
-            Some(id) => {
-                self.states[id.0] = (!state.is_null()).then_some(state);
-                Some(id.0)
-            }
-            None if !state.is_null() => {
-                self.states.push(Some(state));
-                Some(self.states.len() - 1)
-            }
-            None => None,
-        };
+        let slot = self.states.record(into, state);
         self.check(FUNCTION, status)?;
-        match slot {
-            Some(index) if !state.is_null() => Ok(FmuStateId(index)),
-            _ => Err(Error::NullPointer {
-                instance: self.name.clone(),
-                function: FUNCTION,
-            }),
-        }
+        slot.ok_or_else(|| Error::NullPointer {
+            instance: self.name.clone(),
+            function: FUNCTION,
+        })
     }
 
     /// `fmi2SetFMUstate`: restores a saved state. A success clears a previous Error status
@@ -122,7 +97,7 @@ impl Instance {
     pub fn set_fmu_state(&mut self, state: FmuStateId) -> Result<Status> {
         const FUNCTION: &str = "fmi2SetFMUstate";
         let functions = self.require_state_functions(FUNCTION)?;
-        let pointer = self.state_pointer(state)?;
+        let pointer = self.states.pointer(&self.name, state)?;
         // SAFETY: `component` is live and `pointer` is a live state of this instance.
         let status = unsafe { (functions.set)(self.component, pointer) };
         let status = self.check(FUNCTION, status)?;
@@ -140,8 +115,8 @@ impl Instance {
     pub fn free_fmu_state(&mut self, state: FmuStateId) -> Result<Status> {
         const FUNCTION: &str = "fmi2FreeFMUstate";
         let functions = self.require_state_functions(FUNCTION)?;
-        let mut pointer = self.state_pointer(state)?;
-        self.states[state.0] = None;
+        let mut pointer = self.states.pointer(&self.name, state)?;
+        self.states.remove(state);
         // SAFETY: `component` is live and `pointer` is a live state of this instance, removed
         // from the table above so it is never freed twice.
         let status = unsafe { (functions.free)(self.component, &mut pointer) };
@@ -163,7 +138,7 @@ impl Instance {
             .serialization_functions()
             .ok_or_else(|| self.unsupported(SERIALIZE))?;
         self.require_state_functions(SERIALIZE)?;
-        let pointer = self.state_pointer(state)?;
+        let pointer = self.states.pointer(&self.name, state)?;
         let mut size = 0usize;
         // SAFETY: `component` is live, `pointer` is a live state; `size` outlives the call.
         let status = unsafe { (functions.size)(self.component, pointer, &mut size) };
@@ -206,17 +181,12 @@ impl Instance {
                 &mut state,
             )
         };
-        if !state.is_null() {
-            self.states.push(Some(state));
-        }
+        let slot = self.states.record(None, state);
         self.check(FUNCTION, status)?;
-        if state.is_null() {
-            return Err(Error::NullPointer {
-                instance: self.name.clone(),
-                function: FUNCTION,
-            });
-        }
-        Ok(FmuStateId(self.states.len() - 1))
+        slot.ok_or_else(|| Error::NullPointer {
+            instance: self.name.clone(),
+            function: FUNCTION,
+        })
     }
 
     /// `fmi2GetDirectionalDerivative`: `dv_unknown = J · dv_known` with the partial derivatives
@@ -267,8 +237,7 @@ impl Instance {
         let Some(functions) = self.state_functions() else {
             return;
         };
-        for slot in std::mem::take(&mut self.states) {
-            let Some(mut pointer) = slot else { continue };
+        for mut pointer in self.states.take_all() {
             // SAFETY: `component` is live and `pointer` is a live state of this instance, taken
             // out of the table so it is freed exactly once.
             let status = unsafe { (functions.free)(self.component, &mut pointer) };

@@ -51,18 +51,6 @@ impl Instance3 {
             .ok_or_else(|| self.unsupported(function))
     }
 
-    /// The live state behind `id`.
-    fn state_pointer(&self, id: FmuStateId) -> Result<fmi3::fmi3FMUState> {
-        self.states
-            .get(id.0)
-            .copied()
-            .flatten()
-            .ok_or_else(|| Error::UnknownFmuState {
-                instance: self.name.clone(),
-                id: id.0,
-            })
-    }
-
     /// `fmi3GetFMUState`: saves the instance's current state. With `into = None` a new state
     /// is created; with `Some(id)` the existing state is updated in place by the FMU (no new
     /// allocation).
@@ -79,32 +67,19 @@ impl Instance3 {
         let functions = self.require_state_functions(FUNCTION)?;
         let _call = self.enter(FUNCTION)?;
         let mut state = match into {
-            Some(id) => self.state_pointer(id)?,
+            Some(id) => self.states.pointer(&self.name, id)?,
             None => ptr::null_mut(),
         };
         // SAFETY: `instance` is live; `state` is a local that outlives the call and holds NULL
         // (new state) or a state this instance got from the same FMU.
         let status = unsafe { (functions.get)(self.instance, &mut state) };
         // Keep whatever the FMU handed back, so that it is freed at the latest on drop.
-        let slot = match into {
-            Some(id) => {
-                self.states[id.0] = (!state.is_null()).then_some(state);
-                Some(id.0)
-            }
-            None if !state.is_null() => {
-                self.states.push(Some(state));
-                Some(self.states.len() - 1)
-            }
-            None => None,
-        };
+        let slot = self.states.record(into, state);
         self.check(FUNCTION, status)?;
-        match slot {
-            Some(index) if !state.is_null() => Ok(FmuStateId(index)),
-            _ => Err(Error::NullPointer {
-                instance: self.name.clone(),
-                function: FUNCTION,
-            }),
-        }
+        slot.ok_or_else(|| Error::NullPointer {
+            instance: self.name.clone(),
+            function: FUNCTION,
+        })
     }
 
     /// `fmi3SetFMUState`: restores a saved state. A success clears a previous Error status
@@ -118,7 +93,7 @@ impl Instance3 {
         const FUNCTION: &str = "fmi3SetFMUState";
         let functions = self.require_state_functions(FUNCTION)?;
         let _call = self.enter(FUNCTION)?;
-        let pointer = self.state_pointer(state)?;
+        let pointer = self.states.pointer(&self.name, state)?;
         // SAFETY: `instance` is live and `pointer` is a live state of this instance.
         let status = unsafe { (functions.set)(self.instance, pointer) };
         let status = self.check(FUNCTION, status)?;
@@ -137,8 +112,8 @@ impl Instance3 {
         const FUNCTION: &str = "fmi3FreeFMUState";
         let functions = self.require_state_functions(FUNCTION)?;
         let _call = self.enter(FUNCTION)?;
-        let mut pointer = self.state_pointer(state)?;
-        self.states[state.0] = None;
+        let mut pointer = self.states.pointer(&self.name, state)?;
+        self.states.remove(state);
         // SAFETY: `instance` is live and `pointer` is a live state of this instance, removed
         // from the table above so it is never freed twice.
         let status = unsafe { (functions.free)(self.instance, &mut pointer) };
@@ -158,7 +133,7 @@ impl Instance3 {
         const SIZE: &str = "fmi3SerializedFMUStateSize";
         const SERIALIZE: &str = "fmi3SerializeFMUState";
         let functions = self.require_serialization_functions(SERIALIZE)?;
-        let pointer = self.state_pointer(state)?;
+        let pointer = self.states.pointer(&self.name, state)?;
         let mut size = 0usize;
         let status = {
             let _call = self.enter(SIZE)?;
@@ -193,17 +168,12 @@ impl Instance3 {
         let status = unsafe {
             (functions.deserialize)(self.instance, bytes.as_ptr(), bytes.len(), &mut state)
         };
-        if !state.is_null() {
-            self.states.push(Some(state));
-        }
+        let slot = self.states.record(None, state);
         self.check(FUNCTION, status)?;
-        if state.is_null() {
-            return Err(Error::NullPointer {
-                instance: self.name.clone(),
-                function: FUNCTION,
-            });
-        }
-        Ok(FmuStateId(self.states.len() - 1))
+        slot.ok_or_else(|| Error::NullPointer {
+            instance: self.name.clone(),
+            function: FUNCTION,
+        })
     }
 
     /// `fmi3GetDirectionalDerivative`: `sensitivity = J · seed` with the partial derivatives
@@ -262,8 +232,7 @@ impl Instance3 {
         let Some(functions) = self.functions.fmu_state else {
             return;
         };
-        for slot in std::mem::take(&mut self.states) {
-            let Some(mut pointer) = slot else { continue };
+        for mut pointer in self.states.take_all() {
             // SAFETY: `instance` is live and `pointer` is a live state of this instance, taken
             // out of the table so it is freed exactly once.
             let status = unsafe { (functions.free)(self.instance, &mut pointer) };
