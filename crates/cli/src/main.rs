@@ -22,6 +22,7 @@ macro_rules! say {
     }};
 }
 
+mod convert;
 mod info;
 mod logging;
 mod plot;
@@ -63,6 +64,8 @@ enum Command {
     /// Show what an FMU holds: FMI version, platforms, capabilities, default experiment and
     /// variables (read from the archive; nothing is extracted or loaded).
     Info(info::InfoArgs),
+    /// Write an SSP system (.ssp, .ssd or a folder) as the equivalent .msim project.
+    Convert(convert::ConvertArgs),
     /// Plot variables of a result file (values.csv, .mat or .json) into an SVG or PNG chart.
     Plot(plot::PlotArgs),
     /// Open stored results (results .mat, values.csv or result .json) in the browser view.
@@ -180,6 +183,10 @@ struct Args {
     /// FMU runs: a CSV/TSV table whose columns feed the FMU inputs of the same name.
     #[arg(long, value_name = "TABLE")]
     input: Option<PathBuf>,
+    /// SSP systems: where an element binds several parameter sets, use the one of this name
+    /// (default: the first of each element).
+    #[arg(long, value_name = "NAME")]
+    parameter_set: Option<String>,
     /// Save the project as run (overrides and defaults written out) to this .msim file.
     #[arg(long, value_name = "FILE")]
     write_msim: Option<PathBuf>,
@@ -348,6 +355,7 @@ fn options(args: &Args) -> Result<Options, Failure> {
         checkpoint_on_stop: true,
         overrides: overrides(args),
         input: args.input.clone(),
+        parameter_set: args.parameter_set.clone(),
     })
 }
 
@@ -359,7 +367,7 @@ fn run(args: &Args, interrupt: Option<&signals::Interrupt>) -> Result<u8, Failur
         .as_deref()
         .unwrap_or(Path::new(""))
         .to_string_lossy();
-    let project = PathBuf::from(text.strip_prefix("file://").unwrap_or(&text));
+    let project = mastersim::run_input(Path::new(text.strip_prefix("file://").unwrap_or(&text)));
     let options = options(args)?;
     if project.is_dir() {
         // Checked before the working directory (the path without extension) is created in it.
@@ -470,6 +478,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let command = match &cli.command {
         Some(Command::Info(args)) => Some(info::run(args)),
+        Some(Command::Convert(args)) => Some(convert::run(args)),
         Some(Command::Plot(args)) => Some(plot::run(args)),
         Some(Command::View(args)) => Some(view::run(args)),
         Some(Command::Completions { shell }) => Some(completions(*shell)),

@@ -198,35 +198,6 @@ pub enum Error {
         found: Vec<&'static str>,
     },
 
-    /// Two variables have the same name.
-    #[error("{}: {element}: name already used by ScalarVariable #{first}", path.display())]
-    DuplicateVariableName {
-        /// The `modelDescription.xml` file.
-        path: PathBuf,
-        /// The later variable, e.g. `ScalarVariable #5 'x'`.
-        element: String,
-        /// Index (1-based) of the first variable with this name.
-        first: usize,
-    },
-    /// FMI 1.0: an `alias`/`negatedAlias` variable has no non-alias variable with its value
-    /// reference at all.
-    #[error(
-        "{}: {element}: alias=\"{}\" of value reference {value_reference}, but no non-alias \
-         {var_type:?} variable has this value reference",
-        path.display(), alias_keyword(*alias)
-    )]
-    AliasWithoutBase {
-        /// The `modelDescription.xml` file.
-        path: PathBuf,
-        /// The alias variable, e.g. `ScalarVariable #8 'steps'`.
-        element: String,
-        /// The alias kind declared.
-        alias: Alias,
-        /// Type of the alias variable (Enumeration counts as Integer).
-        var_type: VarType,
-        /// The shared value reference.
-        value_reference: u32,
-    },
     /// FMI 1.0: the only variables with the value reference of an alias have another type (an
     /// alias must have the base type of its base variable).
     #[error(
@@ -282,21 +253,6 @@ pub enum Error {
         /// The shared value reference.
         value_reference: u32,
         /// The earlier variable, e.g. `ModelVariables/Int32[1] 'n'`.
-        first: String,
-    },
-    /// FMI 3.0: two scalars have the same name (variables, array elements such as `x[2]`,
-    /// aliases and clocks share one name space).
-    ///
-    /// Spec: FMI 3.0 §2.4.7.4 (`name` unique).
-    #[error("{}: {element}: name '{name}' already used by {first}", path.display())]
-    DuplicateName {
-        /// The `modelDescription.xml` file.
-        path: PathBuf,
-        /// The later variable or alias, e.g. `ModelVariables/Float64[2] 'x'/Alias[1] 'y'`.
-        element: String,
-        /// The name used twice (for an array: the element's name, e.g. `x[1,2]`).
-        name: String,
-        /// The earlier variable or alias with this name.
         first: String,
     },
     /// FMI 3.0: an array `Dimension` refers to a value reference that no variable has.
@@ -541,7 +497,8 @@ pub enum Error {
     },
 }
 
-fn alias_keyword(alias: Alias) -> &'static str {
+/// The FMI 1.0 keyword of an alias kind (`noAlias`, `alias`, `negatedAlias`).
+pub(crate) fn alias_keyword(alias: Alias) -> &'static str {
     match alias {
         Alias::NoAlias => "noAlias",
         Alias::Alias => "alias",

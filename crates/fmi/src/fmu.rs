@@ -73,7 +73,18 @@ impl Fmu {
                 path: description_path,
             });
         }
-        let mut description = ModelDescription::from_file(&description_path)?;
+        let description = ModelDescription::from_file(&description_path)?;
+        Self::load_described(dir, description)
+    }
+
+    /// As [`Fmu::load`], with `<dir>/modelDescription.xml` already read into `description`
+    /// (by [`ModelDescription::from_file`]): a caller that reads the description first (e.g.
+    /// to refuse clocks before any library code runs) does not read it twice, nor log its
+    /// warnings twice.
+    ///
+    /// # Errors
+    /// As [`Fmu::load`], except those of reading the description.
+    pub fn load_described(dir: &Path, mut description: ModelDescription) -> Result<Arc<Fmu>> {
         let directory = dir.canonicalize().map_err(|source| Error::Io {
             path: dir.to_owned(),
             source,

@@ -16,6 +16,7 @@ mod instance3;
 mod kinds;
 pub mod model_description;
 mod state_table;
+pub mod xml_tree;
 
 pub use crash::{ExitInCall, install_crash_report, on_exit_in_fmu_call};
 pub use error::{Error, FailureStatus, Result};

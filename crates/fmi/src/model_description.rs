@@ -132,8 +132,10 @@ pub struct ScalarVariable {
     /// `ModelVariables` (the index `ModelStructure` uses). FMI 3.0: array variables take one
     /// position per element, so this is not the variable's position in `ModelVariables`.
     pub index: usize,
-    /// Variable name, unique within the FMU. Array elements are named `array[i]` and
-    /// `array[i,j]`, with indices starting at 1.
+    /// Variable name. Array elements are named `array[i]` and `array[i,j]`, with indices
+    /// starting at 1. FMI requires names to be unique within the FMU; a description that
+    /// repeats one is read with a warning, and a reference to such a name is resolved with
+    /// [`lookup`].
     pub name: String,
     /// The FMU's value reference: unique per type in FMI 1.0/2.0, unique in the FMU in
     /// FMI 3.0, where all elements of an array share their array's.
@@ -174,6 +176,56 @@ pub struct ScalarVariable {
     /// scalars of an `<Alias>` element, which follow those of their variable and share its
     /// value reference, data type and start value.
     pub alias: Alias,
+}
+
+impl ScalarVariable {
+    /// True when `self` and `other` are one value of the FMU: the same value reference and
+    /// coupling class ([`VarType`]), the same element of an FMI 3.0 array, and the same sign
+    /// (an FMI 1.0 negated alias reads the negated value). Scalars that share a name are
+    /// harmless aliases when this holds, and an ambiguous name otherwise ([`lookup`]).
+    ///
+    /// Spec: FMI 2.0.2 §2.2.7 (aliases share a value reference), FMI 1.0 §2.4 (`alias`),
+    /// FMI 3.0 §2.4.7 (value references unique; array elements share their array's).
+    pub fn same_value(&self, other: &ScalarVariable) -> bool {
+        let offset = |v: &ScalarVariable| v.array.as_ref().map(|a| a.offset);
+        self.value_reference == other.value_reference
+            && self.var_type == other.var_type
+            && offset(self) == offset(other)
+            && (self.alias == Alias::NegatedAlias) == (other.alias == Alias::NegatedAlias)
+    }
+}
+
+/// What a variable name refers to among the scalars of an FMU: the answer of [`lookup`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum NameLookup<'a> {
+    /// No scalar has the name.
+    Missing,
+    /// One scalar has the name, or several that are all one value
+    /// ([`ScalarVariable::same_value`]): the first of them.
+    Found(&'a ScalarVariable),
+    /// Several scalars that are not one value have the name (the description breaks FMI's
+    /// rule of unique names, which is read with a warning): all scalars with the name, in
+    /// file order.
+    Ambiguous(Vec<&'a ScalarVariable>),
+}
+
+/// Looks a variable up by name among `variables`, telling a harmless repeated name (aliases
+/// of one value: the first is taken) from an ambiguous one. Every lookup of a name a user
+/// wrote (a connection, a parameter, a value to read) should use this, and refuse
+/// [`NameLookup::Ambiguous`].
+///
+/// Spec: FMI 2.0.2 §2.2.7 and FMI 3.0 §2.4.7.4 (`name` unique), FMI 1.0 §2.4.
+pub fn lookup<'a>(variables: &'a [ScalarVariable], name: &str) -> NameLookup<'a> {
+    let mut named = variables.iter().filter(|v| v.name == name);
+    let Some(first) = named.next() else {
+        return NameLookup::Missing;
+    };
+    if named.clone().all(|v| v.same_value(first)) {
+        return NameLookup::Found(first);
+    }
+    let mut all = vec![first];
+    all.extend(named);
+    NameLookup::Ambiguous(all)
 }
 
 /// Co-simulation capability flags. Missing attributes are `false` (0 for the integer).
@@ -330,14 +382,12 @@ impl ModelDescription {
     /// - [`crate::Error::MissingElement`], [`crate::Error::MissingAttribute`],
     ///   [`crate::Error::InvalidAttribute`], [`crate::Error::TypeElement`]: a required element or
     ///   attribute is missing or invalid; variables are named by index and name;
-    /// - [`crate::Error::DuplicateVariableName`]: two variables have the same name;
-    /// - [`crate::Error::AliasWithoutBase`], [`crate::Error::AliasTypeMismatch`] (FMI 1.0): an
-    ///   alias variable has no non-alias variable of its type with its value reference. (Value
-    ///   references are unique per base type only; FMI 2.0 Integer and Enumeration variables
-    ///   sharing one are aliases and accepted.)
+    /// - [`crate::Error::AliasTypeMismatch`] (FMI 1.0): an alias variable has no non-alias
+    ///   variable of its type with its value reference, but one of another type has it.
+    ///   (Value references are unique per base type only; FMI 2.0 Integer and Enumeration
+    ///   variables sharing one are aliases and accepted.)
     /// - FMI 3.0 only: [`crate::Error::UnknownVariableElement`] (a child of `ModelVariables`
     ///   that is not a variable), [`crate::Error::DuplicateValueReference`],
-    ///   [`crate::Error::DuplicateName`] (names of scalars, array elements, aliases and clocks),
     ///   [`crate::Error::DimensionReference`], [`crate::Error::DimensionTarget`] and
     ///   [`crate::Error::InvalidDimensionSize`] (an array size that cannot be found),
     ///   [`crate::Error::ArrayTooLarge`] (more than 1 000 000 scalars),
@@ -345,7 +395,14 @@ impl ModelDescription {
     ///   Elements are named by path, e.g. `ModelVariables/Float64[3] 'x'` (the third
     ///   `Float64`).
     ///
-    /// FMI 3.0 problems that do not stop reading are logged as warnings naming the file:
+    /// Rules of FMI that real exporters break without making the model ambiguous or unsafe to
+    /// run are logged as warnings naming the file and the element, and the file is read
+    /// (`docs/deviations.md`, "Model descriptions"): a variable name used more than once
+    /// (all variables are kept; see [`lookup`] and [`ModelDescription::variables_named`]), a
+    /// `DefaultExperiment` value that is not a number (left out), a `ModelStructure` entry
+    /// that names no variable (left out, or its dependency list dropped), and (FMI 1.0) an
+    /// alias whose value reference no variable of any type has as a non-alias (read through
+    /// its value reference). FMI 3.0 problems that do not stop reading are warnings too:
     /// attributes outside FMI 3.0 (once per element name and attribute), a pre-release
     /// version, an undefined or mismatched `declaredType`, a display unit its unit does not
     /// define, an array with a dimension of size 0.
@@ -357,9 +414,24 @@ impl ModelDescription {
         raw::parse(xml, path)
     }
 
-    /// The first variable with this exact name.
+    /// The first variable with this exact name (whether or not the name is ambiguous: see
+    /// [`ModelDescription::lookup`]).
     pub fn variable_by_name(&self, name: &str) -> Option<&ScalarVariable> {
         self.variables.iter().find(|v| v.name == name)
+    }
+
+    /// Every variable with this exact name, in file order: one for a valid description, more
+    /// when the description repeats the name (read with a warning).
+    pub fn variables_named<'a>(
+        &'a self,
+        name: &'a str,
+    ) -> impl Iterator<Item = &'a ScalarVariable> + 'a {
+        self.variables.iter().filter(move |v| v.name == name)
+    }
+
+    /// The variable `name` refers to, or why none: see [`lookup`].
+    pub fn lookup(&self, name: &str) -> NameLookup<'_> {
+        lookup(&self.variables, name)
     }
 }
 

@@ -131,6 +131,22 @@ pub enum Error {
         /// [`name_hint`] (boxed: it keeps the error type small).
         hint: Box<str>,
     },
+    /// A connection, parameter or other reference names a variable (or file-reader column)
+    /// that its slave declares more than once, not all as one value: an FMU that breaks FMI's
+    /// rule of unique names is read with a warning, and only a reference to such a name is
+    /// refused (`crate::plan` looks every name up through one helper).
+    #[error("{}'{slave}.{variable}' is ambiguous: {declared}", located(at))]
+    AmbiguousVariable {
+        /// The line; `None` for a name given at run time (e.g. to read its value).
+        at: Option<Location>,
+        /// Slave name.
+        slave: String,
+        /// The variable (or column) name.
+        variable: String,
+        /// Who declares it how often, and what to choose from, e.g. `DPController.fmu declares
+        /// it twice (value references 20 and 27)`.
+        declared: Box<str>,
+    },
     /// A connection target that is not an FMU input.
     #[error("{at}: '{reference}' cannot receive a connection: {reason}")]
     InvalidConnectionTarget {
@@ -390,6 +406,11 @@ impl From<crate::table::TableError> for Error {
     fn from(e: crate::table::TableError) -> Self {
         Error::Table(Box::new(e))
     }
+}
+
+/// `file:line: ` for a located error, nothing otherwise.
+fn located(at: &Option<Location>) -> String {
+    at.as_ref().map(|at| format!("{at}: ")).unwrap_or_default()
 }
 
 /// What to say after an unknown `name` among `known` names: the closest one when it is close

@@ -22,6 +22,9 @@ pub enum Fallback {
     /// An FMU run without a project: 0 s to 1 s, and [`SINGLE_FMU_STEPS`] steps over the
     /// interval, stated at info level.
     SingleFmu,
+    /// An SSP system, whose `DefaultExperiment` was applied as project lines: what it leaves
+    /// out is completed as for [`Fallback::SingleFmu`], with a warning for the stop time.
+    System,
 }
 
 /// The value of one default-experiment attribute over the project's FMUs.
@@ -78,7 +81,7 @@ fn seconds(value: f64) -> TimeSetting {
 ///
 /// Spec: FMI 2.0.2 §2.2.1 (`DefaultExperiment`), FMI 1.0 §2.2; `docs/deviations.md`.
 pub fn complete_settings(project: &mut Project, fmus: &ImportedFmus, fallback: Fallback) {
-    let single = fallback == Fallback::SingleFmu;
+    let single = fallback != Fallback::MasterSim;
     let say_taken = |keyword: &str, value: f64, from: &[String]| {
         log::info!(
             "{keyword} = {value} s, from the default experiment of {}",
@@ -122,6 +125,14 @@ pub fn complete_settings(project: &mut Project, fmus: &ImportedFmus, fallback: F
             Found::None if single => {
                 project.t_end = seconds(project.t_start.seconds + 1.0);
                 interval_defaulted = true;
+                if fallback == Fallback::System {
+                    log::warn!(
+                        "the system sets no stop time (DefaultExperiment stopTime) and no FMU's \
+                         default experiment gives one: running to tEnd = tStart + 1 s = {} s; \
+                         set it with --stop-time or --set tEnd=<value>",
+                        project.t_end.seconds
+                    );
+                }
             }
             found => fall_back("tEnd", &project.t_end, &found),
         }
@@ -138,10 +149,10 @@ pub fn complete_settings(project: &mut Project, fmus: &ImportedFmus, fallback: F
                 log::info!(
                     "{}running {} s to {} s in {SINGLE_FMU_STEPS} steps of {h} s \
                      (--start-time, --stop-time and --step-size change this)",
-                    if interval_defaulted {
-                        "The FMU gives no default experiment: "
-                    } else {
-                        "The FMU gives no step size: "
+                    match (fallback, interval_defaulted) {
+                        (Fallback::System, _) => "The system and its FMUs give no step size: ",
+                        (_, true) => "The FMU gives no default experiment: ",
+                        (_, false) => "The FMU gives no step size: ",
                     },
                     project.t_start.seconds,
                     project.t_end.seconds

@@ -148,7 +148,12 @@ pub fn import_fmus(
                 count: description.clocks.len(),
             });
         }
-        let fmu = Fmu::load(&dir).map_err(import_error)?;
+        // Read once: its warnings (e.g. repeated variable names) are logged once.
+        let fmu = match description {
+            Some(description) => Fmu::load_described(&dir, description),
+            None => Fmu::load(&dir),
+        }
+        .map_err(import_error)?;
         imported.fmus.insert(path.to_path_buf(), fmu);
     }
     Ok(imported)

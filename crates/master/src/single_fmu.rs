@@ -65,6 +65,7 @@ pub fn connect_input_table(
                 },
                 offset: 0.0,
                 scale_factor: 1.0,
+                value_map: None,
                 line,
             }),
             Some(v) => log::warn!(

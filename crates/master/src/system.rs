@@ -25,7 +25,7 @@ use fmi::{ValueRef, VarType};
 use crate::any_slave::AnySlave;
 use crate::index::{GlobalIndex, LocalIndex, SlaveIndex};
 use crate::plan::{OutputVariable, SimulationPlan};
-use crate::project::TimeArithmetic;
+use crate::project::{TimeArithmetic, ValueMap};
 use crate::slave::{Slave, StateId, StepOutcome};
 use crate::statistics::{Counters, SlaveStatistics};
 use crate::values::{PerType, TypedValues};
@@ -50,6 +50,9 @@ pub(crate) trait Transfer: Clone + Default + Send {
     fn get(slave: &mut AnySlave, vrs: &[ValueRef], values: &mut [Self]) -> Result<()>;
     /// Writes `values` (one per value reference) into `slave`.
     fn set(slave: &mut AnySlave, vrs: &[ValueRef], values: &[Self]) -> Result<()>;
+    /// Applies a connection's value mapping (Integer and Boolean; the plan refuses it on the
+    /// other types, which keep this no-op).
+    fn map(&mut self, _map: &ValueMap) {}
 }
 
 impl Transfer for f64 {
@@ -68,6 +71,9 @@ impl Transfer for i128 {
     fn set(slave: &mut AnySlave, vrs: &[ValueRef], values: &[i128]) -> Result<()> {
         slave.set_integer(vrs, values)
     }
+    fn map(&mut self, map: &ValueMap) {
+        *self = map.apply(*self);
+    }
 }
 
 impl Transfer for bool {
@@ -76,6 +82,9 @@ impl Transfer for bool {
     }
     fn set(slave: &mut AnySlave, vrs: &[ValueRef], values: &[bool]) -> Result<()> {
         slave.set_boolean(vrs, values)
+    }
+    fn map(&mut self, map: &ValueMap) {
+        *self = map.apply(i128::from(*self)) != 0;
     }
 }
 
@@ -117,6 +126,9 @@ pub(crate) struct Links<T> {
     sources: Vec<GlobalIndex>,
     /// `(offset, scale_factor)` per input (Real only; empty for the other types).
     transforms: Vec<(f64, f64)>,
+    /// `(input position, mapping)` of the inputs whose connection maps values (Integer and
+    /// Boolean; usually empty).
+    maps: Vec<(usize, ValueMap)>,
     /// The input values of the next set call, one per input.
     buffer: Vec<T>,
 }
@@ -202,6 +214,9 @@ impl<T: Transfer> Links<T> {
         }
         for (b, &g) in self.buffer.iter_mut().zip(&self.sources) {
             b.clone_from(&source[g.0]);
+        }
+        for (i, map) in &self.maps {
+            self.buffer[*i].map(map);
         }
         T::set(slave, &self.input_vrs, &self.buffer)
     }
@@ -560,7 +575,11 @@ fn connect<T: Transfer>(
         let out = &mut nodes[c.output_slave.0];
         let slot = out.slot(ty, c.output_local);
         links(out).add_output(GlobalIndex(global), slot);
-        links(&mut nodes[c.input_slave.0]).add_input(GlobalIndex(global), c.input_vr);
+        let inputs = links(&mut nodes[c.input_slave.0]);
+        inputs.add_input(GlobalIndex(global), c.input_vr);
+        if let Some(map) = &c.value_map {
+            inputs.maps.push((inputs.input_vrs.len() - 1, map.clone()));
+        }
     }
 }
 

@@ -33,16 +33,28 @@ pub enum Error {
         source: std::io::Error,
     },
     /// The project file (or FMU) does not exist.
-    #[error("'{}' doesn't exist, expected a project file (.msim) or an FMU (.fmu)", path.display())]
+    #[error("'{}' doesn't exist, expected a project file (.msim), an FMU (.fmu) or an SSP system (.ssp, .ssd or a folder with SystemStructure.ssd)", path.display())]
     ProjectNotFound {
         /// The path given.
         path: PathBuf,
     },
-    /// The path given as the project file is a directory.
-    #[error("'{}' is a directory; expected a project file (.msim)", path.display())]
+    /// The path given as the project file is a directory without `SystemStructure.ssd`.
+    #[error("'{}' is a directory without SystemStructure.ssd; expected a project file (.msim), an FMU (.fmu) or an SSP system", path.display())]
     ProjectIsDirectory {
         /// The path given.
         path: PathBuf,
+    },
+    /// An SSP system could not be read (names the file, line and element).
+    #[error(transparent)]
+    Ssp(#[from] ssp::SspError),
+    /// A project cannot be written as a `.msim` file (`mastersim convert`, `--write-msim`):
+    /// it uses what the format cannot state.
+    #[error("cannot write '{}': a .msim project cannot state {features}", path.display())]
+    NotInMsim {
+        /// The `.msim` file asked for.
+        path: PathBuf,
+        /// What cannot be stated, each with its SSD file and line.
+        features: String,
     },
     /// An option value out of its range.
     #[error("option {option} = {value}: expected {expected}")]

@@ -30,6 +30,24 @@ pub use report::Ending;
 pub use session::Session;
 pub use steering::{RunState, Steering, SteeringError, SteeringStatus};
 
+/// True when `path` is an SSP system: an `.ssp` or `.ssd` file, or a folder with
+/// `SystemStructure.ssd`.
+///
+/// Spec: SSP 1.0 §8 (packaging).
+pub fn is_ssp(path: &Path) -> bool {
+    ssp::is_ssp(path)
+}
+
+/// The file a run of `path` reads: an SSP folder's `SystemStructure.ssd`, else `path` itself.
+/// The working directory and messages follow from it (an SSP folder's results go to its
+/// `SystemStructure/` folder, as for the `.ssd` given directly).
+///
+/// Spec: SSP 1.0 §8 (the `.ssp` package and its `SystemStructure.ssd`).
+pub fn run_input(path: &Path) -> std::path::PathBuf {
+    let ssd = path.join(ssp::SSD_NAME);
+    if path.is_dir() && ssd.is_file() { ssd } else { path.to_path_buf() }
+}
+
 /// Runs the project `project` to the end under `options` and returns its result rows: opens a
 /// [`Session`], records every row in memory, runs, and finishes (result files and
 /// `log/summary.txt` are written as by the command-line program).

@@ -76,6 +76,9 @@ pub struct Options {
     /// In a run of one FMU: a CSV/TSV table whose columns feed the FMU inputs of the same name
     /// (default: none). See [`master::single_fmu::connect_input_table`].
     pub input: Option<PathBuf>,
+    /// SSP systems: the parameter set to use where an element binds several (`--parameter-set`;
+    /// default: the first of each element). See `docs/ssp.md`.
+    pub parameter_set: Option<String>,
 }
 
 impl Default for Options {
@@ -96,6 +99,7 @@ impl Default for Options {
             checkpoint_on_stop: false,
             overrides: Vec::new(),
             input: None,
+            parameter_set: None,
         }
     }
 }

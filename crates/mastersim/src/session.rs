@@ -84,6 +84,9 @@ pub struct Session {
     initialized: bool,
     /// Result files finished and slaves terminated.
     closed: bool,
+    /// What the project holds that a `.msim` file cannot state (SSP mapping
+    /// transformations), each naming its SSD line; empty for `.msim` and FMU runs.
+    not_in_msim: Vec<String>,
 }
 
 impl std::fmt::Debug for Session {
@@ -127,7 +130,7 @@ impl Session {
         options: &Options,
         checkpoint: Option<(&Path, &Checkpoint)>,
     ) -> Result<Session> {
-        let project_path = project;
+        let project_path = &crate::run_input(project);
         let wd = options.working_dir_for(project_path);
         let log_dir = wd.join("log");
         std::fs::create_dir_all(&log_dir).map_err(|source| Error::Io {
@@ -146,8 +149,11 @@ impl Session {
             });
         }
         let fmu_run = is_fmu(project_path);
+        let ssp_run = ssp::is_ssp(project_path);
         if fmu_run {
             log::info!("Running FMU '{}' on its own", project_path.display());
+        } else if ssp_run {
+            log::info!("Reading SSP system '{}'", project_path.display());
         } else {
             log::info!("Reading project '{}'", project_path.display());
         }
@@ -164,8 +170,19 @@ impl Session {
             )
             .collect();
         let project_hash = FileHash::of(project_path)?.with_options(&command_line);
+        let mut not_in_msim = Vec::new();
         let mut project = if fmu_run {
             Project::for_fmu(project_path)
+        } else if ssp_run {
+            let system = ssp::load(
+                project_path,
+                &ssp::LoadOptions {
+                    parameter_set: options.parameter_set.clone(),
+                    extract_dir: wd.join("ssp"),
+                },
+            )?;
+            not_in_msim = system.not_in_msim;
+            system.project
         } else {
             Project::from_file(project_path).map_err(master::Error::from)?
         };
@@ -205,6 +222,8 @@ impl Session {
         }
         let fallback = if fmu_run {
             Fallback::SingleFmu
+        } else if ssp_run {
+            Fallback::System
         } else {
             Fallback::MasterSim
         };
@@ -310,6 +329,7 @@ impl Session {
             failure: None,
             initialized: false,
             closed: false,
+            not_in_msim,
         })
     }
 
@@ -325,10 +345,17 @@ impl Session {
     /// (`--write-msim`). Slave files below the file's directory are written relative to it.
     ///
     /// # Errors
-    /// [`Error::Io`] naming the file when it cannot be written.
+    /// [`Error::Io`] naming the file when it cannot be written; [`Error::NotInMsim`] (nothing
+    /// is written) for an SSP system that uses what a `.msim` file cannot state.
     ///
     /// Spec: MasterSim reference §3 (project format).
     pub fn write_project(&self, path: &Path) -> Result<()> {
+        if !self.not_in_msim.is_empty() {
+            return Err(Error::NotInMsim {
+                path: path.to_path_buf(),
+                features: self.not_in_msim.join("; "),
+            });
+        }
         let dir = std::path::absolute(path)
             .ok()
             .and_then(|p| p.parent().map(Path::to_path_buf))

@@ -301,19 +301,25 @@ pub(super) fn parse(xml: &str, path: &Path) -> Result<ModelDescription> {
 }
 
 /// Parses a description, and returns the warnings (each starting with the file name) instead
-/// of logging them; there are warnings also when parsing fails. Only FMI 3.0 gives any:
+/// of logging them; there are warnings also when parsing fails. All versions: rules of FMI
+/// the file breaks without being ambiguous or unsafe to run (duplicate variable names, a
+/// `DefaultExperiment` value that is not a number, `ModelStructure` entries that name no
+/// variable, FMI 1.0 aliases without a base variable; `docs/deviations.md`). FMI 3.0 also:
 /// unknown attributes, pre-release versions, undefined types and units, empty arrays.
 pub(super) fn parse_with_warnings(
     xml: &str,
     path: &Path,
 ) -> (Result<ModelDescription>, Vec<String>) {
     let mut warnings = Vec::new();
-    let result = dispatch(xml, path, &mut warnings);
+    let ctx = Ctx::new(path);
+    let result = dispatch(xml, &ctx, &mut warnings);
+    warnings.append(&mut ctx.warnings.borrow_mut());
     (result, warnings)
 }
 
 /// Reads the root and dispatches on `fmiVersion`.
-fn dispatch(xml: &str, path: &Path, warnings: &mut Vec<String>) -> Result<ModelDescription> {
+fn dispatch(xml: &str, ctx: &Ctx<'_>, warnings: &mut Vec<String>) -> Result<ModelDescription> {
+    let path = ctx.path;
     let root = scan(xml, path)?;
     if root.name != ROOT {
         return Err(Error::WrongRootElement {
@@ -321,14 +327,13 @@ fn dispatch(xml: &str, path: &Path, warnings: &mut Vec<String>) -> Result<ModelD
             found: root.name,
         });
     }
-    let ctx = Ctx { path };
     let version = ctx.required(ROOT, "fmiVersion", root.fmi_version)?;
     match version.trim() {
-        "1.0" => convert::convert_v1(deserialize(xml, path)?, &ctx),
+        "1.0" => convert::convert_v1(deserialize(xml, path)?, ctx),
         v if v == "2.0" || v.starts_with("2.0.") => {
-            convert::convert_v2(deserialize(xml, path)?, &ctx)
+            convert::convert_v2(deserialize(xml, path)?, ctx)
         }
-        v if let Some(release) = v3::release(v) => v3::parse(xml, &ctx, v, release, warnings),
+        v if let Some(release) = v3::release(v) => v3::parse(xml, ctx, v, release, warnings),
         _ => Err(Error::UnsupportedVersion {
             path: path.to_owned(),
             version,

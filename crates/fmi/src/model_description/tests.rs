@@ -745,31 +745,106 @@ fn invalid_numbers() {
     );
     let err = parse_err(&v2(
         "",
-        r#"<DefaultExperiment stopTime="ten"/><ModelVariables/>"#,
+        r#"<ModelVariables><ScalarVariable name="x" valueReference="x"><Real/></ScalarVariable></ModelVariables>"#,
     ));
     assert!(
         matches!(
             err,
             Error::InvalidAttribute {
-                attribute: "stopTime",
+                attribute: "valueReference",
                 ..
             }
         ),
         "{err}"
     );
+}
+
+/// Parses a description that must be read, and returns it with its warnings.
+fn parse_warn(xml: &str) -> (ModelDescription, Vec<String>) {
+    let (result, warnings) = raw::parse_with_warnings(xml, Path::new(FILE));
+    (result.unwrap_or_else(|e| panic!("{e}")), warnings)
+}
+
+#[test]
+fn default_experiment_values_that_are_not_numbers_are_ignored_with_a_warning() {
+    let body = r#"<DefaultExperiment startTime="0" stopTime="ten" stepSize=""/><ModelVariables/>"#;
+    let v1 = format!(
+        r#"<fmiModelDescription fmiVersion="1.0" modelName="M" modelIdentifier="m" guid="g">
+          {body}<Implementation><CoSimulation_StandAlone/></Implementation>
+        </fmiModelDescription>"#
+    );
+    for xml in [v2("", body), v1] {
+        let (md, warnings) = parse_warn(&xml);
+        assert_eq!(
+            md.default_experiment,
+            Some(DefaultExperiment {
+                start_time: Some(0.0),
+                ..DefaultExperiment::default()
+            })
+        );
+        assert_eq!(
+            warnings,
+            [
+                "modelDescription.xml: DefaultExperiment: invalid value 'ten' of attribute \
+                 'stopTime' (expected a real number); ignored, as if the FMU gave none (a default \
+                 experiment only suggests settings)",
+                "modelDescription.xml: DefaultExperiment: invalid value '' of attribute \
+                 'stepSize' (expected a real number); ignored, as if the FMU gave none (a default \
+                 experiment only suggests settings)"
+            ]
+        );
+    }
+}
+
+#[test]
+fn model_structure_indices_that_name_no_variable_are_ignored_with_a_warning() {
+    let xml = v2(
+        "",
+        r#"<ModelVariables>
+             <ScalarVariable name="x" valueReference="1" causality="output"><Real/></ScalarVariable>
+             <ScalarVariable name="y" valueReference="2" causality="output"><Real/></ScalarVariable>
+           </ModelVariables>
+           <ModelStructure><Outputs>
+             <Unknown index="0"/><Unknown index="2" dependencies="1 3"/><Unknown index="1" dependencies="2"/>
+           </Outputs></ModelStructure>"#,
+    );
+    let (md, warnings) = parse_warn(&xml);
+    // The entry with index 0 (a 0-based exporter) is dropped; the dependency on #3 drops its
+    // list (depends on everything); the valid entry stays as it is.
+    assert_eq!(
+        md.outputs,
+        [
+            OutputDependency {
+                index: 2,
+                dependencies: None
+            },
+            OutputDependency {
+                index: 1,
+                dependencies: Some(vec![2])
+            }
+        ]
+    );
+    assert_eq!(warnings.len(), 2, "{warnings:?}");
+    assert!(
+        warnings[0].starts_with(
+            "modelDescription.xml: ModelStructure/Outputs/Unknown #1: invalid value '0' of \
+             attribute 'index' (expected an index into ModelVariables (1-based), there are 2 \
+             variables); the entry is ignored"
+        ),
+        "{warnings:?}"
+    );
+    assert!(
+        warnings[1].contains("Unknown #2: invalid value '3' of attribute 'dependencies'")
+            && warnings[1].contains("its dependency list is ignored"),
+        "{warnings:?}"
+    );
+    // A missing index is still an error.
     let err = parse_err(&v2(
         "",
-        r#"<ModelVariables><ScalarVariable name="x" valueReference="1"><Real/></ScalarVariable></ModelVariables>
-           <ModelStructure><Outputs><Unknown index="2"/></Outputs></ModelStructure>"#,
+        r#"<ModelVariables/><ModelStructure><Outputs><Unknown/></Outputs></ModelStructure>"#,
     ));
     assert!(
-        matches!(
-            err,
-            Error::InvalidAttribute {
-                attribute: "index",
-                ..
-            }
-        ),
+        matches!(err, Error::MissingAttribute { attribute: "index", .. }),
         "{err}"
     );
 }

@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use fmi::{Causality, ValueRef, VarType, Variability};
 
+use super::lookup::{find_column, find_variable};
 use super::{Connection, OutputVariable, SlaveKind, SlavePlan};
 use crate::error::{Location, name_hint};
 use crate::index::{LocalIndex, SlaveIndex};
@@ -162,10 +163,14 @@ impl<'a> GraphBuilder<'a> {
                 reason: "a file reader slave has no inputs".into(),
             });
         };
-        let input = variables
-            .iter()
-            .find(|v| v.name == edge.input.variable)
-            .ok_or_else(|| Error::UnknownVariable {
+        let input = find_variable(
+            variables,
+            &edge.input.slave,
+            &edge.input.variable,
+            &self.slaves[in_slave].kind.source_file(),
+            || Some(self.at(line)),
+        )?
+        .ok_or_else(|| Error::UnknownVariable {
                 at: self.at(line),
                 slave: edge.input.slave.clone(),
                 variable: edge.input.variable.clone(),
@@ -201,7 +206,10 @@ impl<'a> GraphBuilder<'a> {
         let out_slave = self.find_slave(&edge.output, line)?;
         let output_local = match &self.slaves[out_slave].kind {
             SlaveKind::FileReader { table } => {
-                let column = table.column_index(&edge.output.variable).ok_or_else(|| {
+                let column = find_column(table, &edge.output.slave, &edge.output.variable, || {
+                    Some(self.at(line))
+                })?
+                .ok_or_else(|| {
                     Error::UnknownVariable {
                         at: self.at(line),
                         slave: edge.output.slave.clone(),
@@ -222,10 +230,14 @@ impl<'a> GraphBuilder<'a> {
             }
             kind => {
                 let variables = kind.variables().unwrap_or_default();
-                let output = variables
-                    .iter()
-                    .find(|v| v.name == edge.output.variable)
-                    .ok_or_else(|| Error::UnknownVariable {
+                let output = find_variable(
+                    variables,
+                    &edge.output.slave,
+                    &edge.output.variable,
+                    &kind.source_file(),
+                    || Some(self.at(line)),
+                )?
+                .ok_or_else(|| Error::UnknownVariable {
                         at: self.at(line),
                         slave: edge.output.slave.clone(),
                         variable: edge.output.variable.clone(),
@@ -296,6 +308,15 @@ impl<'a> GraphBuilder<'a> {
         } else {
             (0.0, 1.0)
         };
+        if edge.value_map.is_some() && !matches!(ty, VarType::Integer | VarType::Boolean) {
+            return Err(Error::InvalidConnectionTarget {
+                at: self.at(line),
+                reference: input_text,
+                reason: format!(
+                    "a value mapping applies to Integer and Boolean connections, not {ty:?}"
+                ),
+            });
+        }
         list.push(Connection {
             output_slave: SlaveIndex(out_slave),
             output_local: LocalIndex(output_local),
@@ -303,6 +324,7 @@ impl<'a> GraphBuilder<'a> {
             input_vr,
             offset,
             scale_factor,
+            value_map: edge.value_map.clone(),
             output_name: output_text,
             input_name: input_text,
         });

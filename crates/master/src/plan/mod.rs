@@ -26,6 +26,7 @@ use crate::{Error, Result};
 
 mod graph;
 mod initial;
+mod lookup;
 mod outputs;
 mod rates;
 
@@ -203,6 +204,8 @@ pub struct Connection {
     pub offset: f64,
     /// Scale factor (Real only).
     pub scale_factor: f64,
+    /// Value mapping (Integer and Boolean only; SSP mapping transformations).
+    pub value_map: Option<crate::project::ValueMap>,
     /// `slave.variable` of the source, for messages.
     pub output_name: String,
     /// `slave.variable` of the target, for messages.
@@ -368,7 +371,8 @@ impl SimulationPlan {
     ///
     /// # Errors
     /// [`Error::NoSuchVariable`] when the name has no dot, names no slave, or the slave has no
-    /// such variable or column.
+    /// such variable or column; [`Error::AmbiguousVariable`] when its FMU declares the name more
+    /// than once, not as one value (or its table has two columns with the caption).
     pub fn variable(&self, name: &str) -> Result<NamedVariable> {
         let missing = |reason: String| Error::NoSuchVariable {
             name: name.to_string(),
@@ -390,34 +394,38 @@ impl SimulationPlan {
             })?;
         let plan = &self.slaves[slave];
         let found = match &plan.kind {
-            SlaveKind::FileReader { table } => table.column_index(variable).map(|column| {
-                let var_type = OUTPUT_TYPE_ORDER
-                    .into_iter()
-                    .find(|&ty| {
-                        plan.outputs
-                            .get(ty)
-                            .iter()
-                            .any(|o| o.vr.0 as usize == column)
-                    })
-                    .unwrap_or(fmi::VarType::Real);
-                NamedVariable {
-                    slave: SlaveIndex(slave),
-                    vr: ValueRef(column as u32),
-                    var_type,
-                    negated: false,
-                }
+            SlaveKind::FileReader { table } => {
+                lookup::find_column(table, slave_name, variable, || None)?.map(|column| {
+                    let var_type = OUTPUT_TYPE_ORDER
+                        .into_iter()
+                        .find(|&ty| {
+                            plan.outputs
+                                .get(ty)
+                                .iter()
+                                .any(|o| o.vr.0 as usize == column)
+                        })
+                        .unwrap_or(fmi::VarType::Real);
+                    NamedVariable {
+                        slave: SlaveIndex(slave),
+                        vr: ValueRef(column as u32),
+                        var_type,
+                        negated: false,
+                    }
+                })
+            }
+            kind => lookup::find_variable(
+                kind.variables().unwrap_or_default(),
+                slave_name,
+                variable,
+                &kind.source_file(),
+                || None,
+            )?
+            .map(|v| NamedVariable {
+                slave: SlaveIndex(slave),
+                vr: v.handle,
+                var_type: v.var_type,
+                negated: v.alias == fmi::Alias::NegatedAlias,
             }),
-            kind => kind
-                .variables()
-                .unwrap_or_default()
-                .iter()
-                .find(|v| v.name == variable)
-                .map(|v| NamedVariable {
-                    slave: SlaveIndex(slave),
-                    vr: v.handle,
-                    var_type: v.var_type,
-                    negated: v.alias == fmi::Alias::NegatedAlias,
-                }),
         };
         found.ok_or_else(|| {
             let hint = match &plan.kind {

@@ -211,8 +211,32 @@ pub struct GraphEdge {
     pub offset: f64,
     /// Scale factor (default 1).
     pub scale_factor: f64,
+    /// Value mapping of an Integer or Boolean connection (SSP's mapping transformations);
+    /// `None` for every connection a `.msim` file can state.
+    pub value_map: Option<ValueMap>,
     /// 1-based line number in the project file.
     pub line: usize,
+}
+
+/// A value mapping on an Integer or Boolean connection: a value equal to the source of a pair
+/// becomes its target; other values pass unchanged. Booleans are mapped as 0 (false) and 1
+/// (true).
+///
+/// A `.msim` file cannot state one; it comes from the `IntegerMappingTransformation`,
+/// `BooleanMappingTransformation` and `EnumerationMappingTransformation` of an SSP system.
+///
+/// Spec: SSP 1.0 §4 (mapping transformations).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ValueMap(pub Vec<(i128, i128)>);
+
+impl ValueMap {
+    /// The value `value` is mapped to.
+    pub fn apply(&self, value: i128) -> i128 {
+        self.0
+            .iter()
+            .find(|(source, _)| *source == value)
+            .map_or(value, |(_, target)| *target)
+    }
 }
 
 /// A `parameter` line.

@@ -560,6 +560,7 @@ fn parse_graph(ctx: &Ctx, rest: &str) -> Result<GraphEdge, ProjectError> {
         input: variable_ref(ctx, tokens[1])?,
         offset: 0.0,
         scale_factor: 1.0,
+        value_map: None,
         line: ctx.line,
     };
     if found >= 4 {

@@ -3,6 +3,7 @@
 //! type element of a variable, and the checks across variables in [`consistency`]). Errors name
 //! the file and the element.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::Path;
 use std::str::FromStr;
@@ -19,14 +20,41 @@ use crate::{Error, Result, ValueRef};
 
 mod consistency;
 
+pub(super) use consistency::repeated_names;
+
+/// The end of the warning about a `ModelStructure` output that names no variable.
+pub(super) const NO_OUTPUT: &str =
+    "the entry is ignored (mastersim does not need ModelStructure to run the FMU)";
+
+/// The end of the warning about a `ModelStructure` dependency that names no variable.
+pub(super) const NO_DEPENDENCIES: &str = "its dependency list is ignored, as if it depended on \
+     every variable (mastersim does not need ModelStructure to run the FMU)";
+
 // ------------------------------------------------------------------------------------------
 
-/// Error context: the file, plus helpers that build errors naming it.
+/// Error context: the file, plus helpers that build errors naming it, and the warnings about
+/// it so far (the rules of FMI a file breaks without being ambiguous or unsafe to run).
 pub(super) struct Ctx<'a> {
     pub(super) path: &'a Path,
+    /// The warnings so far, each starting with the file name.
+    pub(super) warnings: RefCell<Vec<String>>,
 }
 
-impl Ctx<'_> {
+impl<'a> Ctx<'a> {
+    /// The context of the file `path`, without warnings yet.
+    pub(super) fn new(path: &'a Path) -> Self {
+        Ctx {
+            path,
+            warnings: RefCell::default(),
+        }
+    }
+
+    /// Records a warning about the file (`message` names the element).
+    pub(super) fn warn(&self, message: String) {
+        self.warnings
+            .borrow_mut()
+            .push(format!("{}: {message}", self.path.display()));
+    }
     pub(super) fn required(
         &self,
         element: &str,
@@ -126,18 +154,29 @@ impl Ctx<'_> {
             .ok_or_else(|| self.invalid(element, attribute, text, expected))
     }
 
-    pub(super) fn default_experiment(
-        &self,
-        raw: &RawDefaultExperiment,
-    ) -> Result<DefaultExperiment> {
+    /// The `DefaultExperiment` (all versions). It only suggests settings, so a value that is
+    /// not a number is not an error: it is left out with a warning, and the setting falls back
+    /// as if the FMU gave none.
+    pub(super) fn default_experiment(&self, raw: &RawDefaultExperiment) -> DefaultExperiment {
         const EL: &str = "DefaultExperiment";
-        const REAL: &str = "a real number";
-        Ok(DefaultExperiment {
-            start_time: self.number(EL, "startTime", &raw.start_time, REAL)?,
-            stop_time: self.number(EL, "stopTime", &raw.stop_time, REAL)?,
-            tolerance: self.number(EL, "tolerance", &raw.tolerance, REAL)?,
-            step_size: self.number(EL, "stepSize", &raw.step_size, REAL)?,
-        })
+        let number = |attribute: &'static str, value: &Option<String>| {
+            self.number(EL, attribute, value, "a real number")
+                .unwrap_or_else(|_| {
+                    self.warn(format!(
+                        "{EL}: invalid value '{}' of attribute '{attribute}' (expected a real \
+                         number); ignored, as if the FMU gave none (a default experiment only \
+                         suggests settings)",
+                        value.as_deref().unwrap_or_default()
+                    ));
+                    None
+                })
+        };
+        DefaultExperiment {
+            start_time: number("startTime", &raw.start_time),
+            stop_time: number("stopTime", &raw.stop_time),
+            tolerance: number("tolerance", &raw.tolerance),
+            step_size: number("stepSize", &raw.step_size),
+        }
     }
 
     fn variables(
@@ -157,7 +196,7 @@ impl Ctx<'_> {
             .enumerate()
             .map(|(i, v)| self.variable(i + 1, v, version, units))
             .collect::<Result<Vec<_>>>()?;
-        self.check_unique_names(&variables)?;
+        self.warn_repeated_names(&variables);
         if version == FmiVersion::V1 {
             self.check_alias_bases(&variables)?;
         }
@@ -374,6 +413,10 @@ impl Ctx<'_> {
         Ok((causality, variability, None, alias))
     }
 
+    /// `ModelStructure/Outputs` (FMI 2.0). mastersim does not need it to run an FMU, so an
+    /// index that names no variable is not an error: an `Unknown` whose `index` names none is
+    /// left out, and one with such a dependency keeps no dependency list (it depends on
+    /// everything), each with a warning. A missing `index` is still an error.
     fn outputs(
         &self,
         raw: Option<RawModelStructure>,
@@ -384,33 +427,36 @@ impl Ctx<'_> {
             .and_then(|s| s.outputs)
             .map(|o| o.unknowns)
             .unwrap_or_default();
-        let check = |element: &str, attribute: &'static str, text: &str| -> Result<usize> {
+        let check = |element: &str, attribute: &str, text: &str, consequence: &str| {
             match text.parse::<usize>() {
-                Ok(i) if (1..=n_variables).contains(&i) => Ok(i),
-                _ => Err(self.invalid(element, attribute, text, INDEX)),
+                Ok(i) if (1..=n_variables).contains(&i) => Some(i),
+                _ => {
+                    self.warn(format!(
+                        "{element}: invalid value '{text}' of attribute '{attribute}' (expected \
+                         {INDEX}, there are {n_variables} variables); {consequence}"
+                    ));
+                    None
+                }
             }
         };
-        unknowns
-            .into_iter()
-            .enumerate()
-            .map(|(k, unknown)| {
-                let element = format!("ModelStructure/Outputs/Unknown #{}", k + 1);
-                let index_text = self.required(&element, "index", unknown.index)?;
-                let index = check(&element, "index", index_text.trim())?;
-                let dependencies = unknown
-                    .dependencies
-                    .map(|list| {
-                        list.split_whitespace()
-                            .map(|d| check(&element, "dependencies", d))
-                            .collect::<Result<Vec<_>>>()
-                    })
-                    .transpose()?;
-                Ok(OutputDependency {
-                    index,
-                    dependencies,
-                })
-            })
-            .collect()
+        let mut outputs = Vec::with_capacity(unknowns.len());
+        for (k, unknown) in unknowns.into_iter().enumerate() {
+            let element = format!("ModelStructure/Outputs/Unknown #{}", k + 1);
+            let index_text = self.required(&element, "index", unknown.index)?;
+            let Some(index) = check(&element, "index", index_text.trim(), NO_OUTPUT) else {
+                continue;
+            };
+            let dependencies = unknown.dependencies.and_then(|list| {
+                list.split_whitespace()
+                    .map(|d| check(&element, "dependencies", d, NO_DEPENDENCIES))
+                    .collect::<Option<Vec<_>>>()
+            });
+            outputs.push(OutputDependency {
+                index,
+                dependencies,
+            });
+        }
+        Ok(outputs)
     }
 }
 
@@ -487,8 +533,7 @@ pub(super) fn convert_v2(raw: RawV2, ctx: &Ctx<'_>) -> Result<ModelDescription> 
     let default_experiment = raw
         .default_experiment
         .as_ref()
-        .map(|d| ctx.default_experiment(d))
-        .transpose()?;
+        .map(|d| ctx.default_experiment(d));
     let variables = ctx.variables(raw.model_variables, FmiVersion::V2, &units)?;
     let outputs = ctx.outputs(raw.model_structure, variables.len())?;
     Ok(ModelDescription {
@@ -583,8 +628,7 @@ pub(super) fn convert_v1(raw: RawV1, ctx: &Ctx<'_>) -> Result<ModelDescription> 
     let default_experiment = raw
         .default_experiment
         .as_ref()
-        .map(|d| ctx.default_experiment(d))
-        .transpose()?;
+        .map(|d| ctx.default_experiment(d));
     let variables = ctx.variables(raw.model_variables, FmiVersion::V1, &units)?;
     Ok(ModelDescription {
         fmi_version: FmiVersion::V1,

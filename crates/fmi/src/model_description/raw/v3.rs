@@ -17,17 +17,16 @@
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
-use super::convert::Ctx;
+use super::convert::{Ctx, NO_DEPENDENCIES, NO_OUTPUT};
 use super::{ROOT, RawDefaultExperiment};
 use crate::model_description::{
     Capabilities, ClockVariable, FmiVersion, ModelDescription, OutputDependency, ScalarVariable,
 };
 use crate::{Error, Result};
 
-mod tree;
 mod variables;
 
-use tree::{Node, Tree};
+use crate::xml_tree::{Node, Tree};
 
 /// How an `fmiVersion` reads as FMI 3.0.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -514,16 +513,19 @@ impl Reader<'_> {
             node,
             &["startTime", "stopTime", "tolerance", "stepSize"],
         );
-        self.ctx.default_experiment(&RawDefaultExperiment {
+        Ok(self.ctx.default_experiment(&RawDefaultExperiment {
             start_time: node.owned("startTime"),
             stop_time: node.owned("stopTime"),
             tolerance: node.owned("tolerance"),
             step_size: node.owned("stepSize"),
-        })
+        }))
     }
 
-    /// `ModelStructure`: every entry must name a variable or clock by value reference; the
-    /// `Output` entries of variables become [`OutputDependency`]s.
+    /// `ModelStructure`: every entry must have a value reference; the `Output` entries of
+    /// variables become [`OutputDependency`]s. mastersim does not need `ModelStructure` to run
+    /// an FMU, so a value reference that names no variable or clock is not an error: such an
+    /// entry is left out, and an entry with such a dependency keeps no dependency list (it
+    /// depends on everything), each with a warning.
     ///
     /// [`OutputDependency`] counts in scalar indices (1-based positions in `variables`): a
     /// value reference stands for the first scalar that has it, which for an array is its
@@ -550,14 +552,21 @@ impl Reader<'_> {
             .chain(empty.iter().copied())
             .collect();
         const REFERENCE: &str = "the value reference of a variable in ModelVariables";
-        // The scalar index of a value reference; `None` for a clock or an empty array.
-        let scalar = |element: &str, attribute: &'static str, text: &str| {
-            match text.parse::<u32>() {
+        // The scalar index of a value reference (inner `None` for a clock or an empty array);
+        // `None`, with a warning ending in `consequence`, when it names nothing.
+        let scalar = |element: &str, attribute: &str, text: &str, consequence: &str| {
+            let found = match text.parse::<u32>() {
                 Ok(vr) if unindexed.contains(&vr) => Some(None),
                 Ok(vr) => first_scalar.get(&vr).map(|&i| Some(i)),
                 Err(_) => None,
+            };
+            if found.is_none() {
+                self.warn(format!(
+                    "{element}: invalid value '{text}' of attribute '{attribute}' (expected \
+                     {REFERENCE}); {consequence}"
+                ));
             }
-            .ok_or_else(|| self.ctx.invalid(element, attribute, text, REFERENCE))
+            found
         };
         let mut outputs = Vec::new();
         let mut seen: HashMap<&str, usize> = HashMap::new();
@@ -578,15 +587,15 @@ impl Reader<'_> {
             let vr = self
                 .ctx
                 .required(&element, "valueReference", node.owned("valueReference"))?;
-            let index = scalar(&element, "valueReference", vr.trim())?;
-            let dependencies = node
-                .get("dependencies")
-                .map(|list| {
-                    list.split_whitespace()
-                        .filter_map(|d| scalar(&element, "dependencies", d).transpose())
-                        .collect::<Result<Vec<_>>>()
-                })
-                .transpose()?;
+            let Some(index) = scalar(&element, "valueReference", vr.trim(), NO_OUTPUT) else {
+                continue;
+            };
+            let dependencies = node.get("dependencies").and_then(|list| {
+                list.split_whitespace()
+                    .map(|d| scalar(&element, "dependencies", d, NO_DEPENDENCIES))
+                    .collect::<Option<Vec<_>>>()
+                    .map(|found| found.into_iter().flatten().collect())
+            });
             if let ("Output", Some(index)) = (node.name.as_str(), index) {
                 outputs.push(OutputDependency {
                     index,

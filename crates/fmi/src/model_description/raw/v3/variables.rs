@@ -19,8 +19,10 @@
 //!   the scalars of its variable), with the same value reference, data type and start value,
 //!   its own description and display unit (the variable's when it gives none), and
 //!   [`Alias::Alias`] as its alias kind. Aliases of clocks are ignored.
-//! - **Uniqueness.** Value references are unique across all variables and clocks; names are
-//!   unique across all scalars, aliases and clocks.
+//! - **Uniqueness.** Value references are unique across all variables and clocks. Names
+//!   should be unique across all scalars, aliases and clocks; a name used more than once is
+//!   read with a warning, as in FMI 1.0 and 2.0 (`convert::consistency`): all are kept, and
+//!   the master refuses a reference to the name unless its scalars are one value.
 //! - **Clocks** go to [`ClockVariable`]s only.
 //!
 //! Spec: FMI 3.0 §2.4.7 (`ModelVariables`), §2.4.7.4 (common variable attributes), §2.4.7.5
@@ -29,7 +31,8 @@
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 
-use super::tree::Node;
+use crate::xml_tree::Node;
+use super::super::convert::repeated_names;
 use super::{CLOCK_ATTRIBUTES, Definitions, Reader, path_of};
 use crate::model_description::{
     Alias, Causality, ClockVariable, DataType, Initial, ScalarVariable, Variability,
@@ -187,7 +190,7 @@ impl<'a> Reader<'a> {
                 }
             }
         }
-        self.check_names(&expansion, &clocks, &clock_owners)?;
+        self.warn_repeated_names(&expansion, &clocks, &clock_owners);
         Ok((expansion.scalars, clocks, empty))
     }
 
@@ -646,38 +649,38 @@ impl<'a> Reader<'a> {
         Ok(())
     }
 
-    /// Refuses a name that an earlier scalar, alias or clock already has.
-    fn check_names(
+    /// Warns about every name that several scalars, aliases or clocks share (all are kept): a
+    /// harmless alias when the scalars are one value, ambiguous otherwise (a clock is never
+    /// one value with a scalar).
+    fn warn_repeated_names(
         &self,
         expansion: &Expansion,
         clocks: &[ClockVariable],
         clock_owners: &[usize],
-    ) -> Result<()> {
+    ) {
         let scalars = expansion
             .scalars
             .iter()
             .zip(&expansion.owner_of)
-            .map(|(v, &owner)| (v.name.as_str(), owner));
+            .map(|(v, &owner)| (v.name.as_str(), (owner, Some(v), v.value_reference.0)));
         let clocks = clocks
             .iter()
             .zip(clock_owners)
-            .map(|(c, &owner)| (c.name.as_str(), owner));
-        let mut seen: HashMap<&str, usize> = HashMap::with_capacity(expansion.scalars.len());
-        for (name, owner) in scalars.chain(clocks) {
-            match seen.entry(name) {
-                Entry::Occupied(first) => {
-                    return Err(Error::DuplicateName {
-                        path: self.ctx.path.to_owned(),
-                        element: expansion.owners[owner].clone(),
-                        name: name.to_owned(),
-                        first: expansion.owners[*first.get()].clone(),
-                    });
-                }
-                Entry::Vacant(slot) => {
-                    slot.insert(owner);
-                }
-            }
+            .map(|(c, &owner)| (c.name.as_str(), (owner, None, c.value_reference.0)));
+        for (name, group) in repeated_names(scalars.chain(clocks)) {
+            let declared: Vec<String> = group
+                .iter()
+                .map(|&(owner, scalar, vr)| {
+                    let kind = scalar.map_or("Clock", |v| v.data_type.name());
+                    format!("{} ({kind}, value reference {vr})", expansion.owners[owner])
+                })
+                .collect();
+            let first = group[0].1;
+            let ambiguous = group.iter().any(|&(_, scalar, _)| match (scalar, first) {
+                (Some(v), Some(first)) => !v.same_value(first),
+                _ => true,
+            });
+            self.ctx.warn_repeated_name(name, &declared, ambiguous);
         }
-        Ok(())
     }
 }

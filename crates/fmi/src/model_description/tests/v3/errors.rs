@@ -4,7 +4,7 @@
 use super::super::{FILE, parse, parse_err};
 use super::{names, parse_warn, v3, v3_vars};
 use crate::Error;
-use crate::model_description::FmiVersion;
+use crate::model_description::{FmiVersion, NameLookup};
 
 /// Asserts that the error message names the file and contains each of `parts`.
 fn assert_message(err: &Error, parts: &[&str]) {
@@ -313,26 +313,44 @@ fn v3_duplicate_value_reference_names_both_variables() {
 }
 
 #[test]
-fn v3_duplicate_names_across_arrays_aliases_and_clocks() {
-    let err = parse_err(&v3_vars(
+fn v3_duplicate_names_across_arrays_aliases_and_clocks_are_warnings() {
+    let (md, warnings) = parse_warn(&v3_vars(
         r#"<Float64 name="x" valueReference="1"><Dimension start="2"/></Float64>
            <Float64 name="x[2]" valueReference="2"/>"#,
     ));
-    assert!(
-        matches!(&err, Error::DuplicateName { element, name, first, .. }
-            if element == "ModelVariables/Float64[2] 'x[2]'" && name == "x[2]"
-                && first == "ModelVariables/Float64[1] 'x'"),
-        "{err:?}"
+    assert_eq!(names(&md), ["x[1]", "x[2]", "x[2]"]);
+    assert_eq!(
+        warnings,
+        [
+            "modelDescription.xml: variable name 'x[2]' is declared 2 times: \
+             ModelVariables/Float64[1] 'x' (Float64, value reference 1), \
+             ModelVariables/Float64[2] 'x[2]' (Float64, value reference 2); FMI requires unique \
+             names, so all are kept, and a connection, parameter or other reference to 'x[2]' \
+             is refused as ambiguous"
+        ]
     );
-    let err = parse_err(&v3_vars(
+    assert!(matches!(md.lookup("x[2]"), NameLookup::Ambiguous(all) if all.len() == 2));
+    let (md, warnings) = parse_warn(&v3_vars(
         r#"<Float64 name="x" valueReference="1"><Alias name="y"/></Float64>
            <Clock name="y" valueReference="2"/>"#,
     ));
-    assert_message(
-        &err,
-        &[
-            "ModelVariables/Clock[1] 'y': name 'y' already used by ModelVariables/Float64[1] 'x'/Alias[1] 'y'",
-        ],
+    assert_eq!(md.clocks.len(), 1);
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].contains(
+            "ModelVariables/Float64[1] 'x'/Alias[1] 'y' (Float64, value reference 1), \
+             ModelVariables/Clock[1] 'y' (Clock, value reference 2)"
+        ) && warnings[0].contains("refused as ambiguous"),
+        "{warnings:?}"
+    );
+    // An alias named like its own variable is the same value: harmless, still a warning.
+    let (md, warnings) = parse_warn(&v3_vars(
+        r#"<Float64 name="x" valueReference="1"><Alias name="x"/></Float64>"#,
+    ));
+    assert!(matches!(md.lookup("x"), NameLookup::Found(v) if v.index == 1));
+    assert!(
+        warnings[0].ends_with("they are one value (an alias), which 'x' refers to"),
+        "{warnings:?}"
     );
 }
 
@@ -428,16 +446,32 @@ fn v3_unknown_variable_element() {
 }
 
 #[test]
-fn v3_model_structure_names_known_value_references() {
+fn v3_model_structure_references_that_name_no_variable_are_warnings() {
     let body = r#"<Float64 name="a" valueReference="1"/></ModelVariables>
-        <ModelStructure><Output valueReference="1" dependencies="1 9"/></ModelStructure>
+        <ModelStructure><Output valueReference="1" dependencies="1 9"/>
+          <Output valueReference="7"/><InitialUnknown valueReference="1"/></ModelStructure>
         <ModelVariables>"#;
-    let err = parse_err(&v3_vars(body));
-    assert!(
-        matches!(&err, Error::InvalidAttribute { element, attribute: "dependencies", value, .. }
-            if element == "ModelStructure/Output[1]" && value == "9"),
-        "{err:?}"
+    let (md, warnings) = parse_warn(&v3_vars(body));
+    assert_eq!(
+        md.outputs,
+        [crate::model_description::OutputDependency {
+            index: 1,
+            dependencies: None
+        }]
     );
+    assert_eq!(
+        warnings,
+        [
+            "modelDescription.xml: ModelStructure/Output[1]: invalid value '9' of attribute \
+             'dependencies' (expected the value reference of a variable in ModelVariables); its \
+             dependency list is ignored, as if it depended on every variable (mastersim does not \
+             need ModelStructure to run the FMU)",
+            "modelDescription.xml: ModelStructure/Output[2]: invalid value '7' of attribute \
+             'valueReference' (expected the value reference of a variable in ModelVariables); \
+             the entry is ignored (mastersim does not need ModelStructure to run the FMU)"
+        ]
+    );
+    // A missing value reference is still an error.
     let body = r#"<Float64 name="a" valueReference="1"/></ModelVariables>
         <ModelStructure><Output dependencies="1"/></ModelStructure><ModelVariables>"#;
     assert!(matches!(

@@ -1,0 +1,138 @@
+//! SSP 1.0 system structures read into mastersim projects.
+//!
+//! [`load`] reads a `.ssp` archive, a folder holding `SystemStructure.ssd`, or an `.ssd` file,
+//! with the parameter values (`.ssv`) and mappings (`.ssm`) it binds, and returns the
+//! [`master::project::Project`] that runs it: one slave per FMU component (nested systems are
+//! flattened through their connectors), one `graph` edge per connection from an FMU output to
+//! an FMU input (linear transformations and unit conversions folded into offset and scale,
+//! mapping transformations into a [`master::project::ValueMap`]), one `parameter` line per
+//! bound value that wins by SSP's precedence, and the time settings of `DefaultExperiment` and
+//! the OSP step-size annotations. The master then validates and runs it exactly as a `.msim`
+//! project: there is no second master.
+//!
+//! What is supported, refused and warned about is listed in `docs/ssp.md`.
+//!
+//! Spec: SSP 1.0 (Modelica Association, 2019): §5 SSD, §6 SSV, §7 SSM, §4 common elements;
+//! the OSP annotations as read by libcosim.
+
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+mod build;
+mod error;
+mod ssd;
+mod values;
+mod xml;
+
+use std::path::{Path, PathBuf};
+
+pub use error::{ErrorKind, Result, SspError};
+use master::project::Project;
+
+/// The file name of the system structure in an `.ssp` archive or SSP folder.
+pub const SSD_NAME: &str = "SystemStructure.ssd";
+
+/// Options of [`load`].
+#[derive(Debug, Clone, Default)]
+pub struct LoadOptions {
+    /// `--parameter-set NAME`: on every element that binds a parameter set of this name, only
+    /// the bindings of that set apply (see `docs/ssp.md`, parameter sets). `None`: the first
+    /// set of each element.
+    pub parameter_set: Option<String>,
+    /// Where an `.ssp` archive is extracted (created when missing). Unused for folders and
+    /// `.ssd` files.
+    pub extract_dir: PathBuf,
+}
+
+/// An SSP system read into a project.
+#[derive(Debug)]
+pub struct System {
+    /// The project that runs it. [`Project::path`] is the `.ssd` file (inside
+    /// [`LoadOptions::extract_dir`] for an archive), so messages name its lines.
+    pub project: Project,
+    /// What the project holds that a `.msim` file cannot state (for `mastersim convert`),
+    /// each naming the SSD element and line; empty when it converts.
+    pub not_in_msim: Vec<String>,
+}
+
+/// True when `path` is SSP input: an `.ssp` or `.ssd` file, or a folder holding
+/// [`SSD_NAME`].
+pub fn is_ssp(path: &Path) -> bool {
+    let extension = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase());
+    matches!(extension.as_deref(), Some("ssp" | "ssd")) || path.join(SSD_NAME).is_file()
+}
+
+/// Reads the SSP system at `path` (an `.ssp` archive, a folder holding
+/// `SystemStructure.ssd`, or an `.ssd` file) into a project.
+///
+/// An archive is extracted into [`LoadOptions::extract_dir`] with the same protection as an
+/// FMU (no entry outside the directory, no links, a size limit). The FMUs of the components
+/// are read (their model descriptions, without extracting them) to resolve parameter names,
+/// types and units; they are extracted and loaded later by the master.
+///
+/// # Errors
+/// An [`SspError`] naming the file, the line and the element: malformed XML, a reference to
+/// nothing (element, connector, `.ssv`/`.ssm` file, unit, enumeration item), type or unit
+/// dimension mismatches, a loop of connections through system connectors, and everything
+/// mastersim does not support ([`ErrorKind::Unsupported`]). Names in parameter sets that
+/// match no variable are warnings (`log`), as SSP allows.
+///
+/// Spec: SSP 1.0 §5.3 (systems, elements, connections), §5.3.3 (parameter bindings and their
+/// precedence), §6, §7.
+pub fn load(path: &Path, options: &LoadOptions) -> Result<System> {
+    let ssd_path = locate(path, options)?;
+    let doc = xml::Doc::read(&ssd_path)?;
+    let ssd = ssd::Ssd::read(&doc)?;
+    build::build(&ssd, options)
+}
+
+/// The `.ssd` file of `path`, extracting an archive first.
+fn locate(path: &Path, options: &LoadOptions) -> Result<PathBuf> {
+    let extension = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase());
+    if path.is_dir() {
+        let ssd = path.join(SSD_NAME);
+        if !ssd.is_file() {
+            return Err(SspError::file(
+                ErrorKind::Io,
+                path,
+                format!("the folder holds no {SSD_NAME}"),
+            ));
+        }
+        return Ok(std::path::absolute(&ssd).unwrap_or(ssd));
+    }
+    if !path.is_file() {
+        return Err(SspError::file(
+            ErrorKind::Io,
+            path,
+            "the file does not exist",
+        ));
+    }
+    if extension.as_deref() != Some("ssp") {
+        return Ok(std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()));
+    }
+    fmi::archive::extract(
+        path,
+        &options.extract_dir,
+        &fmi::archive::ExtractOptions::default(),
+    )
+    .map_err(|e| {
+        let kind = match e {
+            fmi::Error::Io { .. } => ErrorKind::Io,
+            _ => ErrorKind::Invalid,
+        };
+        SspError::file(kind, path, e.to_string())
+    })?;
+    let ssd = options.extract_dir.join(SSD_NAME);
+    if !ssd.is_file() {
+        return Err(SspError::file(
+            ErrorKind::Invalid,
+            path,
+            format!("the archive holds no {SSD_NAME} at its top level"),
+        ));
+    }
+    Ok(std::path::absolute(&ssd).unwrap_or(ssd))
+}
