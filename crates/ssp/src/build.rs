@@ -21,9 +21,6 @@ use crate::ssd::{self, Component, ConnectorType, Element, End, Kind, Ssd};
 use crate::values::{self, Binding, Mapping, ParameterSet, Source, Transformation, Unit, Value};
 use crate::{LoadOptions, System};
 
-/// Deepest nesting of systems read.
-const MAX_DEPTH: usize = 64;
-
 /// A component with what the build needs of it.
 struct Comp<'a> {
     /// The SSD element.
@@ -67,6 +64,8 @@ enum Port {
 struct Edge<'a> {
     from: Port,
     to: Port,
+    /// The SSD file that declares it.
+    file: &'a Path,
     connection: &'a ssd::Connection,
 }
 
@@ -138,7 +137,7 @@ pub(crate) fn build(ssd: &Ssd, options: &LoadOptions) -> Result<System> {
     for unit in &ssd.units {
         b.add_unit(unit);
     }
-    b.collect(&ssd.system, String::new(), 0)?;
+    b.collect(&ssd.system, String::new())?;
     b.name_slaves();
     let mut project = Project::with_defaults(ssd.path.clone());
     b.settings(&mut project);
@@ -192,42 +191,34 @@ impl<'a> Builder<'a> {
 
     fn error(
         &self,
+        file: &Path,
         line: usize,
         element: impl Into<String>,
         message: impl Into<String>,
     ) -> SspError {
-        SspError::at(&self.ssd.path, line, element, message)
+        SspError::at(file, line, element, message)
     }
 
     /// Walks the systems depth first, reading every component's FMU.
-    fn collect(&mut self, system: &'a ssd::System, path: String, depth: usize) -> Result<usize> {
-        if depth > MAX_DEPTH {
-            return Err(self
-                .error(
-                    system.line,
-                    format!("System '{}'", system.name),
-                    format!("systems nest deeper than {MAX_DEPTH} levels"),
-                )
-                .unsupported());
-        }
+    fn collect(&mut self, system: &'a ssd::System, path: String) -> Result<usize> {
         let index = self.systems.len();
         self.systems.push(Sys {
             element: system,
             path: path.clone(),
             children: HashMap::new(),
         });
-        let base = self
-            .ssd
-            .path
-            .parent()
-            .unwrap_or(Path::new("."))
-            .to_path_buf();
         for element in &system.elements {
             let child = match element {
                 Element::Component(c) => {
-                    let fmu = values::resolve(&self.ssd.path, c.line, &base, &c.source)?;
+                    let fmu = values::resolve(
+                        &c.file,
+                        c.line,
+                        c.file.parent().unwrap_or(Path::new(".")),
+                        &c.source,
+                    )?;
                     if !fmu.is_file() {
                         return Err(self.error(
+                            &c.file,
                             c.line,
                             format!("Component '{}'", c.name),
                             format!("the FMU '{}' does not exist", fmu.display()),
@@ -237,6 +228,7 @@ impl<'a> Builder<'a> {
                         fmi::archive::inspect(&fmu, &fmi::archive::ExtractOptions::default())
                             .map_err(|e| {
                                 self.error(
+                                    &c.file,
                                     c.line,
                                     format!("Component '{}'", c.name),
                                     format!("cannot read the FMU: {e}"),
@@ -259,7 +251,7 @@ impl<'a> Builder<'a> {
                     } else {
                         format!("{path}.{}", s.name)
                     };
-                    Child::Sys(self.collect(s, sub, depth + 1)?)
+                    Child::Sys(self.collect(s, sub)?)
                 }
             };
             self.systems[index].children.insert(element.name(), child);
@@ -274,6 +266,7 @@ impl<'a> Builder<'a> {
             let element = format!("Component '{}'/Connector '{}'", c.name, k.name);
             let variable = find_variable(description, &k.name).ok_or_else(|| {
                 self.error(
+                    &c.file,
                     k.line,
                     element.clone(),
                     format!("the FMU '{}' has no variable '{}'", c.source, k.name),
@@ -282,7 +275,7 @@ impl<'a> Builder<'a> {
             let expected = match &k.ty {
                 ConnectorType::Real(unit) => {
                     if let Some(unit) = unit {
-                        self.unit(unit, k.line, &element)?;
+                        self.unit(&c.file, unit, k.line, &element)?;
                     }
                     Some(VarType::Real)
                 }
@@ -295,6 +288,7 @@ impl<'a> Builder<'a> {
                 && variable.var_type != expected
             {
                 return Err(self.error(
+                    &c.file,
                     k.line,
                     element,
                     format!(
@@ -306,15 +300,16 @@ impl<'a> Builder<'a> {
                 ));
             }
             if let ConnectorType::Enumeration(name) = &k.ty {
-                self.enumeration(name, k.line, &element)?;
+                self.enumeration(&c.file, name, k.line, &element)?;
             }
         }
         Ok(())
     }
 
-    fn unit(&self, name: &str, line: usize, element: &str) -> Result<&Unit> {
+    fn unit(&self, file: &Path, name: &str, line: usize, element: &str) -> Result<&Unit> {
         self.units.get(name).ok_or_else(|| {
             self.error(
+                file,
                 line,
                 element,
                 format!("the unit '{name}' is not declared in the SSD's Units"),
@@ -322,13 +317,20 @@ impl<'a> Builder<'a> {
         })
     }
 
-    fn enumeration(&self, name: &str, line: usize, element: &str) -> Result<&values::Enumeration> {
+    fn enumeration(
+        &self,
+        file: &Path,
+        name: &str,
+        line: usize,
+        element: &str,
+    ) -> Result<&values::Enumeration> {
         self.ssd
             .enumerations
             .iter()
             .find(|e| e.name == name)
             .ok_or_else(|| {
                 self.error(
+                    file,
                     line,
                     element,
                     format!("the enumeration '{name}' is not declared in the SSD's Enumerations"),
@@ -363,7 +365,7 @@ impl<'a> Builder<'a> {
                 log::warn!(
                     "{}:{}: component '{}' runs as slave '{name}' (slave names hold no blanks, \
                      dots, quotes or '#' and are unique)",
-                    self.ssd.path.display(),
+                    self.comps[i].element.file.display(),
                     self.comps[i].element.line,
                     self.comps[i].element.name
                 );
@@ -397,7 +399,7 @@ impl<'a> Builder<'a> {
         what: &str,
     ) -> Result<(Port, &'a ssd::Connector)> {
         let sys = &self.systems[system];
-        let unknown = || ssd::unknown_end(self.ssd, connection, end, what);
+        let unknown = || ssd::unknown_end(&sys.element.file, connection, end, what);
         match &end.element {
             None => {
                 let k = sys
@@ -411,7 +413,7 @@ impl<'a> Builder<'a> {
             Some(name) => {
                 let child = sys.children.get(name.as_str()).copied().ok_or_else(|| {
                     SspError::at(
-                        &self.ssd.path,
+                        &sys.element.file,
                         connection.line,
                         "Connection",
                         format!(
@@ -458,18 +460,21 @@ impl<'a> Builder<'a> {
                     }
                     _ => None,
                 };
+                let file = &self.systems[s].element.file;
                 if let Some((name, end, kind)) = wrong_way {
                     return Err(self.error(
+                        file,
                         c.line,
                         "Connection",
                         format!("the {end} connector '{name}' is {kind} of its component"),
                     ));
                 }
-                let transfer = self.transfer(c, from_k, to_k)?;
+                let transfer = self.transfer(file, c, from_k, to_k)?;
                 edges.push((
                     Edge {
                         from,
                         to,
+                        file,
                         connection: c,
                     },
                     transfer,
@@ -480,6 +485,7 @@ impl<'a> Builder<'a> {
         for (i, (edge, _)) in edges.iter().enumerate() {
             if let Some(first) = driven.insert(&edge.to, i) {
                 return Err(self.error(
+                    edge.file,
                     edge.connection.line,
                     "Connection",
                     format!(
@@ -498,7 +504,7 @@ impl<'a> Builder<'a> {
             let mut from = &edge.from;
             let mut total = transfer.clone();
             let mut seen: HashSet<&Port> = HashSet::new();
-            let mut line = edge.connection.line;
+            let mut at = (edge.file, edge.connection.line);
             loop {
                 match from {
                     Port::Comp(output, output_name) => {
@@ -514,7 +520,7 @@ impl<'a> Builder<'a> {
                             self.not_in_msim.push(format!(
                                 "{}:{}: a mapping transformation ('{}.{}' -> '{}.{}'): a .msim \
                                  graph line holds only offset and scale",
-                                self.ssd.path.display(),
+                                edge.file.display(),
                                 edge.connection.line,
                                 self.comps[*output].slave,
                                 output_name,
@@ -541,7 +547,8 @@ impl<'a> Builder<'a> {
                     Port::Sys(..) => {
                         if !seen.insert(from) {
                             return Err(self.error(
-                                line,
+                                at.0,
+                                at.1,
                                 "Connection",
                                 format!(
                                     "the connections through '{}' form a loop",
@@ -553,7 +560,7 @@ impl<'a> Builder<'a> {
                             log::warn!(
                                 "{}:{}: input '{}.{}' is connected to '{}', which nothing drives; \
                                  the input keeps its start value",
-                                self.ssd.path.display(),
+                                edge.file.display(),
                                 edge.connection.line,
                                 self.comps[*input].slave,
                                 input_name,
@@ -564,6 +571,7 @@ impl<'a> Builder<'a> {
                         let (previous, t) = &edges[i];
                         total = t.then(&total).ok_or_else(|| {
                             self.error(
+                                previous.file,
                                 previous.connection.line,
                                 "Connection",
                                 "a mapping transformation and a linear transformation or unit \
@@ -571,7 +579,7 @@ impl<'a> Builder<'a> {
                             )
                             .unsupported()
                         })?;
-                        line = previous.connection.line;
+                        at = (previous.file, previous.connection.line);
                         from = &previous.from;
                     }
                 }
@@ -607,12 +615,14 @@ impl<'a> Builder<'a> {
     /// start connector's unit to the end connector's.
     fn transfer(
         &self,
+        file: &Path,
         c: &ssd::Connection,
         from: &ssd::Connector,
         to: &ssd::Connector,
     ) -> Result<Transfer> {
         let mismatch = || {
             self.error(
+                file,
                 c.line,
                 "Connection",
                 format!(
@@ -638,6 +648,7 @@ impl<'a> Builder<'a> {
         }
         let wrong = |expected: &str| {
             self.error(
+                file,
                 c.line,
                 "Connection",
                 format!(
@@ -689,8 +700,8 @@ impl<'a> Builder<'a> {
                 else {
                     return Err(wrong("Enumeration"));
                 };
-                let source = self.enumeration(source, c.line, "Connection")?;
-                let target = self.enumeration(target, c.line, "Connection")?;
+                let source = self.enumeration(file, source, c.line, "Connection")?;
+                let target = self.enumeration(file, target, c.line, "Connection")?;
                 let value = |e: &values::Enumeration, item: &str| {
                     e.items
                         .iter()
@@ -698,6 +709,7 @@ impl<'a> Builder<'a> {
                         .map(|(_, v)| i128::from(*v))
                         .ok_or_else(|| {
                             self.error(
+                                file,
                                 c.line,
                                 "EnumerationMappingTransformation",
                                 format!("the enumeration '{}' has no item '{item}'", e.name),
@@ -716,7 +728,7 @@ impl<'a> Builder<'a> {
             (ConnectorType::Real(Some(a)), ConnectorType::Real(Some(b)))
                 if !c.suppress_unit_conversion =>
             {
-                self.conversion(a, b, c.line, "Connection")?
+                self.conversion(file, a, b, c.line, "Connection")?
             }
             _ => Transfer::IDENTITY,
         };
@@ -726,16 +738,24 @@ impl<'a> Builder<'a> {
     }
 
     /// The conversion of a value in unit `from` to unit `to`.
-    fn conversion(&self, from: &str, to: &str, line: usize, element: &str) -> Result<Transfer> {
+    fn conversion(
+        &self,
+        file: &Path,
+        from: &str,
+        to: &str,
+        line: usize,
+        element: &str,
+    ) -> Result<Transfer> {
         if from == to {
             return Ok(Transfer::IDENTITY);
         }
         let (a, b) = (
-            self.unit(from, line, element)?,
-            self.unit(to, line, element)?,
+            self.unit(file, from, line, element)?,
+            self.unit(file, to, line, element)?,
         );
         if a.exponents != b.exponents {
             return Err(self.error(
+                file,
                 line,
                 element,
                 format!("the units '{from}' and '{to}' have different dimensions; no conversion between them exists"),
@@ -755,13 +775,28 @@ impl<'a> Builder<'a> {
         let mut used_set = false;
         // Components first (the lowest level), then systems from the innermost out.
         for c in 0..self.comps.len() {
-            let bindings = &self.comps[c].element.bindings;
-            used_set |=
-                self.apply_bindings(bindings, Target::Comp(c), options, &mut assignments)?;
+            let element = self.comps[c].element;
+            used_set |= self.apply_bindings(
+                &element.file,
+                &element.bindings,
+                Target::Comp(c),
+                options,
+                &mut assignments,
+            )?;
         }
         for s in (0..self.systems.len()).rev() {
-            let bindings = &self.systems[s].element.bindings;
-            used_set |= self.apply_bindings(bindings, Target::Sys(s), options, &mut assignments)?;
+            let system = self.systems[s].element;
+            used_set |= self.apply_bindings(
+                &system.file,
+                &system.bindings,
+                Target::Sys(s),
+                options,
+                &mut assignments,
+            )?;
+            if let Some((file, bindings)) = &system.outer_bindings {
+                used_set |=
+                    self.apply_bindings(file, bindings, Target::Sys(s), options, &mut assignments)?;
+            }
         }
         if let Some(name) = &options.parameter_set
             && !used_set
@@ -802,33 +837,29 @@ impl<'a> Builder<'a> {
     /// [`LoadOptions::parameter_set`]); returns whether the selected set was among them.
     fn apply_bindings(
         &self,
+        file: &Path,
         bindings: &'a [Binding],
         target: Target,
         options: &LoadOptions,
         out: &mut Vec<Assignment>,
     ) -> Result<bool> {
-        let base = self
-            .ssd
-            .path
-            .parent()
-            .unwrap_or(Path::new("."))
-            .to_path_buf();
+        let base = file.parent().unwrap_or(Path::new("."));
         let mut loaded: Vec<(&Binding, Cow<'_, ParameterSet>, Option<Cow<'_, Mapping>>)> =
             Vec::new();
         for b in bindings {
             let set = match &b.values {
                 Source::Inline(set) => Cow::Borrowed(set),
                 Source::File(source) => {
-                    let path = values::resolve(&self.ssd.path, b.line, &base, source)?;
-                    Cow::Owned(values::read_ssv(&self.ssd.path, b.line, &path)?)
+                    let path = values::resolve(file, b.line, base, source)?;
+                    Cow::Owned(values::read_ssv(file, b.line, &path)?)
                 }
             };
             let mapping = match &b.mapping {
                 None => None,
                 Some(Source::Inline(m)) => Some(Cow::Borrowed(m)),
                 Some(Source::File(source)) => {
-                    let path = values::resolve(&self.ssd.path, b.line, &base, source)?;
-                    Some(Cow::Owned(values::read_ssm(&self.ssd.path, b.line, &path)?))
+                    let path = values::resolve(file, b.line, base, source)?;
+                    Some(Cow::Owned(values::read_ssm(file, b.line, &path)?))
                 }
             };
             loaded.push((b, set, mapping));
@@ -851,7 +882,7 @@ impl<'a> Builder<'a> {
         if names.len() > 1 && selected.is_none() {
             log::info!(
                 "{}: {} binds the parameter sets {}; using '{}' (--parameter-set chooses another)",
-                self.ssd.path.display(),
+                file.display(),
                 self.target_name(target),
                 names
                     .iter()
@@ -1099,7 +1130,7 @@ impl<'a> Builder<'a> {
                         ),
                     ));
                 };
-                let e = self.enumeration(e, p.line, "Parameter")?;
+                let e = self.enumeration(&set.file, e, p.line, "Parameter")?;
                 let value = e
                     .items
                     .iter()

@@ -88,6 +88,19 @@ pub fn load(path: &Path, options: &LoadOptions) -> Result<System> {
     build::build(&ssd, options)
 }
 
+/// Parses the text of an `.ssd` file as [`load`] does, without reading any FMU: the
+/// well-formedness, structure and attribute checks of the SSD itself (the entry point of the
+/// fuzz target `ssd`). Files it references (`.ssv`, `.ssm`, nested `.ssd`) are not read.
+///
+/// # Errors
+/// As [`load`], for what the SSD alone shows; `path` names the file in messages.
+///
+/// Spec: SSP 1.0 §5.
+pub fn check_ssd(text: &str, path: &Path) -> Result<()> {
+    let doc = xml::Doc::parse(text, path)?;
+    ssd::Ssd::read(&doc).map(|_| ())
+}
+
 /// The `.ssd` file of `path`, extracting an archive first.
 fn locate(path: &Path, options: &LoadOptions) -> Result<PathBuf> {
     let extension = path

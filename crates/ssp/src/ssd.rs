@@ -6,7 +6,7 @@
 //! enumerations, transformations, annotations); OSP annotations (`osp:FixedStepAlgorithm`,
 //! `osp:StepSizeHint`) as libcosim reads them.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use fmi::xml_tree::Node;
 
@@ -48,6 +48,8 @@ pub(crate) struct Experiment {
 pub(crate) struct System {
     /// `name`.
     pub name: String,
+    /// The SSD file that defines it (another file for a referenced system).
+    pub file: PathBuf,
     /// Line of the element.
     pub line: usize,
     /// Its connectors (the ports of a nested system).
@@ -58,6 +60,9 @@ pub(crate) struct System {
     pub connections: Vec<Connection>,
     /// Parameter bindings of the system, in document order.
     pub bindings: Vec<values::Binding>,
+    /// For a system referenced by a component of another SSD: the bindings of that
+    /// component (with the file that declares them), which apply above the system's own.
+    pub outer_bindings: Option<(PathBuf, Vec<values::Binding>)>,
 }
 
 /// An element of a system.
@@ -84,6 +89,8 @@ impl Element {
 pub(crate) struct Component {
     /// `name`.
     pub name: String,
+    /// The SSD file that declares it.
+    pub file: PathBuf,
     /// Line of the element.
     pub line: usize,
     /// `source`: the FMU, relative to the SSD's directory.
@@ -189,6 +196,42 @@ impl Ssd {
     /// The first element that breaks SSP 1.0 or that mastersim does not support, with its
     /// line.
     pub fn read(doc: &Doc) -> Result<Ssd> {
+        let mut ctx = Ctx {
+            units: Vec::new(),
+            enumerations: Vec::new(),
+            experiment: Experiment::default(),
+            stack: vec![std::path::absolute(&doc.path).unwrap_or_else(|_| doc.path.clone())],
+            depth: 0,
+        };
+        let system = read_description(doc, &mut ctx)?;
+        Ok(Ssd {
+            path: doc.path.clone(),
+            system,
+            units: ctx.units,
+            enumerations: ctx.enumerations,
+            experiment: ctx.experiment,
+        })
+    }
+}
+
+/// What reading an SSD (and the SSDs it refers to) collects besides the systems.
+struct Ctx {
+    units: Vec<values::Unit>,
+    enumerations: Vec<values::Enumeration>,
+    experiment: Experiment,
+    /// The SSD files being read, outermost first (a file referring to one of them is a cycle).
+    stack: Vec<PathBuf>,
+    /// Nesting depth of systems.
+    depth: usize,
+}
+
+/// Deepest nesting of systems read.
+pub(crate) const MAX_DEPTH: usize = 64;
+
+/// Reads the `SystemStructureDescription` of `doc` and returns its system; units,
+/// enumerations and the default experiment go to `ctx`.
+fn read_description(doc: &Doc, ctx: &mut Ctx) -> Result<System> {
+    {
         let root = doc.root("SystemStructureDescription")?;
         match root.get("version") {
             Some("1.0") => {}
@@ -204,19 +247,20 @@ impl Ssd {
             }
             None => return Err(doc.error(root, "the attribute 'version' is missing")),
         }
-        let mut units = Vec::new();
-        let mut enumerations = Vec::new();
-        let mut experiment = Experiment::default();
         let mut system = None;
         for child in doc.children(root) {
             match child.local_name() {
-                "System" if system.is_none() => {
-                    system = Some(read_system(doc, child, &mut units, &mut experiment)?)
-                }
+                "System" if system.is_none() => system = Some(read_system(doc, child, ctx)?),
                 "System" => return Err(doc.error(child, "a second top-level System; expected one")),
-                "Units" => units.extend(values::read_units(doc, child)?),
-                "Enumerations" => enumerations.extend(values::read_enumerations(doc, child)?),
-                "DefaultExperiment" => read_experiment(doc, child, &mut experiment)?,
+                "Units" => ctx.units.extend(values::read_units(doc, child)?),
+                "Enumerations" => ctx
+                    .enumerations
+                    .extend(values::read_enumerations(doc, child)?),
+                // A referenced SSD's experiment is not the run's.
+                "DefaultExperiment" if ctx.stack.len() == 1 => {
+                    read_experiment(doc, child, &mut ctx.experiment)?
+                }
+                "DefaultExperiment" => {}
                 "MetaData" | "Signature" | "Annotations" => {}
                 other => {
                     return Err(doc.error(
@@ -226,14 +270,7 @@ impl Ssd {
                 }
             }
         }
-        let system = system.ok_or_else(|| doc.error(root, "no System element"))?;
-        Ok(Ssd {
-            path: doc.path.clone(),
-            system,
-            units,
-            enumerations,
-            experiment,
-        })
+        system.ok_or_else(|| doc.error(root, "no System element"))
     }
 }
 
@@ -268,15 +305,24 @@ fn osp_annotations<'a>(doc: &'a Doc, node: &'a Node) -> impl Iterator<Item = &'a
         .filter(|a| a.get("type") == Some(OSP))
 }
 
-fn read_system(
-    doc: &Doc,
-    node: &Node,
-    units: &mut Vec<values::Unit>,
-    experiment: &mut Experiment,
-) -> Result<System> {
+fn read_system(doc: &Doc, node: &Node, ctx: &mut Ctx) -> Result<System> {
     let name = doc.required(node, "name")?.to_owned();
+    if ctx.depth >= MAX_DEPTH {
+        return Err(doc
+            .error(node, format!("systems nest deeper than {MAX_DEPTH} levels"))
+            .unsupported());
+    }
+    ctx.depth += 1;
+    let system = read_system_body(doc, node, name, ctx);
+    ctx.depth -= 1;
+    system
+}
+
+fn read_system_body(doc: &Doc, node: &Node, name: String, ctx: &mut Ctx) -> Result<System> {
     let mut system = System {
         name,
+        file: doc.path.clone(),
+        outer_bindings: None,
         line: node.line,
         connectors: Vec::new(),
         elements: Vec::new(),
@@ -290,8 +336,13 @@ fn read_system(
             "Elements" => {
                 for element in doc.children(child) {
                     let element = match element.local_name() {
+                        "Component"
+                            if element.get("type") == Some("application/x-ssp-definition") =>
+                        {
+                            Element::System(read_reference(doc, element, ctx)?)
+                        }
                         "Component" => Element::Component(read_component(doc, element)?),
-                        "System" => Element::System(read_system(doc, element, units, experiment)?),
+                        "System" => Element::System(read_system(doc, element, ctx)?),
                         "SignalDictionaryReference" => {
                             return Err(doc
                                 .error(element, "signal dictionaries are not supported")
@@ -334,8 +385,11 @@ fn read_system(
                     .unsupported());
             }
             // OSP files place the default experiment inside the system.
-            "DefaultExperiment" => read_experiment(doc, child, experiment)?,
-            "Units" => units.extend(values::read_units(doc, child)?),
+            "DefaultExperiment" if ctx.stack.len() == 1 => {
+                read_experiment(doc, child, &mut ctx.experiment)?
+            }
+            "DefaultExperiment" => {}
+            "Units" => ctx.units.extend(values::read_units(doc, child)?),
             "ElementGeometry" | "SystemGeometry" | "GraphicalElements" | "Annotations"
             | "MetaData" | "Signature" => {}
             other => {
@@ -351,6 +405,50 @@ fn element_node<'a>(doc: &'a Doc, elements: &'a Node, name: &str) -> Option<&'a 
     doc.children(elements)
         .filter(|e| e.get("name") == Some(name))
         .nth(1)
+}
+
+/// A component whose source is another `.ssd` (`type="application/x-ssp-definition"`): that
+/// file's system, under the component's name, with the component's bindings applied above
+/// the system's own. A file that refers back to one being read is a cycle.
+fn read_reference(doc: &Doc, node: &Node, ctx: &mut Ctx) -> Result<System> {
+    let name = doc.required(node, "name")?.to_owned();
+    let source = doc.required(node, "source")?;
+    let base = doc.path.parent().unwrap_or(Path::new("."));
+    let path = values::resolve(&doc.path, node.line, base, source)?;
+    let path = std::path::absolute(&path).unwrap_or(path);
+    if let Some(first) = ctx.stack.iter().position(|p| *p == path) {
+        let chain: Vec<String> = ctx.stack[first..]
+            .iter()
+            .chain(std::iter::once(&path))
+            .map(|p| {
+                p.file_name()
+                    .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+            })
+            .collect();
+        return Err(doc.error(
+            node,
+            format!("the nested systems form a cycle: {}", chain.join(" -> ")),
+        ));
+    }
+    if !path.is_file() {
+        return Err(doc.error(
+            node,
+            format!("the system file '{}' does not exist", path.display()),
+        ));
+    }
+    let inner = Doc::read(&path)?;
+    ctx.stack.push(path);
+    let system = read_description(&inner, ctx);
+    ctx.stack.pop();
+    let mut system = system?;
+    system.name = name;
+    system.line = node.line;
+    for child in doc.children(node) {
+        if child.local_name() == "ParameterBindings" {
+            system.outer_bindings = Some((doc.path.clone(), values::read_bindings(doc, child)?));
+        }
+    }
+    Ok(system)
 }
 
 fn read_component(doc: &Doc, node: &Node) -> Result<Component> {
@@ -383,6 +481,7 @@ fn read_component(doc: &Doc, node: &Node) -> Result<Component> {
     }
     let mut component = Component {
         name,
+        file: doc.path.clone(),
         line: node.line,
         source,
         connectors: Vec::new(),
@@ -500,13 +599,13 @@ fn read_connection(doc: &Doc, node: &Node) -> Result<Connection> {
 }
 
 /// The error for a connection end that names nothing.
-pub(crate) fn unknown_end(ssd: &Ssd, connection: &Connection, end: &End, what: &str) -> SspError {
+pub(crate) fn unknown_end(file: &Path, connection: &Connection, end: &End, what: &str) -> SspError {
     let element = match &end.element {
         Some(e) => format!("'{e}.{}'", end.connector),
         None => format!("'{}' of the system", end.connector),
     };
     SspError::at(
-        &ssd.path,
+        file,
         connection.line,
         "Connection",
         format!("the {what} connector {element} does not exist"),
