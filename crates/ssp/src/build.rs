@@ -71,7 +71,7 @@ struct Edge<'a> {
 
 /// A value transfer folded along a path of connections.
 #[derive(Clone, Debug, PartialEq)]
-enum Transfer {
+pub(crate) enum Transfer {
     /// `scale · x + offset` (Real; identity for the others).
     Linear { scale: f64, offset: f64 },
     /// A value mapping (Integer, Boolean or Enumeration values).
@@ -79,14 +79,14 @@ enum Transfer {
 }
 
 impl Transfer {
-    const IDENTITY: Transfer = Transfer::Linear {
+    pub(crate) const IDENTITY: Transfer = Transfer::Linear {
         scale: 1.0,
         offset: 0.0,
     };
 
     /// `self` followed by `next`, or `None` when they do not compose (a mapping and a
     /// non-identity linear transformation).
-    fn then(&self, next: &Transfer) -> Option<Transfer> {
+    pub(crate) fn then(&self, next: &Transfer) -> Option<Transfer> {
         match (self, next) {
             (
                 Transfer::Linear { scale, offset },
@@ -168,7 +168,7 @@ pub(crate) fn build(ssd: &Ssd, options: &LoadOptions) -> Result<System> {
 }
 
 /// A slave name the `.msim` format accepts: blanks, dots, quotes and `#` become `_`.
-fn sanitize(name: &str) -> String {
+pub(crate) fn sanitize(name: &str) -> String {
     let s: String = name
         .chars()
         .map(|c| {
@@ -634,15 +634,16 @@ impl<'a> Builder<'a> {
                 ),
             )
         };
-        let same_class = match (&from.ty, &to.ty) {
-            (ConnectorType::Unknown, _) | (_, ConnectorType::Unknown) => true,
-            (ConnectorType::Real(_), ConnectorType::Real(_))
-            | (ConnectorType::Integer, ConnectorType::Integer)
-            | (ConnectorType::Boolean, ConnectorType::Boolean)
-            | (ConnectorType::String, ConnectorType::String)
-            | (ConnectorType::Enumeration(_), ConnectorType::Enumeration(_)) => true,
-            _ => false,
-        };
+        let same_class = matches!(
+            (&from.ty, &to.ty),
+            (ConnectorType::Unknown, _)
+                | (_, ConnectorType::Unknown)
+                | (ConnectorType::Real(_), ConnectorType::Real(_))
+                | (ConnectorType::Integer, ConnectorType::Integer)
+                | (ConnectorType::Boolean, ConnectorType::Boolean)
+                | (ConnectorType::String, ConnectorType::String)
+                | (ConnectorType::Enumeration(_), ConnectorType::Enumeration(_))
+        );
         if !same_class {
             return Err(mismatch());
         }
@@ -844,7 +845,7 @@ impl<'a> Builder<'a> {
         out: &mut Vec<Assignment>,
     ) -> Result<bool> {
         let base = file.parent().unwrap_or(Path::new("."));
-        let mut loaded: Vec<(&Binding, Cow<'_, ParameterSet>, Option<Cow<'_, Mapping>>)> =
+        let mut loaded: Vec<Loaded<'_>> =
             Vec::new();
         for b in bindings {
             let set = match &b.values {
@@ -1019,10 +1020,11 @@ impl<'a> Builder<'a> {
         // A parameter connector of the system: follow its connections one level down.
         if sys.element.connectors.iter().any(|k| k.name == name) {
             for c in &sys.element.connections {
-                if c.start.element.is_none() && c.start.connector == name {
-                    if let Some(e) = &c.end.element {
-                        return self.resolve_in_system(s, &format!("{e}.{}", c.end.connector));
-                    }
+                if c.start.element.is_none()
+                    && c.start.connector == name
+                    && let Some(e) = &c.end.element
+                {
+                    return self.resolve_in_system(s, &format!("{e}.{}", c.end.connector));
                 }
             }
         }
@@ -1149,6 +1151,9 @@ impl<'a> Builder<'a> {
         })
     }
 }
+
+/// A binding with its parameter set and mapping, read from the SSD or from their files.
+type Loaded<'b> = (&'b Binding, Cow<'b, ParameterSet>, Option<Cow<'b, Mapping>>);
 
 /// Where bindings apply.
 #[derive(Clone, Copy)]

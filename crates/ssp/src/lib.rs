@@ -149,3 +149,6 @@ fn locate(path: &Path, options: &LoadOptions) -> Result<PathBuf> {
     }
     Ok(std::path::absolute(&ssd).unwrap_or(ssd))
 }
+
+#[cfg(test)]
+mod tests;
