@@ -578,13 +578,17 @@ fn one_table_reader() {
 }
 
 /// The binary only drives: its modules are the argument parsing and exit codes (`main`),
-/// logging, signals, `plot` and `view` (which serves the live view of crate `live`); it names nothing of the result pipeline (the writers of
+/// logging, signals, `convert` (an SSP system written as a `.msim` through the library's
+/// `Session`), `info`, `plot` and `view` (which serves the live view of crate `live`); it names nothing of the result pipeline (the writers of
 /// `output`, the `master` crate) — it talks to the library's `Session`.
 #[test]
 fn the_binary_only_drives() {
     let cli = Crate::read(&mastersim_tests::workspace_root().join("crates/cli"));
     let modules: Vec<String> = cli.modules.keys().map(|p| p.join("::")).collect();
-    assert_eq!(modules, ["", "info", "logging", "plot", "signals", "view"]);
+    assert_eq!(
+        modules,
+        ["", "convert", "info", "logging", "plot", "signals", "view"]
+    );
     let mut wrong = Vec::new();
     for (path, module) in &cli.modules {
         for p in &module.paths {

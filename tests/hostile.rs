@@ -8,5 +8,5 @@ mod checkpoints;
 mod fmi3;
 mod model_descriptions;
 mod projects;
-mod rows;
+pub(crate) mod rows;
 mod tables;

@@ -311,8 +311,11 @@ pub fn copy_dir(from: &Path, to: &Path) {
         let entry = entry.expect("directory entry");
         let target = to.join(entry.file_name());
         if entry.file_type().expect("file type").is_dir() {
-            // Working directories of earlier runs are not part of the projects.
-            if entry.path().with_extension("msim").is_file() {
+            // Working directories of earlier runs are not part of the projects (an SSP
+            // folder's is `SystemStructure/`, next to `SystemStructure.ssd`).
+            if entry.path().with_extension("msim").is_file()
+                || entry.path().with_extension("ssd").is_file()
+            {
                 continue;
             }
             copy_dir(&entry.path(), &target);

@@ -10,4 +10,6 @@ mod fmi1;
 mod fmi3;
 mod leaks;
 mod mastersim;
+mod model_quirks;
 mod readers;
+mod ssp;

@@ -8,7 +8,7 @@
 //! an Integer may share one (the own FourVars-style FMUs rely on it). In FMI 1.0 an
 //! `alias`/`negatedAlias` variable needs a non-alias base variable of the *same* type with its
 //! value reference; when the only variable with that value reference has another type, the error
-//! names both. In FMI 2.0, Integer and Enumeration share the Integer value-reference space, so an
+//! names both (when no variable has it, the alias is read with a warning). In FMI 2.0, Integer and Enumeration share the Integer value-reference space, so an
 //! Integer and an Enumeration with one value reference are aliases of one `fmi2Integer` value:
 //! legal and accepted whatever their declared types (row `v2_integer_and_enumeration_share_a_vr`
 //! runs with exit code 0).
@@ -190,15 +190,14 @@ fn cases() -> Vec<Case> {
                 "canGetAndSetFMUstate=\"yes\""
             )),
         ),
+        // A default experiment only suggests settings: a value that is not a number is ignored
+        // with a warning (`tests/model_quirks.rs` checks the warning).
         case(
-            "bad_default_experiment_number",
-            2,
-            MD,
-            "DefaultExperiment:",
-            &[
-                "invalid value 'fast' of attribute 'stepSize'",
-                "a real number",
-            ],
+            "default_experiment_value_not_a_number_is_ignored",
+            0,
+            "",
+            "",
+            &[],
             gain!(|x| replace_once(x, "stepSize=\"0.1\"", "stepSize=\"fast\"")),
         ),
         case(
@@ -245,20 +244,23 @@ fn cases() -> Vec<Case> {
             &["expected exactly one type element", "found Real, Integer"],
             gain!(|x| replace_once(x, "<Real start=\"1\"/>", "<Real start=\"1\"/><Integer/>")),
         ),
+        // A repeated variable name is a warning; only a reference to it is refused
+        // (`tests/model_quirks.rs`).
         case(
-            "duplicate_variable_name",
-            2,
-            MD,
-            "ScalarVariable #4 'k'",
-            &["name already used by ScalarVariable #3"],
+            "duplicate_variable_name_is_read",
+            0,
+            "",
+            "",
+            &[],
             gain!(|x| replace_once(x, "name=\"offset\"", "name=\"k\"")),
         ),
+        // mastersim does not need ModelStructure: an entry naming no variable is ignored.
         case(
-            "output_dependency_out_of_range",
-            2,
-            MD,
-            "ModelStructure/Outputs/Unknown #1",
-            &["invalid value '99' of attribute 'index'"],
+            "output_dependency_out_of_range_is_ignored",
+            0,
+            "",
+            "",
+            &[],
             gain!(|x| replace_once(
                 x,
                 "<Unknown index=\"2\" dependencies=\"1\"/>",
@@ -280,19 +282,18 @@ fn cases() -> Vec<Case> {
                 "name=\"steps\" valueReference=\"1\" alias=\"alias\""
             )),
         ),
+        // An alias without any base variable is read through its value reference, which the
+        // FMU serves (a warning; `tests/model_quirks.rs`).
         case(
-            "fmi1_alias_without_base",
-            2,
-            MD,
-            "ScalarVariable #9 'positive'",
-            &[
-                "alias=\"negatedAlias\" of value reference 99",
-                "no non-alias Boolean variable",
-            ],
+            "fmi1_alias_without_base_is_read",
+            0,
+            "",
+            "",
+            &[],
             oscillator!(|x| replace_once(
                 x,
                 "name=\"positive\" valueReference=\"9\"",
-                "name=\"positive\" valueReference=\"99\" alias=\"negatedAlias\""
+                "name=\"positive\" valueReference=\"9\" alias=\"negatedAlias\""
             )),
         ),
         case(

@@ -119,6 +119,23 @@ impl Log for Tee {
     }
 }
 
+/// Installs a console logger for a subcommand without a working directory (`info`,
+/// `convert`): warnings (e.g. about a model description that breaks a rule of FMI) and errors
+/// go to stderr as `Warning: …`, so that stdout holds only the command's output. `RUST_LOG` overrides the
+/// filter. Does nothing when a logger is installed already.
+pub fn init_stderr_warnings() {
+    let _ = env_logger::Builder::new()
+        .filter_level(LevelFilter::Warn)
+        .parse_default_env()
+        .target(env_logger::Target::Stderr)
+        .format(|buf, record| match record.level() {
+            Level::Error => writeln!(buf, "Error: {}", record.args()),
+            Level::Warn => writeln!(buf, "Warning: {}", record.args()),
+            _ => writeln!(buf, "{}", record.args()),
+        })
+        .try_init();
+}
+
 /// Installs the logger; `screenlog` is truncated.
 ///
 /// # Errors

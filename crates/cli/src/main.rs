@@ -477,8 +477,14 @@ fn run(args: &Args, interrupt: Option<&signals::Interrupt>) -> Result<u8, Failur
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let command = match &cli.command {
-        Some(Command::Info(args)) => Some(info::run(args)),
-        Some(Command::Convert(args)) => Some(convert::run(args)),
+        Some(Command::Info(args)) => {
+            logging::init_stderr_warnings();
+            Some(info::run(args))
+        }
+        Some(Command::Convert(args)) => {
+            logging::init_stderr_warnings();
+            Some(convert::run(args))
+        }
         Some(Command::Plot(args)) => Some(plot::run(args)),
         Some(Command::View(args)) => Some(view::run(args)),
         Some(Command::Completions { shell }) => Some(completions(*shell)),

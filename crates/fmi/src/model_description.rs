@@ -401,8 +401,8 @@ impl ModelDescription {
     /// (all variables are kept; see [`lookup`] and [`ModelDescription::variables_named`]), a
     /// `DefaultExperiment` value that is not a number (left out), a `ModelStructure` entry
     /// that names no variable (left out, or its dependency list dropped), and (FMI 1.0) an
-    /// alias whose value reference no variable of any type has as a non-alias (read through
-    /// its value reference). FMI 3.0 problems that do not stop reading are warnings too:
+    /// alias without a base variable, when no variable of another type has its value
+    /// reference either (read through its value reference). FMI 3.0 problems that do not stop reading are warnings too:
     /// attributes outside FMI 3.0 (once per element name and attribute), a pre-release
     /// version, an undefined or mismatched `declaredType`, a display unit its unit does not
     /// define, an array with a dimension of size 0.

@@ -122,14 +122,21 @@ pub fn complete_settings(project: &mut Project, fmus: &ImportedFmus, fallback: F
                 say_taken("tEnd", v, &from);
                 project.t_end = seconds(v);
             }
-            Found::None if single => {
+            // One FMU cannot disagree with itself: only a system's FMUs can.
+            found @ (Found::None | Found::Disagree(_)) if single => {
                 project.t_end = seconds(project.t_start.seconds + 1.0);
                 interval_defaulted = true;
                 if fallback == Fallback::System {
+                    let why = match found {
+                        Found::Disagree(list) => {
+                            format!("the FMUs' default experiments disagree ({list})")
+                        }
+                        _ => "no FMU's default experiment gives one".to_owned(),
+                    };
                     log::warn!(
-                        "the system sets no stop time (DefaultExperiment stopTime) and no FMU's \
-                         default experiment gives one: running to tEnd = tStart + 1 s = {} s; \
-                         set it with --stop-time or --set tEnd=<value>",
+                        "the system sets no stop time (DefaultExperiment stopTime) and {why}: \
+                         running to tEnd = tStart + 1 s = {} s; set it with --stop-time or \
+                         --set tEnd=<value>",
                         project.t_end.seconds
                     );
                 }
@@ -143,14 +150,16 @@ pub fn complete_settings(project: &mut Project, fmus: &ImportedFmus, fallback: F
                 say_taken("hStart", v, &from);
                 project.h_start = seconds(v);
             }
-            Found::None if single => {
+            Found::None | Found::Disagree(_) if single => {
                 let h =
                     (project.t_end.seconds - project.t_start.seconds) / f64::from(SINGLE_FMU_STEPS);
                 log::info!(
                     "{}running {} s to {} s in {SINGLE_FMU_STEPS} steps of {h} s \
                      (--start-time, --stop-time and --step-size change this)",
                     match (fallback, interval_defaulted) {
-                        (Fallback::System, _) => "The system and its FMUs give no step size: ",
+                        (Fallback::System, _) => {
+                            "The system gives no step size, nor its FMUs one they agree on: "
+                        }
                         (_, true) => "The FMU gives no default experiment: ",
                         (_, false) => "The FMU gives no step size: ",
                     },

@@ -632,8 +632,9 @@ impl Simulation {
     /// result columns; an FMI 1.0 negated alias gives the negated value.
     ///
     /// # Errors
-    /// [`Error::NoSuchVariable`] for an unknown name; the slave's error when it cannot be read
-    /// in its current state (e.g. before initialization).
+    /// [`Error::NoSuchVariable`] for an unknown name, [`Error::AmbiguousVariable`] for a name
+    /// its FMU declares more than once (not as one value); the slave's error when it cannot be
+    /// read in its current state (e.g. before initialization).
     ///
     /// Spec: FMI 2.0.2 §2.1.7 (getting values), FMI 1.0 CS §2.4 (negated aliases).
     pub fn value(&mut self, name: &str) -> Result<Value> {

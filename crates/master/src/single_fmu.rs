@@ -10,6 +10,7 @@ use fmi::model_description::Causality;
 
 use crate::error::{Error, name_hint};
 use crate::import::ImportedFmus;
+use crate::plan::lookup::find_variable;
 use crate::project::{GraphEdge, Project, SimulatorDef, VariableRef};
 use crate::table::Table;
 
@@ -24,7 +25,8 @@ use crate::table::Table;
 ///
 /// # Errors
 /// [`Error::Table`] when the table cannot be read; [`Error::InvalidSetting`] (keyword
-/// `--input`) when no column names an input of the FMU.
+/// `--input`) when no column names an input of the FMU; [`Error::AmbiguousVariable`] when a
+/// column names a variable the FMU declares more than once, not as one value.
 ///
 /// Spec: MasterSim reference §4 (file-reader slaves and their columns).
 pub fn connect_input_table(
@@ -53,7 +55,14 @@ pub fn connect_input_table(
         .collect();
     let mut edges = Vec::new();
     for column in &table.columns {
-        match variables.iter().find(|v| v.name == column.name) {
+        let at = || Some(project.location(Some(line)));
+        match find_variable(
+            &variables,
+            &fmu_slave.name,
+            &column.name,
+            &fmu_slave.path,
+            at,
+        )? {
             Some(v) if v.causality == Causality::Input => edges.push(GraphEdge {
                 output: VariableRef {
                     slave: reader.to_owned(),

@@ -911,7 +911,14 @@ impl Session {
     fn terminate(&mut self) -> Result<()> {
         self.closed = true;
         crate::exit::unwatch(&self.record);
-        let terminated = self.sim.terminate();
+        // Slaves never initialized (`mastersim convert`, a session closed right after opening)
+        // are only freed: FMI 2.0.2 §4.2.4 allows no fmi2Terminate before initialization.
+        let attempted = self.initialized || self.failure.is_some();
+        let terminated = if attempted {
+            self.sim.terminate()
+        } else {
+            Ok(())
+        };
         self.supervisor.stop();
         Ok(terminated?)
     }

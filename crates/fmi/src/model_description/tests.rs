@@ -844,7 +844,13 @@ fn model_structure_indices_that_name_no_variable_are_ignored_with_a_warning() {
         r#"<ModelVariables/><ModelStructure><Outputs><Unknown/></Outputs></ModelStructure>"#,
     ));
     assert!(
-        matches!(err, Error::MissingAttribute { attribute: "index", .. }),
+        matches!(
+            err,
+            Error::MissingAttribute {
+                attribute: "index",
+                ..
+            }
+        ),
         "{err}"
     );
 }

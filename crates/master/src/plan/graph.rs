@@ -171,18 +171,18 @@ impl<'a> GraphBuilder<'a> {
             || Some(self.at(line)),
         )?
         .ok_or_else(|| Error::UnknownVariable {
-                at: self.at(line),
-                slave: edge.input.slave.clone(),
-                variable: edge.input.variable.clone(),
-                source_file: self.slaves[in_slave].kind.source_file().into(),
-                hint: name_hint(
-                    &edge.input.variable,
-                    variables
-                        .iter()
-                        .filter(|v| v.causality == Causality::Input)
-                        .map(|v| v.name.as_str()),
-                ),
-            })?;
+            at: self.at(line),
+            slave: edge.input.slave.clone(),
+            variable: edge.input.variable.clone(),
+            source_file: self.slaves[in_slave].kind.source_file().into(),
+            hint: name_hint(
+                &edge.input.variable,
+                variables
+                    .iter()
+                    .filter(|v| v.causality == Causality::Input)
+                    .map(|v| v.name.as_str()),
+            ),
+        })?;
         if input.causality != Causality::Input {
             return Err(Error::InvalidConnectionTarget {
                 at: self.at(line),
@@ -209,17 +209,15 @@ impl<'a> GraphBuilder<'a> {
                 let column = find_column(table, &edge.output.slave, &edge.output.variable, || {
                     Some(self.at(line))
                 })?
-                .ok_or_else(|| {
-                    Error::UnknownVariable {
-                        at: self.at(line),
-                        slave: edge.output.slave.clone(),
-                        variable: edge.output.variable.clone(),
-                        source_file: table.path.clone().into(),
-                        hint: name_hint(
-                            &edge.output.variable,
-                            table.columns.iter().map(|c| c.name.as_str()),
-                        ),
-                    }
+                .ok_or_else(|| Error::UnknownVariable {
+                    at: self.at(line),
+                    slave: edge.output.slave.clone(),
+                    variable: edge.output.variable.clone(),
+                    source_file: table.path.clone().into(),
+                    hint: name_hint(
+                        &edge.output.variable,
+                        table.columns.iter().map(|c| c.name.as_str()),
+                    ),
                 })?;
                 let local = self.type_column(out_slave, column, ty, line, &output_text)?;
                 let held = &mut self.slaves[out_slave].held_columns;
@@ -238,18 +236,18 @@ impl<'a> GraphBuilder<'a> {
                     || Some(self.at(line)),
                 )?
                 .ok_or_else(|| Error::UnknownVariable {
-                        at: self.at(line),
-                        slave: edge.output.slave.clone(),
-                        variable: edge.output.variable.clone(),
-                        source_file: kind.source_file().into(),
-                        hint: name_hint(
-                            &edge.output.variable,
-                            variables
-                                .iter()
-                                .filter(|v| v.causality == Causality::Output)
-                                .map(|v| v.name.as_str()),
-                        ),
-                    })?;
+                    at: self.at(line),
+                    slave: edge.output.slave.clone(),
+                    variable: edge.output.variable.clone(),
+                    source_file: kind.source_file().into(),
+                    hint: name_hint(
+                        &edge.output.variable,
+                        variables
+                            .iter()
+                            .filter(|v| v.causality == Causality::Output)
+                            .map(|v| v.name.as_str()),
+                    ),
+                })?;
                 if output.var_type != ty {
                     return Err(Error::TypeMismatch {
                         at: self.at(line),

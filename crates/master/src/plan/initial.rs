@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use fmi::{Causality, Initial, ScalarVariable, VarType, Variability};
 
+use super::lookup::find_variable;
 use super::{InitialValue, PlanOptions, SlavePlan, Value};
 use crate::error::name_hint;
 use crate::project::Project;
@@ -167,16 +168,17 @@ pub(super) fn initial_values(
         }
         for p in params.values() {
             let at = project.location(Some(p.line));
-            let v = variables
-                .iter()
-                .find(|v| v.name == p.variable)
-                .ok_or_else(|| Error::UnknownVariable {
-                    at: at.clone(),
-                    slave: p.slave.clone(),
-                    variable: p.variable.clone(),
-                    source_file: slave.kind.source_file().into(),
-                    hint: name_hint(&p.variable, variables.iter().map(|v| v.name.as_str())),
-                })?;
+            let source_file = slave.kind.source_file();
+            let v = find_variable(variables, &p.slave, &p.variable, &source_file, || {
+                Some(at.clone())
+            })?
+            .ok_or_else(|| Error::UnknownVariable {
+                at: at.clone(),
+                slave: p.slave.clone(),
+                variable: p.variable.clone(),
+                source_file: source_file.into(),
+                hint: name_hint(&p.variable, variables.iter().map(|v| v.name.as_str())),
+            })?;
             settable(v).map_err(|reason| Error::NotSettable {
                 at: at.clone(),
                 slave: p.slave.clone(),

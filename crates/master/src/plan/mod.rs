@@ -26,7 +26,7 @@ use crate::{Error, Result};
 
 mod graph;
 mod initial;
-mod lookup;
+pub(crate) mod lookup;
 mod outputs;
 mod rates;
 
@@ -35,7 +35,7 @@ pub use rates::{MultiRate, SampleGrid, SlaveClock};
 use graph::GraphBuilder;
 use initial::initial_values;
 pub(crate) use initial::parse_hex;
-use outputs::{apply_output_only, select_outputs, select_parameters};
+use outputs::{apply_output_only, name_ambiguous_columns, select_outputs, select_parameters};
 
 /// What backs a slave.
 #[derive(Debug, Clone)]
@@ -336,6 +336,7 @@ impl SimulationPlan {
         }
         let connections = builder.finish(project.write_unconnected_file_reader_vars);
         apply_output_only(project, &mut slaves)?;
+        name_ambiguous_columns(&mut slaves);
         // (One slave alone has nobody to communicate with: no warning.)
         if connections.real.is_empty() && slaves.len() > 1 {
             log::warn!(

@@ -428,16 +428,15 @@ impl<'a> Ctx<'a> {
             .map(|o| o.unknowns)
             .unwrap_or_default();
         let check = |element: &str, attribute: &str, text: &str, consequence: &str| {
-            match text.parse::<usize>() {
-                Ok(i) if (1..=n_variables).contains(&i) => Some(i),
-                _ => {
-                    self.warn(format!(
-                        "{element}: invalid value '{text}' of attribute '{attribute}' (expected \
-                         {INDEX}, there are {n_variables} variables); {consequence}"
-                    ));
-                    None
-                }
+            let index = text.parse::<usize>().ok();
+            let index = index.filter(|i| (1..=n_variables).contains(i));
+            if index.is_none() {
+                self.warn(format!(
+                    "{element}: invalid value '{text}' of attribute '{attribute}' (expected \
+                     {INDEX}, there are {n_variables} variables); {consequence}"
+                ));
             }
+            index
         };
         let mut outputs = Vec::with_capacity(unknowns.len());
         for (k, unknown) in unknowns.into_iter().enumerate() {

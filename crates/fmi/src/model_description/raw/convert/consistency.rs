@@ -238,9 +238,11 @@ mod tests {
         assert_eq!(md.variables[1].value_reference.0, 7);
         assert_eq!(
             warnings,
-            ["modelDescription.xml: ScalarVariable #2 'b': alias=\"negatedAlias\" of value \
+            [
+                "modelDescription.xml: ScalarVariable #2 'b': alias=\"negatedAlias\" of value \
               reference 7, but no non-alias Boolean variable has this value reference; read \
-              through its value reference as it is (FMI 1.0 asks for a base variable)"]
+              through its value reference as it is (FMI 1.0 asks for a base variable)"
+            ]
         );
         // Two aliases of each other, neither a base: one warning each.
         let xml = v1(
@@ -250,7 +252,10 @@ mod tests {
         let (md, warnings) = parse_warn(&xml);
         assert_eq!(md.variables.len(), 2);
         assert_eq!(warnings.len(), 2, "{warnings:?}");
-        assert!(warnings[1].contains("ScalarVariable #2 'b'"), "{warnings:?}");
+        assert!(
+            warnings[1].contains("ScalarVariable #2 'b'"),
+            "{warnings:?}"
+        );
     }
 
     #[test]
@@ -277,15 +282,20 @@ mod tests {
         for xml in [v1(&duplicate), v2(&duplicate)] {
             let (md, warnings) = parse_warn(&xml);
             // Both variables are kept, in file order.
-            let named: Vec<u32> = md.variables_named("x").map(|v| v.value_reference.0).collect();
+            let named: Vec<u32> = md
+                .variables_named("x")
+                .map(|v| v.value_reference.0)
+                .collect();
             assert_eq!(named, [1, 3]);
             assert_eq!(md.variable_by_name("x").map(|v| v.index), Some(1));
             assert_eq!(
                 warnings,
-                ["modelDescription.xml: variable name 'x' is declared 2 times: ScalarVariable \
+                [
+                    "modelDescription.xml: variable name 'x' is declared 2 times: ScalarVariable \
                   #1 (Real, value reference 1), ScalarVariable #3 (Real, value reference 3); FMI \
                   requires unique names, so all are kept, and a connection, parameter or other \
-                  reference to 'x' is refused as ambiguous"]
+                  reference to 'x' is refused as ambiguous"
+                ]
             );
             let NameLookup::Ambiguous(all) = md.lookup("x") else {
                 panic!("'x' must be ambiguous: {:?}", md.lookup("x"));

@@ -31,12 +31,12 @@
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 
-use crate::xml_tree::Node;
 use super::super::convert::repeated_names;
 use super::{CLOCK_ATTRIBUTES, Definitions, Reader, path_of};
 use crate::model_description::{
     Alias, Causality, ClockVariable, DataType, Initial, ScalarVariable, Variability,
 };
+use crate::xml_tree::Node;
 use crate::{Error, Result, ValueRef};
 
 mod expand;
