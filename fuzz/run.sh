@@ -4,7 +4,7 @@
 #
 #   fuzz/run.sh <target> <seconds> [extra libFuzzer flags…]
 #
-# <target> is one of: project, model_description, table, fmu_archive.
+# <target> is one of: project, model_description, table, fmu_archive, ssd.
 # The growing corpus lives in fuzz/corpus/<target>/ (not committed); fuzz/seeds/<target>/ is read
 # as a second, read-only corpus directory, and so is every directory listed, colon-separated, in
 # FUZZ_EXTRA_CORPUS (for example a shared corpus that must not be copied into the repository).
@@ -14,7 +14,7 @@
 set -euo pipefail
 
 usage() {
-    echo "usage: $0 <project|model_description|table|fmu_archive> <seconds> [libFuzzer flags…]" >&2
+    echo "usage: $0 <project|model_description|table|fmu_archive|ssd> <seconds> [libFuzzer flags…]" >&2
     exit 2
 }
 [[ $# -ge 2 ]] || usage
@@ -22,7 +22,7 @@ target=$1
 seconds=$2
 shift 2
 case $target in
-    project | model_description | table | fmu_archive) ;;
+    project | model_description | table | fmu_archive | ssd) ;;
     *) usage ;;
 esac
 [[ $seconds =~ ^[0-9]+$ ]] || usage

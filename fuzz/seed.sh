@@ -8,6 +8,8 @@
 #                      every .fmu below (fmus/packed, <shared>)
 #   table              every .csv/.tsv under projects/ and <shared>; files above 16 KiB are
 #                      cut to their first 40 lines (the header is what matters)
+#   ssd                every .ssd under projects/ and <shared> (the SystemStructure.ssd of
+#                      every .ssp archive below them too, when unzip is there)
 #   fmu_archive        fmus/packed/*.fmu and <shared>/**/*.fmu up to SEED_MAX_FMU bytes
 #                      (default 600 KiB), plus for every .fmu a small zip that holds only its
 #                      modelDescription.xml (Fmu::load then gets as far as the missing binary)
@@ -58,6 +60,15 @@ have() { command -v "$1" > /dev/null 2>&1; }
 while IFS= read -r -d '' f; do add project "$f"; done \
     < <(find_in '*.msim' "$REPO/projects" "$SHARED")
 
+# --- ssd -------------------------------------------------------------------------------------
+while IFS= read -r -d '' f; do add ssd "$f"; done < <(find_in '*.ssd' "$REPO/projects" "$SHARED")
+if have unzip; then
+    while IFS= read -r -d '' f; do
+        unzip -p "$f" SystemStructure.ssd > "$WORK/ssd" 2> /dev/null && [[ -s "$WORK/ssd" ]] \
+            && add ssd "$WORK/ssd"
+    done < <(find_in '*.ssp' "$REPO/projects" "$SHARED")
+fi
+
 # --- table -----------------------------------------------------------------------------------
 while IFS= read -r -d '' f; do
     if (($(stat -c %s "$f") <= 16384)); then
@@ -96,7 +107,7 @@ for f in "${fmus[@]}"; do
     fi
 done
 
-for t in project model_description table fmu_archive; do
+for t in project model_description table fmu_archive ssd; do
     mkdir -p "$CORPUS/$t"
     printf '%-18s %4d files %8d bytes\n' "$t" "$(find "$CORPUS/$t" -type f | wc -l)" \
         "$(find "$CORPUS/$t" -type f -printf '%s\n' | awk '{s += $1} END {print s + 0}')"

@@ -158,7 +158,7 @@ fn rough_edges_of_the_command_line() {
     std::fs::create_dir(&dir).unwrap();
     refused(
         &[dir.as_os_str()],
-        "is a directory; expected a project file",
+        "is a directory without SystemStructure.ssd; expected a project file",
     );
     assert!(
         !dir.join("log").exists(),

@@ -1,7 +1,8 @@
-//! Broken and hostile inputs, table-driven: FMU archives, model descriptions, project files
-//! and file-reader tables, one `#[test]` per group. The row harness (sandbox per row, exit code,
-//! one-line message naming file and element, no panic, nothing written outside the working
-//! directory, strict `awaiting` rows for fixes outside the fmi crate) is in `hostile/rows.rs`.
+//! Broken and hostile inputs, table-driven: FMU archives, model descriptions, project files,
+//! file-reader tables and SSP systems, one `#[test]` per group. The row harness (sandbox per
+//! row, exit code, one-line message naming file and element, no panic, nothing written outside
+//! the working directory, strict `awaiting` rows for fixes outside the fmi crate) is in
+//! `hostile/rows.rs`.
 
 mod archives;
 mod checkpoints;
@@ -9,4 +10,5 @@ mod fmi3;
 mod model_descriptions;
 mod projects;
 pub(crate) mod rows;
+mod ssp;
 mod tables;

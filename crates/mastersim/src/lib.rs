@@ -45,7 +45,11 @@ pub fn is_ssp(path: &Path) -> bool {
 /// Spec: SSP 1.0 §8 (the `.ssp` package and its `SystemStructure.ssd`).
 pub fn run_input(path: &Path) -> std::path::PathBuf {
     let ssd = path.join(ssp::SSD_NAME);
-    if path.is_dir() && ssd.is_file() { ssd } else { path.to_path_buf() }
+    if path.is_dir() && ssd.is_file() {
+        ssd
+    } else {
+        path.to_path_buf()
+    }
 }
 
 /// Runs the project `project` to the end under `options` and returns its result rows: opens a

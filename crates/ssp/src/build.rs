@@ -213,6 +213,7 @@ impl<'a> Builder<'a> {
                     let fmu = values::resolve(
                         &c.file,
                         c.line,
+                        &format!("Component '{}'", c.name),
                         c.file.parent().unwrap_or(Path::new(".")),
                         &c.source,
                     )?;
@@ -845,13 +846,12 @@ impl<'a> Builder<'a> {
         out: &mut Vec<Assignment>,
     ) -> Result<bool> {
         let base = file.parent().unwrap_or(Path::new("."));
-        let mut loaded: Vec<Loaded<'_>> =
-            Vec::new();
+        let mut loaded: Vec<Loaded<'_>> = Vec::new();
         for b in bindings {
             let set = match &b.values {
                 Source::Inline(set) => Cow::Borrowed(set),
                 Source::File(source) => {
-                    let path = values::resolve(file, b.line, base, source)?;
+                    let path = values::resolve(file, b.line, "ParameterBinding", base, source)?;
                     Cow::Owned(values::read_ssv(file, b.line, &path)?)
                 }
             };
@@ -859,7 +859,13 @@ impl<'a> Builder<'a> {
                 None => None,
                 Some(Source::Inline(m)) => Some(Cow::Borrowed(m)),
                 Some(Source::File(source)) => {
-                    let path = values::resolve(file, b.line, base, source)?;
+                    let path = values::resolve(
+                        file,
+                        b.line,
+                        "ParameterBinding/ParameterMapping",
+                        base,
+                        source,
+                    )?;
                     Some(Cow::Owned(values::read_ssm(file, b.line, &path)?))
                 }
             };

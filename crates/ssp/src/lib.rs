@@ -137,7 +137,10 @@ fn locate(path: &Path, options: &LoadOptions) -> Result<PathBuf> {
             fmi::Error::Io { .. } => ErrorKind::Io,
             _ => ErrorKind::Invalid,
         };
-        SspError::file(kind, path, e.to_string())
+        // The archive errors name the file first; the SspError names it already.
+        let text = e.to_string().replace("FMU archive", "SSP archive");
+        let prefix = format!("{}: ", path.display());
+        SspError::file(kind, path, text.strip_prefix(&prefix).unwrap_or(&text))
     })?;
     let ssd = options.extract_dir.join(SSD_NAME);
     if !ssd.is_file() {

@@ -12,7 +12,7 @@ use fmi::xml_tree::Node;
 
 use crate::error::{Result, SspError};
 use crate::values::{self, Transformation};
-use crate::xml::Doc;
+use crate::xml::{Doc, describe};
 
 /// The annotation type of the Open Simulation Platform.
 const OSP: &str = "com.opensimulationplatform";
@@ -414,7 +414,7 @@ fn read_reference(doc: &Doc, node: &Node, ctx: &mut Ctx) -> Result<System> {
     let name = doc.required(node, "name")?.to_owned();
     let source = doc.required(node, "source")?;
     let base = doc.path.parent().unwrap_or(Path::new("."));
-    let path = values::resolve(&doc.path, node.line, base, source)?;
+    let path = values::resolve(&doc.path, node.line, &describe(node), base, source)?;
     let path = std::path::absolute(&path).unwrap_or(path);
     if let Some(first) = ctx.stack.iter().position(|p| *p == path) {
         let chain: Vec<String> = ctx.stack[first..]
@@ -546,7 +546,7 @@ fn read_connectors(doc: &Doc, node: &Node) -> Result<Vec<Connector>> {
                 "Enumeration" => ConnectorType::Enumeration(doc.required(t, "name")?.to_owned()),
                 "Binary" => {
                     return Err(doc
-                        .error(t, "Binary connectors are not supported")
+                        .error(c, "type Binary: Binary connectors are not supported")
                         .unsupported());
                 }
                 "ConnectorGeometry" | "Annotations" | "Description" => continue,

@@ -70,7 +70,7 @@ impl Transformation {
 /// Where a binding's values or mapping come from.
 #[derive(Debug)]
 pub(crate) enum Source<T> {
-    /// A file, relative to the SSD's directory, and the line of the reference.
+    /// A file, relative to the directory of the SSD that names it.
     File(String),
     /// Inline in the SSD.
     Inline(T),
@@ -210,16 +210,15 @@ pub(crate) fn read_enumerations(doc: &Doc, node: &Node) -> Result<Vec<Enumeratio
 
 /// Reads a transformation element.
 pub(crate) fn read_transformation(doc: &Doc, node: &Node) -> Result<Transformation> {
-    let map_entries: Vec<&Node> = doc.all(node, "MapEntry").collect();
-    let entries = |_: &Doc| map_entries.clone();
+    let entries: Vec<&Node> = doc.all(node, "MapEntry").collect();
     Ok(match node.local_name() {
         "LinearTransformation" => Transformation::Linear {
             factor: doc.number(node, "factor")?.unwrap_or(1.0),
             offset: doc.number(node, "offset")?.unwrap_or(0.0),
         },
         "BooleanMappingTransformation" => Transformation::Boolean(
-            entries(doc)
-                .into_iter()
+            entries
+                .iter()
                 .map(|e| {
                     let get = |k| {
                         doc.boolean(e, k)?
@@ -230,8 +229,8 @@ pub(crate) fn read_transformation(doc: &Doc, node: &Node) -> Result<Transformati
                 .collect::<Result<_>>()?,
         ),
         "IntegerMappingTransformation" => Transformation::Integer(
-            entries(doc)
-                .into_iter()
+            entries
+                .iter()
                 .map(|e| {
                     let get = |k| {
                         doc.integer(e, k)?
@@ -242,8 +241,8 @@ pub(crate) fn read_transformation(doc: &Doc, node: &Node) -> Result<Transformati
                 .collect::<Result<_>>()?,
         ),
         "EnumerationMappingTransformation" => Transformation::Enumeration(
-            entries(doc)
-                .into_iter()
+            entries
+                .iter()
                 .map(|e| {
                     Ok((
                         doc.required(e, "source")?.to_owned(),
@@ -456,11 +455,19 @@ pub(crate) fn read_mapping(doc: &Doc, node: &Node) -> Result<Mapping> {
     })
 }
 
-/// The file a binding's `source` names, relative to `base` (the SSD's directory).
+/// The file the `source` attribute of `element` (at `line` of `ssd`) names, relative to
+/// `base` (the directory of the SSD that names it): a relative or absolute path, or a `file:`
+/// URI; `%20` reads as a blank.
 ///
 /// # Errors
 /// For a URI with a scheme other than `file:` (only local files are read).
-pub(crate) fn resolve(ssd: &Path, line: usize, base: &Path, source: &str) -> Result<PathBuf> {
+pub(crate) fn resolve(
+    ssd: &Path,
+    line: usize,
+    element: &str,
+    base: &Path,
+    source: &str,
+) -> Result<PathBuf> {
     let path = match source.split_once(':') {
         Some((scheme, rest))
             if scheme.len() > 1 && scheme.chars().all(|c| c.is_ascii_alphabetic()) =>
@@ -469,8 +476,8 @@ pub(crate) fn resolve(ssd: &Path, line: usize, base: &Path, source: &str) -> Res
                 return Err(SspError::at(
                     ssd,
                     line,
-                    format!("source '{source}'"),
-                    "only files are supported, not URIs",
+                    element,
+                    format!("source=\"{source}\": only local files are supported, not URIs"),
                 )
                 .unsupported());
             }
@@ -488,25 +495,37 @@ pub(crate) fn resolve(ssd: &Path, line: usize, base: &Path, source: &str) -> Res
 
 /// Reads the parameter set file `path` (a `.ssv`), named from the SSD's `line`.
 pub(crate) fn read_ssv(ssd: &Path, line: usize, path: &Path) -> Result<ParameterSet> {
-    let doc = read_referenced(ssd, line, path, "parameter values (.ssv)")?;
+    let doc = read_referenced(
+        ssd,
+        line,
+        "ParameterBinding",
+        path,
+        "parameter values (.ssv)",
+    )?;
     let root = doc.root("ParameterSet")?;
     read_parameter_set(&doc, root)
 }
 
 /// Reads the parameter mapping file `path` (a `.ssm`), named from the SSD's `line`.
 pub(crate) fn read_ssm(ssd: &Path, line: usize, path: &Path) -> Result<Mapping> {
-    let doc = read_referenced(ssd, line, path, "parameter mapping (.ssm)")?;
+    let doc = read_referenced(
+        ssd,
+        line,
+        "ParameterBinding/ParameterMapping",
+        path,
+        "parameter mapping (.ssm)",
+    )?;
     let root = doc.root("ParameterMapping")?;
     read_mapping(&doc, root)
 }
 
-/// Reads a file a binding refers to; a missing file is an error at the binding.
-fn read_referenced(ssd: &Path, line: usize, path: &Path, what: &str) -> Result<Doc> {
+/// Reads a file a binding refers to; a missing file is an error at the binding's `element`.
+fn read_referenced(ssd: &Path, line: usize, element: &str, path: &Path, what: &str) -> Result<Doc> {
     if !path.is_file() {
         return Err(SspError::at(
             ssd,
             line,
-            "ParameterBinding",
+            element,
             format!("the {what} file '{}' does not exist", path.display()),
         ));
     }
