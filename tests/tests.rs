@@ -20,3 +20,4 @@ mod packed_fmus;
 mod parallel;
 mod result_files;
 mod ssp;
+mod sweeps;

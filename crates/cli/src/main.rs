@@ -27,6 +27,7 @@ mod info;
 mod logging;
 mod plot;
 mod signals;
+mod sweep;
 mod view;
 
 use std::path::{Path, PathBuf};
@@ -79,6 +80,12 @@ enum Command {
     },
     /// Print the man page of mastersim (roff), e.g. `mastersim man | man -l -`.
     Man,
+    /// Parameter sweeps: run the cases of a sweep file (grid, table or Monte Carlo) on this
+    /// machine, on a Slurm cluster or through another scheduler, and collect their results.
+    Sweep(sweep::SweepArgs),
+    /// Run many existing projects (a directory, or a file listing one per line) as the cases
+    /// of a sweep: same executors, same collection, a JUnit report for build servers.
+    Batch(sweep::BatchArgs),
 }
 
 /// Writes `bytes` to stdout; a closed stdout is not an error (as for [`say!`]).
@@ -435,9 +442,11 @@ fn run(args: &Args, interrupt: Option<&signals::Interrupt>) -> Result<u8, Failur
         let _ = session.run();
     }
     let signalled = interrupt.is_some_and(signals::Interrupt::signalled);
+    let expired = interrupt.and_then(signals::Interrupt::expired);
     if let Ending::Interrupted { .. } = session.ending() {
-        let cause = match interrupt {
-            Some(interrupt) if signalled => format!("{} received", interrupt.received().0),
+        let cause = match (interrupt, expired) {
+            (Some(interrupt), _) if signalled => format!("{} received", interrupt.received().0),
+            (_, Some(cause)) => cause.to_owned(),
             _ if server.is_some() => "stopped from the live view".to_string(),
             _ => "stop requested".to_string(),
         };
@@ -467,6 +476,7 @@ fn run(args: &Args, interrupt: Option<&signals::Interrupt>) -> Result<u8, Failur
     finished.map_err(|e| Failure::new(SIMULATION_FAILED, &e))?;
     match (ending, interrupt) {
         (Ending::Interrupted { .. }, Some(interrupt)) if signalled => Ok(interrupt.received().1),
+        (Ending::Interrupted { .. }, _) if expired.is_some() => Ok(EXIT_TIMEOUT),
         _ => {
             say!("Results are in '{}'", wd.join("results").display());
             Ok(0)
@@ -474,9 +484,37 @@ fn run(args: &Args, interrupt: Option<&signals::Interrupt>) -> Result<u8, Failur
     }
 }
 
+/// Runs the project of `args` and logs a failure (on stderr when logging could not start);
+/// returns the exit code and the failure's message.
+fn run_project(args: &Args, interrupt: Option<&signals::Interrupt>) -> (u8, Option<String>) {
+    match run(args, interrupt) {
+        Ok(code) => (code, None),
+        Err(Failure { code, message }) => {
+            log::error!("{message}");
+            if !logging::is_initialized() {
+                eprintln!("Error: {message}");
+            }
+            (code, Some(message))
+        }
+    }
+}
+
+/// Installs the crash report of FMU code and the SIGINT/SIGTERM handlers (warning when they
+/// cannot be).
+fn install_handlers() -> Option<signals::Interrupt> {
+    if let Err(e) = fmi::install_crash_report() {
+        eprintln!("Warning: crashes inside FMU code will not be reported: {e}");
+    }
+    signals::Interrupt::install()
+        .inspect_err(|e| eprintln!("Warning: SIGINT/SIGTERM will end the run at once: {e}"))
+        .ok()
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let command = match &cli.command {
+        Some(Command::Sweep(args)) => return ExitCode::from(sweep::run(args)),
+        Some(Command::Batch(args)) => return ExitCode::from(sweep::batch(args)),
         Some(Command::Info(args)) => {
             logging::init_stderr_warnings();
             Some(info::run(args))
@@ -500,22 +538,8 @@ fn main() -> ExitCode {
             }
         };
     }
-    if let Err(e) = fmi::install_crash_report() {
-        eprintln!("Warning: crashes inside FMU code will not be reported: {e}");
-    }
-    let interrupt = signals::Interrupt::install()
-        .inspect_err(|e| eprintln!("Warning: SIGINT/SIGTERM will end the run at once: {e}"))
-        .ok();
-    let code = match run(&cli.run, interrupt.as_ref()) {
-        Ok(code) => code,
-        Err(Failure { code, message }) => {
-            log::error!("{message}");
-            if !logging::is_initialized() {
-                eprintln!("Error: {message}");
-            }
-            code
-        }
-    };
+    let interrupt = install_handlers();
+    let (code, _) = run_project(&cli.run, interrupt.as_ref());
     log::logger().flush();
     ExitCode::from(code)
 }

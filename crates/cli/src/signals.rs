@@ -2,9 +2,11 @@
 //! (with complete result files and `summary.txt`); a second one ends the process at once.
 //!
 //! Exit codes: 130 after SIGINT, 143 after SIGTERM (128 + signal number, the shell convention).
+//!
+//! The same stop flag ends a sweep case at its wall-time limit ([`Interrupt::expire`]).
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use signal_hook::consts::{SIGINT, SIGTERM};
 
@@ -12,6 +14,8 @@ use signal_hook::consts::{SIGINT, SIGTERM};
 pub struct Interrupt {
     stop: Arc<AtomicBool>,
     signal: Arc<AtomicUsize>,
+    /// Why [`Interrupt::expire`] stopped the run.
+    expired: OnceLock<String>,
 }
 
 impl Interrupt {
@@ -29,7 +33,23 @@ impl Interrupt {
             signal_hook::flag::register_usize(sig, signal.clone(), sig as usize)?;
             signal_hook::flag::register(sig, stop.clone())?;
         }
-        Ok(Interrupt { stop, signal })
+        Ok(Interrupt {
+            stop,
+            signal,
+            expired: OnceLock::new(),
+        })
+    }
+
+    /// Stops the run at its next communication point for `cause` (a limit reached), as a
+    /// signal would but without one; the first cause is kept.
+    pub fn expire(&self, cause: String) {
+        let _ = self.expired.set(cause);
+        self.stop.store(true, Ordering::Relaxed);
+    }
+
+    /// Why [`Interrupt::expire`] stopped the run, if it did.
+    pub fn expired(&self) -> Option<&str> {
+        self.expired.get().map(String::as_str)
     }
 
     /// The flag the session polls at every communication point.

@@ -1,0 +1,49 @@
+//! Parameter sweeps and batches of mastersim runs.
+//!
+//! A sweep file ([`read_sweep_file`]) or a batch input ([`batch_plan`]) becomes a [`Plan`]:
+//! numbered cases, each the base project (or SSP system, or FMU) with overrides in the `--set`
+//! syntax. [`Plan::lay_out`] writes it to the sweep directory (`plan.json`, `cases.csv`, one
+//! working directory `cases/<k>/` per case). Each case runs as `mastersim sweep case <dir> <k>`,
+//! which leaves a [`CaseRecord`] (`case.json`) beside the run's usual files. The executors run
+//! those commands: [`run_local`] as child processes on this machine, [`slurm::submit`] as a
+//! Slurm job array, [`print_commands`] as lines for another scheduler. [`collect`] gathers
+//! every case's outcome, counters and outputs into `sweep.csv` and `sweep.json`, and
+//! [`write_junit`] a JUnit XML report.
+//!
+//! Rerunning a sweep skips the cases that ran to their end with the same command line and
+//! continues interrupted ones from their checkpoints (`docs/checkpoints.md`).
+//!
+//! The formats and commands are documented in `docs/sweeps.md`.
+
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+mod collect;
+mod error;
+mod local;
+mod plan;
+pub mod slurm;
+mod spec;
+mod status;
+
+use std::path::Path;
+
+pub use collect::{CaseResult, Collection, OutputStats, SWEEP_JSON_SCHEMA, collect, write_junit};
+pub use error::{Error, Result};
+pub use local::{
+    Ended, KILL_GRACE, LocalOptions, LocalReport, exit_code, record_signal_death, run_local,
+};
+pub use plan::{Case, PLAN_SCHEMA, PLAN_VERSION, Plan, batch_plan};
+pub use spec::{default_dir, read_sweep_file};
+pub use status::{CaseRecord, Outcome};
+
+/// The command lines of `cases` for another scheduler (the `print` executor), one per line:
+/// `<exe> sweep case <dir> <k>`, quoted for a POSIX shell.
+pub fn print_commands(plan: &Plan, cases: &[usize], exe: &Path) -> String {
+    let exe = slurm::shell_quote(&exe.display().to_string());
+    let dir = slurm::shell_quote(&plan.dir.display().to_string());
+    cases
+        .iter()
+        .map(|k| format!("{exe} sweep case {dir} {k}\n"))
+        .collect()
+}

@@ -1,0 +1,264 @@
+//! The local executor: the cases as child processes (`mastersim sweep case <dir> <k>`), at
+//! most `jobs` at a time, with a progress bar over cases.
+//!
+//! Each child runs in a process group of its own, so that Ctrl-C at the terminal reaches only
+//! the executor, which then asks every running case to stop once (SIGTERM: the case writes a
+//! checkpoint and its results so far, and the next run of the sweep continues it). A case that
+//! exceeds the sweep's wall-time limit stops itself; one that does not react is killed after
+//! [`KILL_GRACE`]. A case that fails does not stop the others.
+
+use std::collections::HashMap;
+use std::os::unix::process::{CommandExt as _, ExitStatusExt as _};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Mutex, mpsc};
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::Signal;
+use nix::unistd::Pid;
+
+use crate::error::{Error, Result};
+use crate::plan::Plan;
+use crate::status::{CaseRecord, Outcome};
+
+/// How long a case may run past the sweep's wall-time limit before it is killed (it stops
+/// itself at the limit, at its next communication point).
+pub const KILL_GRACE: Duration = Duration::from_secs(30);
+
+/// Options of [`run_local`].
+#[derive(Debug, Clone)]
+pub struct LocalOptions {
+    /// The `mastersim` binary the cases run with.
+    pub exe: PathBuf,
+    /// Cases run at the same time, ≥ 1.
+    pub jobs: usize,
+    /// Draw a progress bar on the terminal (hidden when stderr is not one).
+    pub progress: bool,
+}
+
+/// A case that ended, as the executor saw it.
+#[derive(Debug, Clone)]
+pub struct Ended {
+    /// The case number.
+    pub case: usize,
+    /// The exit code, or 128 + the signal that ended the process.
+    pub code: i32,
+}
+
+/// What [`run_local`] did.
+#[derive(Debug, Clone, Default)]
+pub struct LocalReport {
+    /// The cases that ran, in the order they ended.
+    pub ended: Vec<Ended>,
+    /// True when the stop flag ended the run before every case had its turn.
+    pub stopped: bool,
+}
+
+/// The command of case `k` of the sweep in `dir`: `<exe> sweep case <dir> <k>`.
+pub fn case_command(exe: &Path, dir: &Path, k: usize) -> Command {
+    let mut command = Command::new(exe);
+    command.arg("sweep").arg("case").arg(dir).arg(k.to_string());
+    command
+}
+
+/// Runs the cases `cases` of `plan` as child processes, `options.jobs` at a time; each
+/// child's console output goes to `cases/<k>/console.txt`. When `stop` is raised, no further
+/// case starts and the running ones get SIGTERM once.
+///
+/// A child that ends by a signal cannot write its own record; the executor writes it
+/// (`interrupted` for SIGTERM, SIGINT and SIGKILL, `failed` for a crash).
+///
+/// # Errors
+/// [`Error::Command`] when a child process cannot be started.
+pub fn run_local(
+    plan: &Plan,
+    cases: &[usize],
+    options: &LocalOptions,
+    stop: &AtomicBool,
+) -> Result<LocalReport> {
+    let next = AtomicUsize::new(0);
+    let running = Mutex::new(Running::default());
+    let (sender, receiver) = mpsc::channel::<Result<Ended>>();
+    let bar = progress_bar(plan, cases.len(), options.progress);
+    let mut report = LocalReport::default();
+    let mut failed = 0usize;
+    let mut first_error = None;
+    std::thread::scope(|scope| {
+        for _ in 0..options.jobs.max(1) {
+            let sender = sender.clone();
+            let (next, running) = (&next, &running);
+            scope.spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
+                    let Some(&k) = cases.get(next.fetch_add(1, Ordering::Relaxed)) else {
+                        break;
+                    };
+                    let ended = run_case(plan, k, &options.exe, running);
+                    if sender.send(ended).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(sender);
+        loop {
+            match receiver.recv_timeout(Duration::from_millis(100)) {
+                Ok(Ok(ended)) => {
+                    let outcome = CaseRecord::read(&plan.case_dir(ended.case))
+                        .map_or(Outcome::Failed, |r| r.outcome);
+                    if !outcome.is_success() && outcome != Outcome::Interrupted {
+                        failed += 1;
+                        bar.set_message(format!("{failed} failed"));
+                        bar.println(format!(
+                            "{} {} (exit code {}; see {})",
+                            plan.label(&plan.cases[ended.case]),
+                            outcome.name().replace('_', " "),
+                            ended.code,
+                            plan.case_dir(ended.case).join("console.txt").display()
+                        ));
+                    }
+                    bar.inc(1);
+                    report.ended.push(ended);
+                }
+                Ok(Err(e)) => {
+                    stop.store(true, Ordering::Relaxed);
+                    first_error.get_or_insert(e);
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            }
+            let mut running = running.lock().expect("invariant: no panic while locked");
+            if stop.load(Ordering::Relaxed) && !running.signalled {
+                running.signalled = true;
+                for (pid, _) in running.children.values() {
+                    // The child may have ended meanwhile; nothing to do then.
+                    let _ = nix::sys::signal::kill(*pid, Signal::SIGTERM);
+                }
+            }
+            if let Some(limit) = plan.wall_time_limit {
+                let deadline = Duration::from_secs_f64(limit) + KILL_GRACE;
+                for (pid, started) in running.children.values() {
+                    if started.elapsed() > deadline {
+                        let _ = nix::sys::signal::kill(*pid, Signal::SIGKILL);
+                    }
+                }
+            }
+        }
+    });
+    bar.finish_and_clear();
+    if let Some(e) = first_error {
+        return Err(e);
+    }
+    report.stopped = stop.load(Ordering::Relaxed) && report.ended.len() < cases.len();
+    Ok(report)
+}
+
+/// The running cases, and whether they were asked to stop.
+#[derive(Debug, Default)]
+struct Running {
+    /// Process id and start of each running case.
+    children: HashMap<usize, (Pid, Instant)>,
+    /// SIGTERM was sent to every running case; a case that starts later gets it at once.
+    signalled: bool,
+}
+
+/// Runs case `k` in a child process and waits for it; registers it in `running` meanwhile.
+fn run_case(plan: &Plan, k: usize, exe: &Path, running: &Mutex<Running>) -> Result<Ended> {
+    let console_path = plan.case_dir(k).join("console.txt");
+    let console = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&console_path)
+        .map_err(Error::io(&console_path))?;
+    let console_err = console.try_clone().map_err(Error::io(&console_path))?;
+    let mut command = case_command(exe, &plan.dir, k);
+    command
+        .stdin(Stdio::null())
+        .stdout(console)
+        .stderr(console_err)
+        .process_group(0);
+    let mut child = command.spawn().map_err(|e| Error::Command {
+        command: format!("{} sweep case {} {k}", exe.display(), plan.dir.display()),
+        message: e.to_string(),
+    })?;
+    let pid = Pid::from_raw(i32::try_from(child.id()).expect("invariant: a pid fits i32"));
+    {
+        let mut running = running.lock().expect("invariant: no panic while locked");
+        running.children.insert(k, (pid, Instant::now()));
+        if running.signalled {
+            let _ = nix::sys::signal::kill(pid, Signal::SIGTERM);
+        }
+    }
+    let status = child.wait();
+    running
+        .lock()
+        .expect("invariant: no panic while locked")
+        .children
+        .remove(&k);
+    let status = status.map_err(|e| Error::Command {
+        command: format!("{} sweep case {} {k}", exe.display(), plan.dir.display()),
+        message: e.to_string(),
+    })?;
+    let code = exit_code(status);
+    if let Some(signal) = status.signal() {
+        record_signal_death(plan, k, signal, code)?;
+    }
+    Ok(Ended { case: k, code })
+}
+
+/// The exit code of `status`, or 128 + the signal that ended the process (the shell's rule).
+pub fn exit_code(status: ExitStatus) -> i32 {
+    status
+        .code()
+        .unwrap_or_else(|| 128 + status.signal().unwrap_or(0))
+}
+
+/// The record of case `k` after its process was ended by `signal`, which left no record of
+/// its own: `interrupted` for SIGTERM, SIGINT and SIGKILL (a rerun continues it from its last
+/// checkpoint), `failed` for any other signal (a crash).
+///
+/// # Errors
+/// [`Error::Io`] when the record cannot be written.
+pub fn record_signal_death(plan: &Plan, k: usize, signal: i32, code: i32) -> Result<()> {
+    let case = plan.case(k)?;
+    let dir = plan.case_dir(k);
+    let name = Signal::try_from(signal)
+        .map_or_else(|_| format!("signal {signal}"), |s| s.as_str().to_owned());
+    let outcome = if [Signal::SIGTERM, Signal::SIGINT, Signal::SIGKILL]
+        .iter()
+        .any(|s| *s as i32 == signal)
+    {
+        Outcome::Interrupted
+    } else {
+        Outcome::Failed
+    };
+    let previous = CaseRecord::read(&dir);
+    CaseRecord {
+        case: k,
+        key: plan.case_key(case),
+        command: plan.command_line(case),
+        outcome,
+        exit_code: code,
+        message: Some(format!("the case process was ended by {name}")),
+        wall_seconds: previous.as_ref().map_or(0.0, |r| r.wall_seconds),
+        attempts: previous.as_ref().map_or(1, |r| r.attempts),
+    }
+    .write(&dir)
+}
+
+/// The progress bar over the cases of one run (hidden unless `show` and stderr is a terminal).
+fn progress_bar(plan: &Plan, count: usize, show: bool) -> indicatif::ProgressBar {
+    if !show {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::new(count as u64);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{prefix} [{bar:30}] {pos}/{len} cases {msg} ({elapsed}, ETA {eta})",
+        )
+        .expect("invariant: the template is valid")
+        .progress_chars("=> "),
+    );
+    bar.set_prefix(plan.name.clone());
+    bar
+}

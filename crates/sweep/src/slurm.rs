@@ -1,0 +1,221 @@
+//! The Slurm executor: one job array whose task `k` runs case `k`
+//! (`mastersim sweep case <dir> <k> --slurm-requeue`), submitted with `sbatch`.
+//!
+//! The job script asks Slurm for a SIGTERM `signal_margin` seconds before a task's time limit
+//! (`--signal=B:TERM@…`) and allows requeueing (`--requeue`). The script `exec`s the case, so
+//! the signal reaches `mastersim` itself: the case stops at its next communication point,
+//! writes a checkpoint and its results so far, and requeues its own array task
+//! (`scontrol requeue <job>_<k>`); when the task starts again, the case continues from the
+//! checkpoint. The same happens for `scancel --batch --signal=TERM <job>_<k>` and when a
+//! preempting job takes the node.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::process::Command;
+
+use crate::error::{Error, Result};
+use crate::plan::{Plan, write_atomically};
+
+/// Options of [`submit`].
+#[derive(Debug, Clone)]
+pub struct SlurmOptions {
+    /// The `mastersim` binary the tasks run (it must be reachable from the compute nodes).
+    pub exe: PathBuf,
+    /// At most this many tasks at a time (`--array=…%M`); `None`: as many as Slurm allows.
+    pub max_parallel: Option<usize>,
+    /// `--partition`, when given.
+    pub partition: Option<String>,
+    /// `--time` of each task, in Slurm's format (`30`, `2:00:00`, `1-0`), when given;
+    /// otherwise the sweep's wall-time limit plus the margin, rounded up to minutes, or the
+    /// partition's default.
+    pub time: Option<String>,
+    /// Seconds before the time limit at which Slurm sends SIGTERM (`--signal=B:TERM@…`).
+    pub signal_margin: u32,
+    /// Further `sbatch` options, each written as one `#SBATCH` line.
+    pub extra: Vec<String>,
+    /// Wait until every task has ended (`sbatch --wait`).
+    pub wait: bool,
+}
+
+/// The array specification of `cases`: ranges of consecutive numbers (`0-3,5,7-11`), with
+/// `%M` when at most `max_parallel` tasks may run at a time.
+pub fn array_spec(cases: &[usize], max_parallel: Option<usize>) -> String {
+    let mut spec = String::new();
+    let mut i = 0;
+    while i < cases.len() {
+        let start = cases[i];
+        let mut end = start;
+        while i + 1 < cases.len() && cases[i + 1] == end + 1 {
+            i += 1;
+            end = cases[i];
+        }
+        if !spec.is_empty() {
+            spec.push(',');
+        }
+        if end == start {
+            let _ = write!(spec, "{start}");
+        } else {
+            let _ = write!(spec, "{start}-{end}");
+        }
+        i += 1;
+    }
+    if let Some(m) = max_parallel {
+        let _ = write!(spec, "%{m}");
+    }
+    spec
+}
+
+/// `text` as one word for bash: in single quotes, with each `'` written as `'\''`.
+pub fn shell_quote(text: &str) -> String {
+    if !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-+=:,@%".contains(c))
+    {
+        text.to_owned()
+    } else {
+        format!("'{}'", text.replace('\'', r"'\''"))
+    }
+}
+
+/// `value` for an `#SBATCH` line: in double quotes when it holds a blank.
+fn sbatch_value(value: &str) -> String {
+    if value.contains(char::is_whitespace) {
+        format!("\"{value}\"")
+    } else {
+        value.to_owned()
+    }
+}
+
+/// The job script that runs `cases` of `plan` as one job array.
+pub fn job_script(plan: &Plan, cases: &[usize], options: &SlurmOptions) -> String {
+    let dir = plan.dir.display().to_string();
+    let mut lines = vec![
+        "#!/bin/bash".to_owned(),
+        format!(
+            "# mastersim sweep '{}': {} of its {} cases, written by `mastersim sweep run --executor slurm`.",
+            plan.name,
+            cases.len(),
+            plan.cases.len()
+        ),
+        "# Task k runs case k in <sweep dir>/cases/k; its console output is cases/k/console.txt."
+            .to_owned(),
+        format!("#SBATCH --job-name={}", sbatch_value(&plan.name)),
+        format!(
+            "#SBATCH --array={}",
+            array_spec(cases, options.max_parallel)
+        ),
+        format!(
+            "#SBATCH --output={}",
+            sbatch_value(&format!("{dir}/cases/%a/console.txt"))
+        ),
+        "#SBATCH --open-mode=append".to_owned(),
+        format!("#SBATCH --chdir={}", sbatch_value(&dir)),
+        "#SBATCH --ntasks=1".to_owned(),
+        "#SBATCH --cpus-per-task=1".to_owned(),
+        "#SBATCH --requeue".to_owned(),
+        format!("#SBATCH --signal=B:TERM@{}", options.signal_margin),
+    ];
+    if let Some(partition) = &options.partition {
+        lines.push(format!("#SBATCH --partition={}", sbatch_value(partition)));
+    }
+    let time = options.time.clone().or_else(|| {
+        plan.wall_time_limit.map(|limit| {
+            let seconds = limit + f64::from(options.signal_margin) + 60.0;
+            format!("{}", (seconds / 60.0).ceil() as u64)
+        })
+    });
+    if let Some(time) = time {
+        lines.push(format!("#SBATCH --time={}", sbatch_value(&time)));
+    }
+    lines.extend(options.extra.iter().map(|o| format!("#SBATCH {o}")));
+    lines.push(format!(
+        "exec {} sweep case {} \"$SLURM_ARRAY_TASK_ID\" --slurm-requeue",
+        shell_quote(&options.exe.display().to_string()),
+        shell_quote(&dir)
+    ));
+    lines.join("\n") + "\n"
+}
+
+/// Writes the job script of `cases` to `<dir>/slurm/job.sh` and submits it with `sbatch`
+/// (from `PATH`); with [`SlurmOptions::wait`], returns when every task has ended. Returns
+/// the job id.
+///
+/// # Errors
+/// [`Error::Io`] when the script cannot be written; [`Error::Command`] when `sbatch` cannot
+/// be started or refuses the job (with its message).
+pub fn submit(plan: &Plan, cases: &[usize], options: &SlurmOptions) -> Result<String> {
+    let folder = plan.dir.join("slurm");
+    std::fs::create_dir_all(&folder).map_err(Error::io(&folder))?;
+    let script = folder.join("job.sh");
+    write_atomically(&script, job_script(plan, cases, options).as_bytes())?;
+    let mut command = Command::new("sbatch");
+    command.arg("--parsable");
+    if options.wait {
+        command.arg("--wait");
+    }
+    command.arg(&script);
+    let shown = format!(
+        "sbatch{} {}",
+        if options.wait { " --wait" } else { "" },
+        script.display()
+    );
+    let output = command.output().map_err(|e| Error::Command {
+        command: shown.clone(),
+        message: format!("{e} (is Slurm installed and sbatch on PATH?)"),
+    })?;
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let job = stdout
+        .lines()
+        .next()
+        .and_then(|l| l.split(';').next())
+        .map(str::trim)
+        .filter(|id| !id.is_empty() && id.chars().all(|c| c.is_ascii_digit()));
+    match job {
+        // With --wait, sbatch exits with the highest exit code of the tasks: failed cases
+        // are reported by the collection, not here.
+        Some(job) if output.status.success() || options.wait => Ok(job.to_owned()),
+        _ => Err(Error::Command {
+            command: shown,
+            message: format!(
+                "exit status {}: {}",
+                output.status,
+                String::from_utf8_lossy(&output.stderr).trim()
+            ),
+        }),
+    }
+}
+
+/// Requeues the array task this process runs in (`scontrol requeue <job>_<task>`, from the
+/// environment Slurm sets), so that it starts again and continues from its checkpoint.
+/// Returns `Ok(false)` outside Slurm.
+///
+/// # Errors
+/// [`Error::Command`] when `scontrol` cannot be run or refuses.
+pub fn requeue_this_task() -> Result<bool> {
+    let job = match (
+        std::env::var("SLURM_ARRAY_JOB_ID"),
+        std::env::var("SLURM_ARRAY_TASK_ID"),
+        std::env::var("SLURM_JOB_ID"),
+    ) {
+        (Ok(job), Ok(task), _) => format!("{job}_{task}"),
+        (_, _, Ok(job)) => job,
+        _ => return Ok(false),
+    };
+    let shown = format!("scontrol requeue {job}");
+    let output = Command::new("scontrol")
+        .args(["requeue", &job])
+        .output()
+        .map_err(|e| Error::Command {
+            command: shown.clone(),
+            message: e.to_string(),
+        })?;
+    if output.status.success() {
+        Ok(true)
+    } else {
+        Err(Error::Command {
+            command: shown,
+            message: String::from_utf8_lossy(&output.stderr).trim().to_owned(),
+        })
+    }
+}
