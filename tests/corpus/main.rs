@@ -13,3 +13,4 @@ mod mastersim;
 mod model_quirks;
 mod readers;
 mod ssp;
+mod sweeps;

@@ -10,13 +10,14 @@ use std::process::Command;
 use mastersim_tests::{corpus_dir, run_mastersim};
 
 /// The Python packages the corpus suite's independent checks import, and their PyPI names.
-const PYTHON_PACKAGES: [(&str, &str); 3] = [
+const PYTHON_PACKAGES: [(&str, &str); 4] = [
     ("scipy.io", "scipy"),
     ("DyMat", "DyMat"),
     ("jsonschema", "jsonschema"),
+    ("xmlschema", "xmlschema"),
 ];
 
-/// The Python interpreter with scipy, DyMat and jsonschema: `$MASTERSIM_PYTHON`, else the
+/// The Python interpreter with scipy, DyMat, jsonschema and xmlschema: `$MASTERSIM_PYTHON`, else the
 /// virtual environment `target/pyenv`, created and filled from PyPI on first use when it is
 /// missing or lacks a package (as `.ci/run` does).
 ///

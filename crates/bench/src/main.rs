@@ -18,13 +18,15 @@
 //!   whole-process time per slave-step against the least any master must spend: the same chain
 //!   driven by `doStep` and the connected get/set only;
 //! - `multirate`: 100 `Busy` FMUs at 1 ms against 1 at 1 ms and 99 at 100 ms over 10 s:
-//!   `doStep` calls and whole-process wall time, and their ratios.
+//!   `doStep` calls and whole-process wall time, and their ratios;
+//! - `sweep`: `mastersim sweep run` of 100 Lotka-Volterra cases, 2 jobs against 1 (speed-up),
+//!   and against the same cases as plain runs one after another (cost per case).
 //!
 //! `--baseline <commit>` builds the `mastersim` of an earlier commit in a git worktree and runs
 //! `loop` and `corpus` with both binaries, alternating their runs, and prints the ratio.
 //!
 //! Run: `cargo run --release -p mastersim-bench --
-//! [loop|write|parallel|corpus|lower-bound|multirate]...
+//! [loop|write|parallel|corpus|lower-bound|multirate|checkpoint|sweep]...
 //! [--baseline <commit>]` (all suites when none is named).
 
 mod baseline;
@@ -34,6 +36,7 @@ mod generated;
 mod lower_bound;
 mod multirate;
 mod process;
+mod sweep;
 
 use baseline::Contender;
 
@@ -89,6 +92,8 @@ enum Suite {
     Multirate,
     /// Checkpoints every second on the corpus Lotka-Volterra and Math003 projects.
     Checkpoint,
+    /// Sweeps of 100 cases: 2 jobs against 1, and the cost per case over plain runs.
+    Sweep,
 }
 
 fn main() {
@@ -161,6 +166,7 @@ fn main() {
                 cli.runs.unwrap_or(5),
                 8.0,
             ),
+            Suite::Sweep => sweep::cost(mastersim, cli.runs.unwrap_or(3)),
         }
     }
 }

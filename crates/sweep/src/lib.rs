@@ -47,3 +47,6 @@ pub fn print_commands(plan: &Plan, cases: &[usize], exe: &Path) -> String {
         .map(|k| format!("{exe} sweep case {dir} {k}\n"))
         .collect()
 }
+
+#[cfg(test)]
+mod tests;

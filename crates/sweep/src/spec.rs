@@ -398,6 +398,3 @@ fn distribution(spec: &toml::Value) -> Result<Distribution, String> {
         other => Err(format!("unknown distribution '{other}'; {EXPECTED}")),
     }
 }
-
-#[cfg(test)]
-mod tests;
