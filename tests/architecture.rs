@@ -579,7 +579,9 @@ fn one_table_reader() {
 
 /// The binary only drives: its modules are the argument parsing and exit codes (`main`),
 /// logging, signals, `convert` (an SSP system written as a `.msim` through the library's
-/// `Session`), `info`, `plot` and `view` (which serves the live view of crate `live`); it names nothing of the result pipeline (the writers of
+/// `Session`), `info`, `plot`, `sweep` (the command line of crate `sweep`; a case is the
+/// binary's own run) and `view` (which serves the live view of crate `live`); it names
+/// nothing of the result pipeline (the writers of
 /// `output`, the `master` crate) — it talks to the library's `Session`.
 #[test]
 fn the_binary_only_drives() {
@@ -587,7 +589,9 @@ fn the_binary_only_drives() {
     let modules: Vec<String> = cli.modules.keys().map(|p| p.join("::")).collect();
     assert_eq!(
         modules,
-        ["", "convert", "info", "logging", "plot", "signals", "view"]
+        [
+            "", "convert", "info", "logging", "plot", "signals", "sweep", "view"
+        ]
     );
     let mut wrong = Vec::new();
     for (path, module) in &cli.modules {

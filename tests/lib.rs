@@ -170,6 +170,92 @@ pub fn run_mastersim(project: &Path, working_dir: &Path, extra: &[&str]) -> Run 
     }
 }
 
+/// Runs `mastersim <args>` (a subcommand, say) and waits for it; the [`Run`]'s working
+/// directory is empty.
+pub fn run_args(args: &[&str]) -> Run {
+    let output = Command::new(mastersim_bin())
+        .args(args)
+        .output()
+        .expect("mastersim can be started");
+    Run {
+        output,
+        working_dir: PathBuf::new(),
+    }
+}
+
+/// Writes `dir/long.toml`: a sweep of `n` long Lotka-Volterra cases (`Prey.alpha` = 1.0, 1.1,
+/// …; 10⁷ steps of 0.1 ms, a row per simulated second, some seconds each) over the bundled
+/// project of [`example_workspace`]; returns its path.
+pub fn long_sweep(dir: &Path, n: usize) -> PathBuf {
+    let path = dir.join("long.toml");
+    let base = example_workspace().join("projects/lotka_volterra.msim");
+    let alphas: Vec<String> = (0..n)
+        .map(|i| format!("{:.1}", 1.0 + 0.1 * i as f64))
+        .collect();
+    std::fs::write(
+        &path,
+        format!(
+            "base = {base:?}\n\
+             options = [\"--set\", \"tEnd=1000 s\", \"--set\", \"hStart=0.0001 s\", \
+             \"--set\", \"hOutputMin=1 s\"]\n\
+             [grid]\n\"Prey.alpha\" = [{}]\n",
+            alphas.join(", ")
+        ),
+    )
+    .expect("write sweep file");
+    path
+}
+
+/// Writes `dir/failing.toml`: a sweep of four 2-second cases over the bundled Lotka-Volterra
+/// project, the third with the invalid value `fast` for the Real parameter `Prey.alpha`;
+/// returns its path.
+pub fn failing_sweep(dir: &Path) -> PathBuf {
+    let path = dir.join("failing.toml");
+    let base = example_workspace().join("projects/lotka_volterra.msim");
+    std::fs::write(
+        &path,
+        format!(
+            "base = {base:?}\noptions = [\"--set\", \"tEnd=2 s\"]\n\
+             [grid]\n\"Prey.alpha\" = [1.0, 1.1, \"fast\", 1.3]\n"
+        ),
+    )
+    .expect("write sweep file");
+    path
+}
+
+/// The rows of a comma-separated file such as `cases.csv` or `sweep.csv` (header first), read
+/// by `output::table`.
+pub fn csv_rows(path: &Path) -> Vec<Vec<String>> {
+    let options = output::table::ReadOptions {
+        separator: Some(output::table::Separator::Comma),
+        drop_empty_fields: false,
+        equal_field_counts: true,
+    };
+    let table = output::table::RawTable::read(path, &options)
+        .unwrap_or_else(|e| panic!("cannot read '{}': {e}", path.display()));
+    std::iter::once(table.header.fields)
+        .chain(table.rows.into_iter().map(|r| r.fields))
+        .collect()
+}
+
+/// The cells of column `name` in every data row of `rows` (as [`csv_rows`] gives them).
+///
+/// # Panics
+/// When the header has no such column.
+pub fn csv_column(rows: &[Vec<String>], name: &str) -> Vec<String> {
+    let i = rows[0]
+        .iter()
+        .position(|c| c == name)
+        .unwrap_or_else(|| panic!("no column '{name}' in {:?}", rows[0]));
+    rows[1..].iter().map(|r| r[i].clone()).collect()
+}
+
+/// The bytes of case `k`'s `results/values.csv` in the sweep directory `dir`.
+pub fn case_values_csv(dir: &Path, k: usize) -> Vec<u8> {
+    let path = dir.join(format!("cases/{k}/results/values.csv"));
+    std::fs::read(&path).unwrap_or_else(|e| panic!("cannot read '{}': {e}", path.display()))
+}
+
 /// The `key=value` lines of a `summary.txt`.
 pub fn read_summary(path: &Path) -> BTreeMap<String, String> {
     let text = std::fs::read_to_string(path)

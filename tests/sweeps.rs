@@ -9,25 +9,16 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use mastersim_tests::{ResultTable, Run, example_workspace, mastersim_bin};
+use mastersim_tests::{
+    ResultTable, Run, case_values_csv as values_csv, csv_column as column, csv_rows,
+    example_workspace, failing_sweep, long_sweep, mastersim_bin, run_args as mastersim,
+};
 
 /// `projects/sweeps/<name>` of the test workspace (next to freshly packed FMUs).
 fn bundled(name: &str) -> PathBuf {
     let path = example_workspace().join("projects/sweeps").join(name);
     assert!(path.is_file(), "missing bundled sweep '{}'", path.display());
     path
-}
-
-/// `mastersim <args>`, waited for.
-fn mastersim(args: &[&str]) -> Run {
-    let output = Command::new(mastersim_bin())
-        .args(args)
-        .output()
-        .expect("mastersim can be started");
-    Run {
-        output,
-        working_dir: PathBuf::new(),
-    }
 }
 
 /// `mastersim sweep run <sweep> --sweep-dir <dir> <args>`.
@@ -41,33 +32,6 @@ fn sweep_run(sweep: &Path, dir: &Path, args: &[&str]) -> Run {
     ];
     all.extend_from_slice(args);
     mastersim(&all)
-}
-
-/// The rows of a CSV file (header first), split at commas (the files read here quote nothing).
-fn csv_rows(path: &Path) -> Vec<Vec<String>> {
-    let mut reader = csv::ReaderBuilder::new()
-        .has_headers(false)
-        .from_path(path)
-        .unwrap_or_else(|e| panic!("cannot read '{}': {e}", path.display()));
-    reader
-        .records()
-        .map(|r| r.expect("CSV row").iter().map(str::to_owned).collect())
-        .collect()
-}
-
-/// The cell of column `name` in every data row of `rows`.
-fn column(rows: &[Vec<String>], name: &str) -> Vec<String> {
-    let i = rows[0]
-        .iter()
-        .position(|c| c == name)
-        .unwrap_or_else(|| panic!("no column '{name}' in {:?}", rows[0]));
-    rows[1..].iter().map(|r| r[i].clone()).collect()
-}
-
-/// The bytes of case `k`'s `results/values.csv` in the sweep directory `dir`.
-fn values_csv(dir: &Path, k: usize) -> Vec<u8> {
-    let path = dir.join(format!("cases/{k}/results/values.csv"));
-    std::fs::read(&path).unwrap_or_else(|e| panic!("cannot read '{}': {e}", path.display()))
 }
 
 /// The 12-case grid of `projects/sweeps/lotka_volterra_grid.toml` under the local executor:
@@ -252,44 +216,6 @@ fn sweep_with_a_failing_case_completes_the_others() {
     let collect = mastersim(&["sweep", "collect", dir.to_str().expect("UTF-8")]);
     assert_eq!(collect.code(), 1);
     assert!(collect.stdout().contains("4 cases: 3 completed, 1 failed"));
-}
-
-/// A sweep file of four cases over the bundled Lotka-Volterra project, the third with the
-/// invalid value `fast` for a Real parameter.
-fn failing_sweep(dir: &Path) -> PathBuf {
-    let path = dir.join("failing.toml");
-    let base = example_workspace().join("projects/lotka_volterra.msim");
-    std::fs::write(
-        &path,
-        format!(
-            "base = {base:?}\noptions = [\"--set\", \"tEnd=2 s\"]\n\
-             [grid]\n\"Prey.alpha\" = [1.0, 1.1, \"fast\", 1.3]\n"
-        ),
-    )
-    .expect("write sweep file");
-    path
-}
-
-/// A sweep of `n` long Lotka-Volterra cases (10⁷ steps of 0.1 ms each, a row per simulated
-/// second), as a sweep file in `dir`.
-fn long_sweep(dir: &Path, n: usize) -> PathBuf {
-    let path = dir.join("long.toml");
-    let base = example_workspace().join("projects/lotka_volterra.msim");
-    let alphas: Vec<String> = (0..n)
-        .map(|i| format!("{:.1}", 1.0 + 0.1 * i as f64))
-        .collect();
-    std::fs::write(
-        &path,
-        format!(
-            "base = {base:?}\n\
-             options = [\"--set\", \"tEnd=1000 s\", \"--set\", \"hStart=0.0001 s\", \
-             \"--set\", \"hOutputMin=1 s\"]\n\
-             [grid]\n\"Prey.alpha\" = [{}]\n",
-            alphas.join(", ")
-        ),
-    )
-    .expect("write sweep file");
-    path
 }
 
 /// The process ids whose command line holds every one of `words`.
@@ -614,7 +540,7 @@ fn sweep_file_errors_name_the_file_and_line() {
     assert_eq!(run.code(), 2, "{}", run.said());
     assert!(
         run.stderr()
-            .contains("cases.csv:3: 3 cells, expected 2 (one per column of the header)"),
+            .contains("cases.csv:3: 3 fields, but the header has 2; expected one field per column"),
         "{}",
         run.said()
     );

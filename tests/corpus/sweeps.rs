@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use mastersim_tests::{corpus_dir, example_workspace, mastersim_bin, target_dir};
+use mastersim_tests::{corpus_dir, failing_sweep, run_args, target_dir};
 
 use crate::readers::python;
 
@@ -52,40 +52,19 @@ fn assert_valid_junit(reports: &[&Path]) {
     );
 }
 
-/// `mastersim <args>`: exit code and everything it said.
-fn mastersim(args: &[&str]) -> (i32, String) {
-    let out = Command::new(mastersim_bin())
-        .args(args)
-        .output()
-        .expect("mastersim runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr),
-    )
-}
-
 #[test]
 fn sweep_and_batch_junit_reports_validate_against_the_junit_schema() {
     let tmp = tempfile::tempdir().expect("temp dir");
-    let sweep = tmp.path().join("failing.toml");
-    let base = example_workspace().join("projects/lotka_volterra.msim");
-    std::fs::write(
-        &sweep,
-        format!(
-            "base = {base:?}\noptions = [\"--set\", \"tEnd=2 s\"]\n\
-             [grid]\n\"Prey.alpha\" = [1.0, \"fast\", 1.2]\n"
-        ),
-    )
-    .expect("write sweep file");
+    let sweep = failing_sweep(tmp.path());
     let failing = tmp.path().join("failing.xml");
-    let (code, said) = mastersim(&[
+    let run = run_args(&[
         "sweep",
         "run",
         sweep.to_str().expect("UTF-8"),
         "--junit",
         failing.to_str().expect("UTF-8"),
     ]);
-    assert_eq!(code, 1, "{said}");
+    assert_eq!(run.code(), 1, "{}", run.said());
     let report = std::fs::read_to_string(&failing).expect("report");
     assert!(
         report.contains(r#"failures="1""#) && report.contains("<failure "),
@@ -93,7 +72,7 @@ fn sweep_and_batch_junit_reports_validate_against_the_junit_schema() {
     );
     let projects = corpus_dir().join("mastersim/DifferentVariableTypes");
     let batch = tmp.path().join("batch.xml");
-    let (code, said) = mastersim(&[
+    let run = run_args(&[
         "batch",
         projects.to_str().expect("UTF-8"),
         "--sweep-dir",
@@ -104,7 +83,11 @@ fn sweep_and_batch_junit_reports_validate_against_the_junit_schema() {
         "--time-arithmetic",
         "mastersim",
     ]);
-    assert_eq!(code, 0, "{said}");
-    assert!(said.contains("3 cases: 3 completed"), "{said}");
+    run.assert_success();
+    assert!(
+        run.said().contains("3 cases: 3 completed"),
+        "{}",
+        run.said()
+    );
     assert_valid_junit(&[&failing, &batch]);
 }

@@ -13,12 +13,15 @@
 
 mod cluster;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Output;
 use std::time::{Duration, Instant};
 
 use cluster::Cluster;
-use mastersim_tests::{example_workspace, mastersim_bin};
+use mastersim_tests::{
+    case_values_csv as values_csv, csv_column, csv_rows, example_workspace, long_sweep,
+    mastersim_bin,
+};
 
 /// `mastersim sweep run <sweep> --sweep-dir <dir> <args>` against `cluster`.
 fn sweep_run(cluster: &Cluster, sweep: &Path, dir: &Path, args: &[&str]) -> Output {
@@ -45,25 +48,9 @@ fn assert_success(output: &Output, cluster: &Cluster) {
     );
 }
 
-/// The bytes of case `k`'s `results/values.csv` in the sweep directory `dir`.
-fn values_csv(dir: &Path, k: usize) -> Vec<u8> {
-    let path = dir.join(format!("cases/{k}/results/values.csv"));
-    std::fs::read(&path).unwrap_or_else(|e| panic!("cannot read '{}': {e}", path.display()))
-}
-
 /// The `outcome` column of `sweep.csv` in `dir`.
 fn outcomes(dir: &Path) -> Vec<String> {
-    let mut reader = csv::Reader::from_path(dir.join("sweep.csv")).expect("sweep.csv");
-    let i = reader
-        .headers()
-        .expect("header")
-        .iter()
-        .position(|h| h == "outcome")
-        .expect("an outcome column");
-    reader
-        .records()
-        .map(|r| r.expect("row")[i].to_owned())
-        .collect()
+    csv_column(&csv_rows(&dir.join("sweep.csv")), "outcome")
 }
 
 /// The bundled 12-case grid over the Lotka-Volterra project, under the local executor and as
@@ -116,7 +103,7 @@ fn slurm_sweep_equals_local_sweep() {
 fn slurm_task_stopped_by_sigterm_checkpoints_requeues_and_completes() {
     let cluster = Cluster::start();
     let tmp = tempfile::tempdir().expect("temp dir");
-    let sweep = long_sweep(tmp.path());
+    let sweep = long_sweep(tmp.path(), 2);
     let unbroken = tmp.path().join("unbroken");
     assert_success(
         &sweep_run(&cluster, &sweep, &unbroken, &["--jobs", "2"]),
@@ -187,22 +174,4 @@ fn slurm_task_stopped_by_sigterm_checkpoints_requeues_and_completes() {
             "case {k}: values.csv differs from the unbroken run"
         );
     }
-}
-
-/// Two long Lotka-Volterra cases (10⁷ steps of 0.1 ms, a row per simulated second, some
-/// seconds each), as a sweep file in `dir`.
-fn long_sweep(dir: &Path) -> PathBuf {
-    let path = dir.join("long.toml");
-    let base = example_workspace().join("projects/lotka_volterra.msim");
-    std::fs::write(
-        &path,
-        format!(
-            "base = {base:?}\n\
-             options = [\"--set\", \"tEnd=1000 s\", \"--set\", \"hStart=0.0001 s\", \
-             \"--set\", \"hOutputMin=1 s\"]\n\
-             [grid]\n\"Prey.alpha\" = [1.0, 1.1]\n"
-        ),
-    )
-    .expect("write sweep file");
-    path
 }

@@ -8,8 +8,6 @@
 //! with its run's code (0 when the case had already completed).
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use clap::{Parser as _, Subcommand, ValueEnum};
@@ -219,8 +217,8 @@ fn execute(mut plan: Plan, exec: &ExecArgs) -> u8 {
     if !pending.is_empty() {
         match exec.executor {
             Executor::Local => {
-                let (stop, signal) = match stop_on_signals() {
-                    Ok(flags) => flags,
+                let interrupt = match crate::signals::Interrupt::install() {
+                    Ok(interrupt) => interrupt,
                     Err(e) => return input_error(&format!("cannot install signal handlers: {e}")),
                 };
                 let options = LocalOptions {
@@ -230,10 +228,8 @@ fn execute(mut plan: Plan, exec: &ExecArgs) -> u8 {
                     }),
                     progress: true,
                 };
-                match sweep::run_local(&plan, &pending, &options, &stop) {
-                    Ok(outcome) if outcome.stopped || signal.load(Ordering::Relaxed) != 0 => {
-                        stopped_by = Some(signal.load(Ordering::Relaxed));
-                    }
+                match sweep::run_local(&plan, &pending, &options, &interrupt.flag()) {
+                    Ok(_) if interrupt.signalled() => stopped_by = Some(interrupt.received().1),
                     Ok(_) => {}
                     Err(e) => return input_error(&e),
                 }
@@ -271,33 +267,15 @@ fn execute(mut plan: Plan, exec: &ExecArgs) -> u8 {
         Err(e) => input_error(&e),
     };
     match stopped_by {
-        Some(signal) => {
+        Some(signal_code) => {
             eprintln!(
                 "Stopped: the interrupted cases continue from their checkpoints when the sweep \
                  runs again"
             );
-            if signal == 0 {
-                SIMULATION_FAILED
-            } else {
-                u8::try_from(128 + signal).unwrap_or(SIMULATION_FAILED)
-            }
+            signal_code
         }
         None => code,
     }
-}
-
-/// A stop flag raised by SIGINT and SIGTERM (a second one ends the process at once), and the
-/// number of the signal that came.
-fn stop_on_signals() -> std::io::Result<(Arc<AtomicBool>, Arc<AtomicUsize>)> {
-    use signal_hook::consts::{SIGINT, SIGTERM};
-    let stop = Arc::new(AtomicBool::new(false));
-    let signal = Arc::new(AtomicUsize::new(0));
-    for sig in [SIGINT, SIGTERM] {
-        signal_hook::flag::register_conditional_shutdown(sig, 128 + sig, stop.clone())?;
-        signal_hook::flag::register_usize(sig, signal.clone(), sig as usize)?;
-        signal_hook::flag::register(sig, stop.clone())?;
-    }
-    Ok((stop, signal))
 }
 
 /// Prints the outcome of `collection` (every case that did not run to its end, named), writes
@@ -366,7 +344,14 @@ fn run_case(args: &CaseArgs) -> u8 {
     let plan = if args.sweep.is_dir() {
         Plan::read(&args.sweep)
     } else {
-        sweep::read_sweep_file(&args.sweep, args.sweep_dir.as_deref())
+        // A case started from the sweep file lays out the sweep directory when no executor
+        // has (the same plan from every case, written atomically), so that collect finds it.
+        sweep::read_sweep_file(&args.sweep, args.sweep_dir.as_deref()).and_then(|plan| {
+            if !Plan::plan_path(&plan.dir).is_file() {
+                plan.lay_out()?;
+            }
+            Ok(plan)
+        })
     };
     let mut plan = match plan {
         Ok(plan) => plan,

@@ -4,7 +4,8 @@
 //!
 //! [`RawTable::read`] and [`RawTable::parse`] split a table into trimmed text fields and keep
 //! the 1-based line number of every row; what the fields mean (captions, units, numbers) is up
-//! to the caller. The fields are split by the `csv` crate. The rules:
+//! to the caller. The fields are split by the `csv` crate. [`to_comma_separated`] writes rows
+//! the other way, as the tables of sweeps (`cases.csv`, `sweep.csv`). The rules:
 //!
 //! - **Text.** A file's bytes are decoded as UTF-8, invalid sequences replaced by U+FFFD. A
 //!   leading byte order mark is skipped.
@@ -52,7 +53,7 @@
 
 use std::path::{Path, PathBuf};
 
-use ::csv::{ByteRecord, Reader, ReaderBuilder, Terminator};
+use ::csv::{ByteRecord, QuoteStyle, Reader, ReaderBuilder, Terminator, WriterBuilder};
 
 use crate::{Error, Result, TableProblem};
 
@@ -267,6 +268,36 @@ fn reader(text: &str, separator: Separator) -> Reader<&[u8]> {
         .quoting(separator != Separator::Tab)
         .terminator(Terminator::Any(b'\n'))
         .from_reader(text.as_bytes())
+}
+
+/// `rows` as comma-separated text, one line per row, each ending in `\n`; a field is quoted
+/// only when it must be (it holds a comma, a double quote or a line break; `"` doubled), so
+/// that [`RawTable::parse`] reads the fields back (trimmed of surrounding blanks).
+///
+/// Shapes: any number of rows of any lengths.
+///
+/// Spec: RFC 4180 §2.
+pub fn to_comma_separated<R, F>(rows: R) -> String
+where
+    R: IntoIterator,
+    R::Item: IntoIterator<Item = F>,
+    F: AsRef<str>,
+{
+    let mut writer = WriterBuilder::new()
+        .flexible(true)
+        .quote_style(QuoteStyle::Necessary)
+        .terminator(Terminator::Any(b'\n'))
+        .from_writer(Vec::new());
+    for row in rows {
+        let fields: Vec<F> = row.into_iter().collect();
+        writer
+            .write_record(fields.iter().map(|f| f.as_ref().as_bytes()))
+            .expect("invariant: writing into memory cannot fail");
+    }
+    let bytes = writer
+        .into_inner()
+        .expect("invariant: flushing into memory cannot fail");
+    String::from_utf8(bytes).expect("invariant: the fields were UTF-8")
 }
 
 /// The `csv` reader's error as [`Error::Read`]; reading from memory cannot fail, but the

@@ -10,8 +10,9 @@ use output::result_file::{self, SeriesKind};
 use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, BytesText, Event};
 use serde::Serialize;
 
-use crate::error::{Error, Result};
-use crate::plan::{Plan, write_atomically};
+use crate::error::Result;
+use crate::files::write_atomically;
+use crate::plan::Plan;
 use crate::spec::number_text;
 use crate::status::{CaseRecord, Outcome};
 
@@ -245,56 +246,30 @@ fn read_outputs(
 
 /// `sweep.csv`: one row per case with its overrides, outcome, wall time, counters and outputs.
 fn write_sweep_csv(plan: &Plan, collection: &Collection) -> Result<()> {
-    let path = plan.dir.join("sweep.csv");
-    let io = |e: csv::Error| Error::Io {
-        path: path.clone(),
-        source: std::io::Error::other(e),
-    };
-    let mut writer = csv::Writer::from_writer(Vec::new());
-    let mut header: Vec<String> = vec!["case".to_owned()];
-    if plan.columns.is_empty() {
-        header.push("project".to_owned());
-    } else {
-        header.extend(plan.columns.iter().cloned());
-    }
-    header.extend(
-        [
-            "outcome",
-            "exit_code",
-            "wall_seconds",
-            "attempts",
-            "t_reached",
-            "steps",
-            "algorithm_calls",
-            "iterations",
-            "convergence_fails",
-            "error_test_fails",
-            "fmu_errors",
-        ]
-        .map(str::to_owned),
-    );
+    let mut header = plan.header(&[
+        "outcome",
+        "exit_code",
+        "wall_seconds",
+        "attempts",
+        "t_reached",
+        "steps",
+        "algorithm_calls",
+        "iterations",
+        "convergence_fails",
+        "error_test_fails",
+        "fmu_errors",
+    ]);
     for name in &plan.outputs {
         for stat in ["final", "min", "max", "mean"] {
             header.push(format!("{name}.{stat}"));
         }
     }
     header.push("message".to_owned());
-    writer.write_record(&header).map_err(io)?;
+    let mut rows = vec![header];
     let num = |x: Option<f64>| x.map(number_text).unwrap_or_default();
     let int = |x: Option<u64>| x.map(|v| v.to_string()).unwrap_or_default();
     for (case, result) in plan.cases.iter().zip(&collection.cases) {
-        let mut row = vec![case.index.to_string()];
-        if plan.columns.is_empty() {
-            row.push(case.base.display().to_string());
-        } else {
-            row.extend(plan.columns.iter().map(|c| {
-                case.overrides
-                    .iter()
-                    .find_map(|o| o.strip_prefix(c.as_str())?.strip_prefix('='))
-                    .unwrap_or("")
-                    .to_owned()
-            }));
-        }
+        let mut row = plan.row_start(case);
         let counters = result.counters;
         row.extend([
             result.outcome.name().to_owned(),
@@ -319,10 +294,10 @@ fn write_sweep_csv(plan: &Plan, collection: &Collection) -> Result<()> {
             ]);
         }
         row.push(result.message.clone().unwrap_or_default());
-        writer.write_record(&row).map_err(io)?;
+        rows.push(row);
     }
-    let bytes = writer.into_inner().map_err(|e| io(e.into_error().into()))?;
-    write_atomically(&path, &bytes)
+    let text = output::table::to_comma_separated(rows);
+    write_atomically(&plan.dir.join("sweep.csv"), text.as_bytes())
 }
 
 /// Writes a JUnit XML report of `collection` to `path`: one `testsuite` named after the
@@ -333,16 +308,14 @@ fn write_sweep_csv(plan: &Plan, collection: &Collection) -> Result<()> {
 /// # Errors
 /// [`Error::Io`] naming `path`.
 pub fn write_junit(collection: &Collection, path: &Path) -> Result<()> {
-    let failures = collection
-        .cases
-        .iter()
-        .filter(|c| matches!(c.outcome, Outcome::Failed | Outcome::TimedOut))
-        .count();
-    let errors = collection
-        .cases
-        .iter()
-        .filter(|c| matches!(c.outcome, Outcome::Interrupted | Outcome::NotRun))
-        .count();
+    let count = |kind| {
+        collection
+            .cases
+            .iter()
+            .filter(|c| junit_kind(c.outcome) == Some(kind))
+            .count()
+    };
+    let (failures, errors) = (count("failure"), count("error"));
     let time: f64 = collection.cases.iter().filter_map(|c| c.wall_seconds).sum();
     let tests = collection.cases.len().to_string();
     let failures = failures.to_string();
@@ -391,12 +364,7 @@ pub fn write_junit(collection: &Collection, path: &Path) -> Result<()> {
             ("classname", collection.name.as_str()),
             ("time", time.as_str()),
         ]);
-        let kind = match case.outcome {
-            Outcome::Failed | Outcome::TimedOut => Some("failure"),
-            Outcome::Interrupted | Outcome::NotRun => Some("error"),
-            Outcome::Completed | Outcome::Terminated => None,
-        };
-        match kind {
+        match junit_kind(case.outcome) {
             None => write(&mut xml, Event::Empty(testcase)),
             Some(kind) => {
                 let message = case.message.clone().unwrap_or_else(|| match case.outcome {
@@ -433,4 +401,14 @@ pub fn write_junit(collection: &Collection, path: &Path) -> Result<()> {
     let mut bytes = xml.into_inner();
     bytes.push(b'\n');
     write_atomically(path, &bytes)
+}
+
+/// The JUnit element of a case that did not run to its end: `failure` for a failed or
+/// timed-out case, `error` for an interrupted or never-run one; `None` for success.
+fn junit_kind(outcome: Outcome) -> Option<&'static str> {
+    match outcome {
+        Outcome::Failed | Outcome::TimedOut => Some("failure"),
+        Outcome::Interrupted | Outcome::NotRun => Some("error"),
+        Outcome::Completed | Outcome::Terminated => None,
+    }
 }

@@ -20,6 +20,7 @@
 
 mod collect;
 mod error;
+mod files;
 mod local;
 mod plan;
 pub mod slurm;
@@ -30,9 +31,7 @@ use std::path::Path;
 
 pub use collect::{CaseResult, Collection, OutputStats, SWEEP_JSON_SCHEMA, collect, write_junit};
 pub use error::{Error, Result};
-pub use local::{
-    Ended, KILL_GRACE, LocalOptions, LocalReport, exit_code, record_signal_death, run_local,
-};
+pub use local::{Ended, KILL_GRACE, LocalOptions, run_local};
 pub use plan::{Case, PLAN_SCHEMA, PLAN_VERSION, Plan, batch_plan};
 pub use spec::{default_dir, read_sweep_file};
 pub use status::{CaseRecord, Outcome};

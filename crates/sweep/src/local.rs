@@ -46,17 +46,8 @@ pub struct Ended {
     pub code: i32,
 }
 
-/// What [`run_local`] did.
-#[derive(Debug, Clone, Default)]
-pub struct LocalReport {
-    /// The cases that ran, in the order they ended.
-    pub ended: Vec<Ended>,
-    /// True when the stop flag ended the run before every case had its turn.
-    pub stopped: bool,
-}
-
 /// The command of case `k` of the sweep in `dir`: `<exe> sweep case <dir> <k>`.
-pub fn case_command(exe: &Path, dir: &Path, k: usize) -> Command {
+fn case_command(exe: &Path, dir: &Path, k: usize) -> Command {
     let mut command = Command::new(exe);
     command.arg("sweep").arg("case").arg(dir).arg(k.to_string());
     command
@@ -64,7 +55,8 @@ pub fn case_command(exe: &Path, dir: &Path, k: usize) -> Command {
 
 /// Runs the cases `cases` of `plan` as child processes, `options.jobs` at a time; each
 /// child's console output goes to `cases/<k>/console.txt`. When `stop` is raised, no further
-/// case starts and the running ones get SIGTERM once.
+/// case starts and the running ones get SIGTERM once. Returns the cases that ran, in the order
+/// they ended.
 ///
 /// A child that ends by a signal cannot write its own record; the executor writes it
 /// (`interrupted` for SIGTERM, SIGINT and SIGKILL, `failed` for a crash).
@@ -76,12 +68,12 @@ pub fn run_local(
     cases: &[usize],
     options: &LocalOptions,
     stop: &AtomicBool,
-) -> Result<LocalReport> {
+) -> Result<Vec<Ended>> {
     let next = AtomicUsize::new(0);
     let running = Mutex::new(Running::default());
     let (sender, receiver) = mpsc::channel::<Result<Ended>>();
     let bar = progress_bar(plan, cases.len(), options.progress);
-    let mut report = LocalReport::default();
+    let mut ended_cases = Vec::new();
     let mut failed = 0usize;
     let mut first_error = None;
     std::thread::scope(|scope| {
@@ -118,7 +110,7 @@ pub fn run_local(
                         ));
                     }
                     bar.inc(1);
-                    report.ended.push(ended);
+                    ended_cases.push(ended);
                 }
                 Ok(Err(e)) => {
                     stop.store(true, Ordering::Relaxed);
@@ -146,11 +138,10 @@ pub fn run_local(
         }
     });
     bar.finish_and_clear();
-    if let Some(e) = first_error {
-        return Err(e);
+    match first_error {
+        Some(e) => Err(e),
+        None => Ok(ended_cases),
     }
-    report.stopped = stop.load(Ordering::Relaxed) && report.ended.len() < cases.len();
-    Ok(report)
 }
 
 /// The running cases, and whether they were asked to stop.
@@ -207,7 +198,7 @@ fn run_case(plan: &Plan, k: usize, exe: &Path, running: &Mutex<Running>) -> Resu
 }
 
 /// The exit code of `status`, or 128 + the signal that ended the process (the shell's rule).
-pub fn exit_code(status: ExitStatus) -> i32 {
+fn exit_code(status: ExitStatus) -> i32 {
     status
         .code()
         .unwrap_or_else(|| 128 + status.signal().unwrap_or(0))
@@ -219,7 +210,7 @@ pub fn exit_code(status: ExitStatus) -> i32 {
 ///
 /// # Errors
 /// [`Error::Io`] when the record cannot be written.
-pub fn record_signal_death(plan: &Plan, k: usize, signal: i32, code: i32) -> Result<()> {
+fn record_signal_death(plan: &Plan, k: usize, signal: i32, code: i32) -> Result<()> {
     let case = plan.case(k)?;
     let dir = plan.case_dir(k);
     let name = Signal::try_from(signal)

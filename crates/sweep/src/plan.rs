@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::files::{absolute, relative, write_atomically};
 use crate::status::CaseRecord;
 
 /// The `schema` member of `plan.json`.
@@ -174,40 +175,41 @@ impl Plan {
     /// `cases.csv`: `case` and one column per override name (`project` for a batch), one row
     /// per case; a case that does not override a name has an empty cell.
     fn write_cases_csv(&self) -> Result<()> {
-        let path = self.dir.join("cases.csv");
-        let mut writer = csv::Writer::from_writer(Vec::new());
-        let csv_error = |e: csv::Error| Error::Io {
-            path: path.clone(),
-            source: std::io::Error::other(e),
-        };
+        let mut rows = vec![self.header(&[])];
+        rows.extend(self.cases.iter().map(|case| self.row_start(case)));
+        let text = output::table::to_comma_separated(rows);
+        write_atomically(&self.dir.join("cases.csv"), text.as_bytes())
+    }
+
+    /// The first columns of `cases.csv` and `sweep.csv`: `case`, then the override names
+    /// (`project` for a batch), then `more`.
+    pub(crate) fn header(&self, more: &[&str]) -> Vec<String> {
+        let mut header = vec!["case".to_owned()];
         if self.columns.is_empty() {
-            writer
-                .write_record(["case", "project"])
-                .map_err(csv_error)?;
-            for case in &self.cases {
-                writer
-                    .write_record([case.index.to_string(), case.base.display().to_string()])
-                    .map_err(csv_error)?;
-            }
+            header.push("project".to_owned());
         } else {
-            let header = std::iter::once("case").chain(self.columns.iter().map(String::as_str));
-            writer.write_record(header).map_err(csv_error)?;
-            for case in &self.cases {
-                let mut row = vec![case.index.to_string()];
-                row.extend(self.columns.iter().map(|c| {
-                    case.overrides
-                        .iter()
-                        .find_map(|o| o.strip_prefix(c.as_str())?.strip_prefix('='))
-                        .unwrap_or("")
-                        .to_owned()
-                }));
-                writer.write_record(row).map_err(csv_error)?;
-            }
+            header.extend(self.columns.iter().cloned());
         }
-        let bytes = writer
-            .into_inner()
-            .map_err(|e| csv_error(e.into_error().into()))?;
-        write_atomically(&path, &bytes)
+        header.extend(more.iter().map(|m| (*m).to_owned()));
+        header
+    }
+
+    /// The cells of `case` under [`Plan::header`]: its number, then its value of each
+    /// override (empty where it has none), or its project for a batch.
+    pub(crate) fn row_start(&self, case: &Case) -> Vec<String> {
+        let mut row = vec![case.index.to_string()];
+        if self.columns.is_empty() {
+            row.push(case.base.display().to_string());
+        } else {
+            row.extend(self.columns.iter().map(|c| {
+                case.overrides
+                    .iter()
+                    .find_map(|o| o.strip_prefix(c.as_str())?.strip_prefix('='))
+                    .unwrap_or("")
+                    .to_owned()
+            }));
+        }
+        row
     }
 
     /// Reads the plan of the sweep directory `dir`.
@@ -344,52 +346,4 @@ pub fn batch_plan(input: &Path, dir: Option<&Path>, options: Vec<String>) -> Res
         Vec::new(),
         cases,
     ))
-}
-
-/// `path` made absolute (from the current directory) with its `.` and `..` components
-/// resolved lexically, so that the same place always reads the same.
-///
-/// # Errors
-/// [`Error::Io`] when the current directory is unknown.
-pub(crate) fn absolute(path: &Path) -> Result<PathBuf> {
-    let path = std::path::absolute(path).map_err(Error::io(path))?;
-    let mut clean = PathBuf::new();
-    for component in path.components() {
-        match component {
-            std::path::Component::CurDir => {}
-            std::path::Component::ParentDir => {
-                clean.pop();
-            }
-            other => clean.push(other),
-        }
-    }
-    Ok(clean)
-}
-
-/// `path` relative to the directory `base` (both absolute and clean), with `..` where it lies
-/// outside `base`.
-fn relative(path: &Path, base: &Path) -> PathBuf {
-    let path_parts: Vec<_> = path.components().collect();
-    let base_parts: Vec<_> = base.components().collect();
-    let common = path_parts
-        .iter()
-        .zip(&base_parts)
-        .take_while(|(a, b)| a == b)
-        .count();
-    let mut out: PathBuf = base_parts[common..].iter().map(|_| "..").collect();
-    out.extend(&path_parts[common..]);
-    out
-}
-
-/// Writes `bytes` to `path` through a temporary file renamed over it, so that a reader (or a
-/// process killed meanwhile) sees the old file or the new one, never a part.
-///
-/// # Errors
-/// [`Error::Io`] naming `path`.
-pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(format!(".tmp{}", std::process::id()));
-    let tmp = PathBuf::from(tmp);
-    std::fs::write(&tmp, bytes).map_err(Error::io(&tmp))?;
-    std::fs::rename(&tmp, path).map_err(Error::io(path))
 }

@@ -14,7 +14,8 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use crate::error::{Error, Result};
-use crate::plan::{Plan, write_atomically};
+use crate::files::write_atomically;
+use crate::plan::Plan;
 
 /// Options of [`submit`].
 #[derive(Debug, Clone)]

@@ -13,7 +13,8 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::error::{Error, Result};
-use crate::plan::{Case, Plan, absolute};
+use crate::files::absolute;
+use crate::plan::{Case, Plan};
 
 /// The sweep file as written, before its cases are made.
 #[derive(Debug, Deserialize)]
@@ -27,14 +28,14 @@ struct RawSweep {
     /// Per-case wall-time limit, s.
     wall_time_limit: Option<Spanned<f64>>,
     grid: Option<Spanned<Entries>>,
-    table: Option<Spanned<RawTable>>,
+    table: Option<Spanned<TableSpec>>,
     monte_carlo: Option<Spanned<RawMonteCarlo>>,
     collect: Option<RawCollect>,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct RawTable {
+struct TableSpec {
     file: Spanned<String>,
 }
 
@@ -245,8 +246,8 @@ fn grid_cases(source: &Source<'_>, grid: &Spanned<Entries>) -> Result<Rows> {
     Ok((columns, rows))
 }
 
-/// One case per row of the CSV (or TSV) table `file`, one override per column; empty cells
-/// override nothing.
+/// One case per row of the table `file` (comma-, tab- or semicolon-separated, read by
+/// `output::table`), one override per column; empty cells override nothing.
 fn table_cases(source: &Source<'_>, folder: &Path, file: &Spanned<String>) -> Result<Rows> {
     let path = folder.join(file.get_ref());
     if !path.is_file() {
@@ -259,62 +260,39 @@ fn table_cases(source: &Source<'_>, folder: &Path, file: &Spanned<String>) -> Re
             ),
         ));
     }
-    let tab = path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("tsv"));
-    let mut reader = csv::ReaderBuilder::new()
-        .delimiter(if tab { b'\t' } else { b',' })
-        .trim(csv::Trim::All)
-        .from_path(&path)
-        .map_err(|e| Error::sweep_file(&path, None, e.to_string()))?;
-    let columns: Vec<String> = reader
-        .headers()
-        .map_err(|e| table_error(&path, &e))?
-        .iter()
-        .map(str::to_owned)
-        .collect();
+    let options = output::table::ReadOptions {
+        separator: None,
+        drop_empty_fields: false,
+        equal_field_counts: true,
+    };
+    let table = output::table::RawTable::read(&path, &options).map_err(|e| match e {
+        output::Error::Table { line, problem, .. } => {
+            Error::sweep_file(&path, Some(line), problem.to_string())
+        }
+        other => Error::sweep_file(&path, None, other.to_string()),
+    })?;
+    let columns = table.header.fields;
     if let Some(i) = columns.iter().position(String::is_empty) {
         return Err(Error::sweep_file(
             &path,
-            Some(1),
+            Some(table.header.line),
             format!(
                 "column {} has no name; expected an override name such as Prey.alpha or tEnd",
                 i + 1
             ),
         ));
     }
-    let mut rows = Vec::new();
-    for record in reader.records() {
-        let record = record.map_err(|e| table_error(&path, &e))?;
-        rows.push(
-            record
-                .iter()
-                .map(|cell| (!cell.is_empty()).then(|| cell.to_owned()))
-                .collect(),
-        );
-    }
-    if rows.is_empty() {
-        return Err(Error::sweep_file(
-            &path,
-            None,
-            "the table has a header but no rows: expected one row per case",
-        ));
-    }
+    let rows = table
+        .rows
+        .into_iter()
+        .map(|row| {
+            row.fields
+                .into_iter()
+                .map(|cell| (!cell.is_empty()).then_some(cell))
+                .collect()
+        })
+        .collect();
     Ok((columns, rows))
-}
-
-/// A CSV error of the case table with its line.
-fn table_error(path: &Path, error: &csv::Error) -> Error {
-    let line = error
-        .position()
-        .map(|p| usize::try_from(p.line()).unwrap_or(usize::MAX));
-    let message = match error.kind() {
-        csv::ErrorKind::UnequalLengths {
-            expected_len, len, ..
-        } => format!("{len} cells, expected {expected_len} (one per column of the header)"),
-        _ => error.to_string(),
-    };
-    Error::sweep_file(path, line, message)
 }
 
 /// `cases` draws of the parameters' distributions. Case `k` draws from a ChaCha8 generator

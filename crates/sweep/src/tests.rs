@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use crate::collect::{CaseResult, Collection, OutputStats, write_junit};
-use crate::plan::absolute;
+use crate::files::absolute;
 use crate::slurm::{array_spec, shell_quote};
 use crate::{Outcome, Plan, read_sweep_file};
 

@@ -389,3 +389,24 @@ fn files_are_read_with_invalid_utf8_replaced() -> Result<()> {
     }
     Ok(())
 }
+
+#[test]
+fn comma_separated_rows_read_back() -> Result<()> {
+    let rows = [
+        vec!["case", "Prey.alpha", "message"],
+        vec!["0", "1.1", "a, b"],
+        vec!["1", "10 s", "say \"hi\""],
+        vec!["2", "", ""],
+    ];
+    let text = to_comma_separated(rows.iter().map(|r| r.iter()));
+    assert_eq!(
+        text,
+        "case,Prey.alpha,message\n0,1.1,\"a, b\"\n1,10 s,\"say \"\"hi\"\"\"\n2,,\n"
+    );
+    let table = parse(&text, &STRICT)?;
+    assert_eq!(table.header.fields, rows[0]);
+    for (row, expected) in table.rows.iter().zip(&rows[1..]) {
+        assert_eq!(row.fields, *expected);
+    }
+    Ok(())
+}
