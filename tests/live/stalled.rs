@@ -34,32 +34,40 @@ fn run(project: &std::path::Path, wd: &std::path::Path, stall: bool) -> f64 {
     took
 }
 
+/// The runs of one pair start back to back (alternating which goes first), and the verdict is
+/// the median of the pairs' ratios: this machine's speed drifts by up to 40 % within a minute
+/// (the same run took 1.85 s and 2.57 s a minute apart), far more than the effect measured, so
+/// only runs next to each other compare. What the test guards against is a stepping loop that
+/// waits for a client, which never finishes with a client that never reads, or one that
+/// competes with it for the machine: both cost far more than the 20 % allowed.
 #[test]
 fn a_stalled_client_does_not_slow_the_run() {
     let tmp = tempfile::tempdir().unwrap();
     // 3,000,000 rows of three numbers: tens of MB of events, far more than the socket buffers
     // of a client that never reads can take.
     let project = lotka_volterra(tmp.path(), 30000.0);
-    let mut free = Vec::new();
-    let mut stalled = Vec::new();
-    for k in 0..5 {
+    let mut ratios = Vec::new();
+    let mut pairs = Vec::new();
+    for k in 0..7 {
+        let mut took = [0.0; 2];
         // Alternate which goes first, so that neither always follows the other.
         for stall in [k % 2 == 0, k % 2 != 0] {
             let wd = tmp.path().join(format!("{stall}{k}"));
-            let took = run(&project, &wd, stall);
+            took[usize::from(stall)] = run(&project, &wd, stall);
             std::fs::remove_dir_all(&wd).unwrap();
-            if stall { &mut stalled } else { &mut free }.push(took);
         }
+        ratios.push(took[1] / took[0]);
+        pairs.push(format!("{:.3}/{:.3}", took[1], took[0]));
     }
-    let best = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
-    let (free, stalled) = (best(&free), best(&stalled));
-    let slowdown = stalled / free - 1.0;
+    ratios.sort_by(f64::total_cmp);
+    let slowdown = ratios[ratios.len() / 2] - 1.0;
     println!(
-        "stalled client: best of 5 {stalled:.3} s, without {free:.3} s: {:+.1} %",
-        100.0 * slowdown
+        "stalled client: median of 7 back-to-back pairs {:+.1} % (stalled/free s: {})",
+        100.0 * slowdown,
+        pairs.join(", ")
     );
     assert!(
-        slowdown <= 0.05,
+        slowdown <= 0.20,
         "a stalled client slowed the run by {:.1} %",
         100.0 * slowdown
     );
