@@ -24,7 +24,7 @@ struct RawSweep {
     base: Spanned<String>,
     /// Further `mastersim` options for every case.
     #[serde(default)]
-    options: Vec<Spanned<String>>,
+    options: Vec<String>,
     /// Per-case wall-time limit, s.
     wall_time_limit: Option<Spanned<f64>>,
     grid: Option<Spanned<Entries>>,
@@ -172,7 +172,7 @@ pub fn read_sweep_file(path: &Path, dir: Option<&Path>) -> Result<Plan> {
         absolute(path)?,
         dir,
         columns,
-        raw.options.into_iter().map(Spanned::into_inner).collect(),
+        raw.options,
         raw.wall_time_limit.map(Spanned::into_inner),
         raw.collect.map(|c| c.outputs).unwrap_or_default(),
         cases,
