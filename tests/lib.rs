@@ -149,6 +149,16 @@ impl Run {
         self
     }
 
+    /// Asserts that standard output holds `fragment`, printing everything said otherwise.
+    pub fn assert_stdout_has(&self, fragment: &str) -> &Self {
+        assert!(
+            self.stdout().contains(fragment),
+            "no '{fragment}' on stdout; the run said:\n{}",
+            self.said()
+        );
+        self
+    }
+
     /// A file in the working directory.
     pub fn path(&self, relative: &str) -> PathBuf {
         self.working_dir.join(relative)

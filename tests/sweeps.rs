@@ -45,11 +45,7 @@ fn sweep_grid_runs_every_case_like_a_plain_run() {
     let sweep = bundled("lotka_volterra_grid.toml");
     let run = sweep_run(&sweep, &dir, &["--jobs", "2"]);
     run.assert_success();
-    assert!(
-        run.stdout().contains("12 cases: 12 completed"),
-        "{}",
-        run.said()
-    );
+    run.assert_stdout_has("12 cases: 12 completed");
     let cases = csv_rows(&dir.join("cases.csv"));
     assert_eq!(cases[0], ["case", "Prey.alpha", "Predator.gamma", "tEnd"]);
     assert_eq!(cases[1], ["0", "1.0", "0.9", "10 s"]);
@@ -107,11 +103,7 @@ fn sweep_grid_runs_every_case_like_a_plain_run() {
     let before = values_csv(&dir, 3);
     let again = sweep_run(&sweep, &dir, &[]);
     again.assert_success();
-    assert!(
-        again.stdout().contains("12 completed before, 0 to run"),
-        "{}",
-        again.said()
-    );
+    again.assert_stdout_has("12 completed before, 0 to run");
     assert!(values_csv(&dir, 3) == before);
     // sweep.json holds the same.
     let json: serde_json::Value =
@@ -309,11 +301,7 @@ fn sweep_interrupted_cases_continue_on_a_rerun() {
     assert!(column(&results, "message")[1].contains("SIGKILL"));
     let rerun = sweep_run(&sweep, &killed, &["--checkpoint-interval", "0.2"]);
     rerun.assert_success();
-    assert!(
-        rerun.stdout().contains("1 completed before, 1 to run"),
-        "{}",
-        rerun.said()
-    );
+    rerun.assert_stdout_has("1 completed before, 1 to run");
     let results = csv_rows(&killed.join("sweep.csv"));
     assert_eq!(column(&results, "attempts"), ["1", "2"]);
     for k in 0..2 {
@@ -420,11 +408,7 @@ fn batch_runs_projects_as_cases() {
         "csv,mat",
     ]);
     run.assert_success();
-    assert!(
-        run.stdout().contains("6 cases: 6 completed"),
-        "{}",
-        run.said()
-    );
+    run.assert_stdout_has("6 cases: 6 completed");
     let report = std::fs::read_to_string(&junit).expect("report");
     assert!(
         report.contains(r#"name="case 0: ../lotka_volterra.msim""#),
