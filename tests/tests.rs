@@ -21,3 +21,4 @@ mod parallel;
 mod result_files;
 mod ssp;
 mod sweeps;
+mod working_dir_lock;

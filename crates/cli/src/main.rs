@@ -382,6 +382,9 @@ fn run(args: &Args, interrupt: Option<&signals::Interrupt>) -> Result<u8, Failur
         return Err(Failure::new(INPUT_ERROR, &error));
     }
     let wd = options.working_dir_for(&project);
+    // Before the log file is opened: another run may own the directory. The session shares
+    // this lock; it is held until the live view closes.
+    let _lock = mastersim::WorkingDirLock::acquire(&wd).map_err(|e| Failure::new(INPUT_ERROR, &e))?;
     let log_dir = wd.join("log");
     std::fs::create_dir_all(&log_dir).map_err(|e| Failure {
         code: INPUT_ERROR,

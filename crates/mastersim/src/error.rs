@@ -87,6 +87,19 @@ pub enum Error {
     /// slave is not deterministic, or the result files do not hold the rows recomputed.
     #[error("resume failed: {0}")]
     Resume(String),
+    /// Another run holds the working directory (see [`crate::WorkingDirLock`]).
+    #[error(
+        "the working directory '{}' is in use by another run of mastersim ({holder}); wait for \
+         it to end, or give this run another working directory",
+        dir.display()
+    )]
+    WorkingDirectoryLocked {
+        /// The working directory.
+        dir: PathBuf,
+        /// Who holds it: process id, host, start time and command line, as the holder wrote
+        /// them into the lock file.
+        holder: String,
+    },
     /// A `summary.json` that is not valid JSON of the summary's layout.
     #[error("'{}' is not a mastersim summary: {problem}", path.display())]
     SummaryJson {

@@ -6,6 +6,7 @@ pub mod checkpoint;
 mod console;
 mod error;
 mod exit;
+mod lock;
 mod options;
 pub mod pacing;
 mod recorder;
@@ -24,6 +25,7 @@ pub use master::{
     Counters, Observer, ObserverError, OutputLayout, RunOutcome, Statistics, StepReport,
     TimeArithmetic, Value,
 };
+pub use lock::{LOCK_FILE, WorkingDirLock};
 pub use options::{Options, StepTimeout, TimeoutHandler};
 pub use recorder::{Recorder, Results};
 pub use report::Ending;

@@ -26,7 +26,7 @@ use crate::report::{Ending, RunInfo, Summary};
 use crate::results::{Continued, ResultFiles, ResultOptions};
 use crate::steering::{Next, Steering};
 use crate::supervise::{SharedRecord, Supervisor, Watch};
-use crate::{Error, Result};
+use crate::{Error, Result, WorkingDirLock};
 
 /// Least wall time between two publications of the pacing figures by a steered run.
 const PUBLISH_INTERVAL: Duration = Duration::from_millis(100);
@@ -87,6 +87,8 @@ pub struct Session {
     /// What the project holds that a `.msim` file cannot state (SSP mapping
     /// transformations), each naming its SSD line; empty for `.msim` and FMU runs.
     not_in_msim: Vec<String>,
+    /// The lock on the working directory, held for the session's life.
+    _lock: WorkingDirLock,
 }
 
 impl std::fmt::Debug for Session {
@@ -108,7 +110,11 @@ impl Session {
     /// one-slave project ([`master::project::Project::for_fmu`], with [`Options::input`]).
     /// Creates `<working dir>/log`. Logs through the `log` crate.
     ///
+    /// The working directory is locked for the session's life ([`WorkingDirLock`]) before
+    /// anything is written into it.
+    ///
     /// # Errors
+    /// [`Error::WorkingDirectoryLocked`] when another run holds the working directory;
     /// [`Error::InvalidOption`] for an option out of range, or an input table for a project
     /// file; [`Error::Io`] when the working
     /// directory cannot be created; [`Error::ProjectNotFound`]; [`Error::ProjectIsDirectory`];
@@ -132,6 +138,8 @@ impl Session {
     ) -> Result<Session> {
         let project_path = &crate::run_input(project);
         let wd = options.working_dir_for(project_path);
+        // Before anything is written: another run may own the directory.
+        let lock = WorkingDirLock::acquire(&wd)?;
         let log_dir = wd.join("log");
         std::fs::create_dir_all(&log_dir).map_err(|source| Error::Io {
             action: "create the working directory",
@@ -330,6 +338,7 @@ impl Session {
             initialized: false,
             closed: false,
             not_in_msim,
+            _lock: lock,
         })
     }
 
