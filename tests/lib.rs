@@ -122,6 +122,11 @@ impl Run {
         self.output.status.code().unwrap_or(-1)
     }
 
+    /// The signal that ended the process, if one did.
+    pub fn signal(&self) -> Option<i32> {
+        std::os::unix::process::ExitStatusExt::signal(&self.output.status)
+    }
+
     /// Standard output as text.
     pub fn stdout(&self) -> String {
         String::from_utf8_lossy(&self.output.stdout).into_owned()
@@ -178,6 +183,59 @@ pub fn run_mastersim(project: &Path, working_dir: &Path, extra: &[&str]) -> Run 
         output,
         working_dir: working_dir.to_path_buf(),
     }
+}
+
+/// Runs `mastersim <extra args> --working-dir <working_dir> <project>` like [`run_mastersim`],
+/// but for at most `limit` of wall time: a run still going then is killed (SIGKILL) and
+/// `None` is returned.
+pub fn run_mastersim_within(
+    project: &Path,
+    working_dir: &Path,
+    extra: &[&str],
+    limit: std::time::Duration,
+) -> Option<Run> {
+    use std::io::Read as _;
+    let mut child = Command::new(mastersim_bin())
+        .args(extra)
+        .arg("--working-dir")
+        .arg(working_dir)
+        .arg(project)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("mastersim can be started");
+    let drain = |mut pipe: Box<dyn std::io::Read + Send>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            let _ = pipe.read_to_end(&mut bytes);
+            bytes
+        })
+    };
+    let stdout = drain(Box::new(child.stdout.take().expect("piped stdout")));
+    let stderr = drain(Box::new(child.stderr.take().expect("piped stderr")));
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("mastersim's status") {
+            break Some(status);
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    };
+    let stdout = stdout.join().expect("stdout reader");
+    let stderr = stderr.join().expect("stderr reader");
+    status.map(|status| Run {
+        output: Output {
+            status,
+            stdout,
+            stderr,
+        },
+        working_dir: working_dir.to_path_buf(),
+    })
 }
 
 /// Runs `mastersim <args>` (a subcommand, say) and waits for it; the [`Run`]'s working

@@ -6,10 +6,14 @@
 //!    decision, e.g. that an input is legal);
 //! 2. stderr is one error line, naming the offending file (`file`) and the element, variable or
 //!    line (`at`), and saying what is wrong (`says`);
-//! 3. no panic (`panicked` in no output, exit code not 101);
+//! 3. no panic (`panicked` in no output, exit code not 101), no death by a signal, and no run
+//!    longer than its limit ([`ROW_LIMIT`], or the row's own): a row still running then is
+//!    killed and fails;
 //! 4. nothing was written outside the working directory: the temp directory minus `wd/` lists
-//!    the same files (recursively, with sizes) before and after, and the paths a hostile archive
-//!    aims at (`escape_targets`) do not exist.
+//!    the same files (recursively, with sizes) before and after, among them the sentinel
+//!    folder `sentinel/` beside the project, which every sandbox has and whose file's content
+//!    must not change; and the paths a hostile archive aims at (`escape_targets`) do not
+//!    exist.
 //!
 //! All rows are listed on stdout (`--nocapture`), failures in the panic message.
 
@@ -17,7 +21,15 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
-use mastersim_tests::{Run, example_workspace, run_mastersim};
+use std::time::Duration;
+
+use mastersim_tests::{Run, example_workspace, run_mastersim_within};
+
+/// The longest a row may run, unless it says otherwise ([`Input::limit`]).
+pub const ROW_LIMIT: Duration = Duration::from_secs(30);
+
+/// The file of the sentinel folder beside the project in every sandbox, and its content.
+const SENTINEL: (&str, &str) = ("sentinel/keep.txt", "nothing may touch this file\n");
 
 /// What a row's builder wrote into its sandbox.
 pub struct Input {
@@ -27,6 +39,8 @@ pub struct Input {
     args: Vec<&'static str>,
     /// Paths outside the working directory that a hostile archive aims at.
     escape_targets: Vec<PathBuf>,
+    /// The longest the run may take.
+    limit: Duration,
 }
 
 impl Input {
@@ -36,7 +50,14 @@ impl Input {
             project,
             args: Vec::new(),
             escape_targets: Vec::new(),
+            limit: ROW_LIMIT,
         }
+    }
+
+    /// Sets the longest the run may take (a row that must end quickly, say).
+    pub fn limit(mut self, limit: Duration) -> Input {
+        self.limit = limit;
+        self
     }
 
     /// Adds command-line arguments.
@@ -123,6 +144,11 @@ impl Sandbox {
     /// A file name unique to this process and row, for paths a hostile archive aims at.
     pub fn unique_name(&self, what: &str) -> String {
         format!("hostile-{}-{}-{what}.txt", std::process::id(), self.case)
+    }
+
+    /// The sentinel folder beside the project: a row may aim at it, nothing may change it.
+    pub fn sentinel(&self) -> PathBuf {
+        self.dir.join("sentinel")
     }
 
     /// The parent of the sandbox: outside everything this row owns.
@@ -241,13 +267,20 @@ fn listing(dir: &Path) -> BTreeMap<PathBuf, String> {
 /// What went wrong with one row (empty: it behaved as required).
 fn problems(
     case: &Case,
-    run: &Run,
+    run: Option<&Run>,
     sandbox: &Sandbox,
     input: &Input,
     before: &BTreeMap<PathBuf, String>,
 ) -> Vec<String> {
     let mut problems = Vec::new();
+    let Some(run) = run else {
+        problems.push(format!("still running after {:?}; killed", input.limit));
+        return problems;
+    };
     let (stdout, stderr) = (run.stdout(), run.stderr());
+    if let Some(signal) = run.signal() {
+        problems.push(format!("ended by signal {signal}"));
+    }
     if run.code() != case.code {
         problems.push(format!("exit code {}, expected {}", run.code(), case.code));
     }
@@ -264,6 +297,10 @@ fn problems(
                 problems.push(format!("message lacks {fragment:?}"));
             }
         }
+    }
+    let sentinel = std::fs::read_to_string(sandbox.dir().join(SENTINEL.0)).unwrap_or_default();
+    if sentinel != SENTINEL.1 {
+        problems.push(format!("the sentinel file now reads {sentinel:?}"));
     }
     let after = listing(sandbox.dir());
     if &after != before {
@@ -306,15 +343,21 @@ pub fn check_table(group: &str, cases: Vec<Case>) {
             dir: tmp.path().to_path_buf(),
             case: case.name,
         };
+        sandbox.write(SENTINEL.0, SENTINEL.1.as_bytes());
         let input = (case.build)(&sandbox);
         let before = listing(sandbox.dir());
-        let run = run_mastersim(&input.project, &sandbox.dir().join("wd"), &input.args);
-        let found = problems(case, &run, &sandbox, &input, &before);
-        let stderr = run.stderr();
+        let run = run_mastersim_within(
+            &input.project,
+            &sandbox.dir().join("wd"),
+            &input.args,
+            input.limit,
+        );
+        let found = problems(case, run.as_ref(), &sandbox, &input, &before);
+        let stderr = run.as_ref().map(Run::stderr).unwrap_or_default();
         let row = format!(
             "{group}/{} -> exit {}: {}",
             case.name,
-            run.code(),
+            run.as_ref().map_or(-1, Run::code),
             stderr.lines().next().unwrap_or("")
         );
         if found.is_empty() {
