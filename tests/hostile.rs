@@ -8,6 +8,7 @@ mod archives;
 mod checkpoints;
 mod fmi3;
 mod model_descriptions;
+mod names;
 mod projects;
 pub(crate) mod rows;
 mod ssp;

@@ -60,6 +60,11 @@ impl Input {
         self
     }
 
+    /// The project file to run.
+    pub fn path(&self) -> &Path {
+        &self.project
+    }
+
     /// Adds command-line arguments.
     pub fn args(mut self, args: &[&'static str]) -> Input {
         self.args.extend_from_slice(args);
@@ -101,6 +106,16 @@ pub fn case(
         says,
         build,
     }
+}
+
+/// The sandbox of a test outside the tables: `dir`, with the sentinel folder written.
+pub fn sandbox(dir: &Path, case: &'static str) -> Sandbox {
+    let sandbox = Sandbox {
+        dir: dir.to_path_buf(),
+        case,
+    };
+    sandbox.write(SENTINEL.0, SENTINEL.1.as_bytes());
+    sandbox
 }
 
 /// The temp directory of one row: inputs go here, next to the working directory `wd/`.
@@ -339,11 +354,7 @@ pub fn check_table(group: &str, cases: Vec<Case>) {
             case.name
         );
         let tmp = tempfile::tempdir().expect("temp dir");
-        let sandbox = Sandbox {
-            dir: tmp.path().to_path_buf(),
-            case: case.name,
-        };
-        sandbox.write(SENTINEL.0, SENTINEL.1.as_bytes());
+        let sandbox = sandbox(tmp.path(), case.name);
         let input = (case.build)(&sandbox);
         let before = listing(sandbox.dir());
         let run = run_mastersim_within(

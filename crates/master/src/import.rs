@@ -108,9 +108,10 @@ pub fn import_fmus(
                 path: path.to_path_buf(),
             });
         }
+        // One component inside `fmus/`, whatever the file is called (`..fmu` has the stem `.`).
         let stem = path
             .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
+            .map(|s| crate::path_name::component(&s.to_string_lossy()))
             .unwrap_or_else(|| "fmu".into());
         let mut dir_name = stem.clone();
         let mut n = 2;

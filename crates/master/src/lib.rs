@@ -18,6 +18,7 @@ pub mod index;
 mod multirate;
 pub mod number;
 pub mod observer;
+pub mod path_name;
 pub mod plan;
 pub mod project;
 mod rows;

@@ -157,7 +157,8 @@ pub(super) fn initial_values(
         if let Some(v) = results_root
             && !params.contains_key("ResultsRootDir")
         {
-            let dir = options.working_dir.join("slaves").join(&slave.name);
+            // Whatever the slave's name holds, its folder is one component inside `slaves/`.
+            let dir = crate::path_name::join(&options.working_dir.join("slaves"), &slave.name);
             log::info!("{}.ResultsRootDir = {}", slave.name, dir.display());
             values.push(InitialValue {
                 variable: v.name.clone(),
