@@ -9,6 +9,7 @@ mod checkpoints;
 mod fmi3;
 mod model_descriptions;
 mod names;
+mod numbers;
 mod projects;
 pub(crate) mod rows;
 mod ssp;

@@ -199,7 +199,7 @@ fn sweep_with_a_failing_case_completes_the_others() {
         ["completed", "completed", "failed", "completed"]
     );
     assert_eq!(column(&results, "exit_code")[2], "2");
-    assert!(column(&results, "message")[2].contains("cannot read 'fast' as a Real number"));
+    assert!(column(&results, "message")[2].contains("cannot read 'fast' as a finite Real number"));
     let report = std::fs::read_to_string(&junit).expect("report");
     assert!(report.contains(r#"<testsuite name="failing" tests="4" failures="1" errors="0""#));
     assert!(report.contains(r#"<testcase name="case 2: Prey.alpha=fast" classname="failing""#));

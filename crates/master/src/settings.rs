@@ -8,6 +8,7 @@ use crate::project::{
     ErrorControl, MasterAlgorithm, NewtonDerivatives, NewtonJacobian, Project, TimeArithmetic,
     TimeUnit,
 };
+use crate::time::Seconds;
 use crate::{Error, Result};
 
 /// Validated settings of one run. All times in seconds.
@@ -69,7 +70,9 @@ impl Settings {
     ///
     /// # Errors
     /// [`Error::InvalidSetting`] naming the keyword, its line and what is expected, for:
-    /// `tEnd ≤ tStart`, a negative `hStart`, `hOutputMin ≤ 0`, `maxIterations = 0`, non-positive
+    /// `tEnd ≤ tStart` (or a span `tEnd - tStart` beyond the largest double), a negative
+    /// `hStart`, an `hStart` (or, with `adjustStepSize`, an `hMin`) below the time resolution
+    /// ([`crate::time::resolution`]), `hOutputMin ≤ 0`, `maxIterations = 0`, non-positive
     /// or non-finite tolerances, `hMin > hStart` or `hStart > hMax` with `adjustStepSize`, the
     /// flag combinations of reference §6.6, and Gauss-Jacobi with iteration.
     pub fn from_project(project: &Project) -> Result<Settings> {
@@ -80,10 +83,16 @@ impl Settings {
         };
         let t_start = project.t_start.seconds;
         let t_end = project.t_end.seconds;
-        if !(t_start.is_finite() && t_end.is_finite() && t_end > t_start) {
+        if !(t_start.is_finite() && t_end.is_finite() && t_end > t_start)
+            || !(t_end - t_start).is_finite()
+        {
             return Err(invalid(
                 "tEnd",
-                format!("tEnd = {t_end} s must be greater than tStart = {t_start} s"),
+                format!(
+                    "tEnd = {} s must be greater than tStart = {} s",
+                    Seconds(t_end),
+                    Seconds(t_start)
+                ),
             ));
         }
         let mut h_start = project.h_start.seconds;
@@ -96,6 +105,33 @@ impl Settings {
         if h_start == 0.0 {
             h_start = (t_end - t_start) / 1000.0;
             log::info!("Setting h_0 = {h_start} s");
+        }
+        let resolution = crate::time::resolution(t_start, t_end);
+        if h_start < resolution {
+            return Err(invalid(
+                "hStart",
+                format!(
+                    "hStart = {} s does not advance time: between tStart = {} s and tEnd = {} \
+                     s, times are resolved to {} s only (t + hStart == t), expected a step ≥ \
+                     {} s",
+                    Seconds(h_start),
+                    Seconds(t_start),
+                    Seconds(t_end),
+                    Seconds(resolution),
+                    Seconds(resolution)
+                ),
+            ));
+        }
+        let steps = (t_end - t_start) / h_start;
+        if steps > crate::time::MANY_STEPS {
+            log::warn!(
+                "{}: hStart = {} s makes {steps:.3e} communication steps from tStart = {} s to \
+                 tEnd = {} s",
+                project.location(project.keyword_lines.get("hStart").copied()),
+                Seconds(h_start),
+                Seconds(t_start),
+                Seconds(t_end)
+            );
         }
         let h_output_min = project.h_output_min.seconds;
         if !(h_output_min.is_finite() && h_output_min > 0.0) {
@@ -124,7 +160,9 @@ impl Settings {
             t_end,
             h_start,
             h_max: project.h_max.seconds,
-            h_min: project.h_min.seconds,
+            // A step reduced below the resolution could not advance time: a fixed-step run
+            // (which checks hMin only when a rejected step is retried) stops there instead.
+            h_min: project.h_min.seconds.max(resolution),
             h_fallback_limit: project.h_fallback_limit.seconds,
             h_output_min,
             output_time_unit: project.output_time_unit,
@@ -150,6 +188,18 @@ impl Settings {
             if !settings.iterate() && !settings.error_control.adapts_step() {
                 return Err(invalid("adjustStepSize",
                     "variable steps need iteration (maxIterations > 1) or ErrorControlMode ADAPT_STEP".into(),
+                ));
+            }
+            if project.h_min.seconds < resolution {
+                return Err(invalid(
+                    "hMin",
+                    format!(
+                        "hMin = {} s does not advance time: between tStart and tEnd, times are \
+                         resolved to {} s only, expected hMin ≥ {} s",
+                        Seconds(project.h_min.seconds),
+                        Seconds(resolution),
+                        Seconds(resolution)
+                    ),
                 ));
             }
             if !(settings.h_min > 0.0 && settings.h_min <= settings.h_start) {

@@ -19,6 +19,40 @@ pub const OUTPUT_TOLERANCE: f64 = 1e-8;
 /// stretched to `t_end`.
 pub const END_FRACTION: f64 = 0.999999;
 
+/// A time or step size in seconds as messages print it: the shortest decimal that reads back
+/// as the same double, in plain notation from 1e-5 to 1e16 in magnitude (`0.1`, `30706.6`)
+/// and in scientific notation beyond (`1e-300`, `1e20`), so that no message spells out
+/// hundreds of digits.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Seconds(pub f64);
+
+impl std::fmt::Display for Seconds {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let x = self.0;
+        if x == 0.0 || !x.is_finite() || (1e-5..1e16).contains(&x.abs()) {
+            write!(f, "{x}")
+        } else {
+            write!(f, "{x:e}")
+        }
+    }
+}
+
+/// Above this many communication steps between `tStart` and `tEnd`, a run is warned about:
+/// at a microsecond a step it would take more than eleven days.
+pub const MANY_STEPS: f64 = 1e12;
+
+/// The smallest step (s) that advances time everywhere between `t_start` and `t_end`: twice
+/// the spacing of doubles at the larger magnitude of the two. Below it, `t + h` rounds back to
+/// `t` somewhere in the run (at `t = 1e20 s` doubles are 16384 s apart), and a run would never
+/// end.
+///
+/// Spec: IEEE 754 binary64 (the spacing of doubles is `2^(e-52)` for a magnitude in
+/// `[2^e, 2^(e+1))`).
+pub fn resolution(t_start: f64, t_end: f64) -> f64 {
+    let magnitude = t_start.abs().max(t_end.abs());
+    2.0 * (magnitude.next_up() - magnitude)
+}
+
 /// True when the remainder `t_end - t` is too small for another fixed step.
 ///
 /// Spec: MasterSim reference §9 (`hRem < 1e-9` rounding guard).
@@ -132,6 +166,11 @@ impl OutputSchedule {
         let h = self.h_output_min;
         let target = t + OUTPUT_TOLERANCE;
         let mut k = ((target / h).floor()).max(1.0);
+        // Beyond 2^52 multiples, consecutive `k` are no longer distinct doubles: the spacing
+        // is finer than time is resolved, and every communication point is due.
+        if !(k < 4_503_599_627_370_496.0) {
+            return target;
+        }
         // The quotient is only an estimate; settle on the exact product comparison.
         while k * h < target {
             k += 1.0;
@@ -198,6 +237,36 @@ mod tests {
         assert_eq!(written, (0..=10).map(|i| i as f64).collect::<Vec<_>>());
         assert!(!s.take_final(10.0));
         assert!(s.take_final(10.5));
+    }
+
+    #[test]
+    fn output_spacing_below_the_time_resolution_makes_every_point_due() {
+        for (h, t) in [(1e-300, 0.0), (1e-300, 1.0), (1e-20, 1e10), (5e-324, 3.0)] {
+            let mut s = OutputSchedule::new(h);
+            assert!(s.take(t));
+            assert!(s.take(t + 1e-6), "h = {h}, t = {t}");
+        }
+    }
+
+    #[test]
+    fn seconds_print_short() {
+        let text = |x: f64| Seconds(x).to_string();
+        assert_eq!(text(0.0), "0");
+        assert_eq!(text(0.1), "0.1");
+        assert_eq!(text(30706.6), "30706.6");
+        assert_eq!(text(1e-300), "1e-300");
+        assert_eq!(text(-1e20), "-1e20");
+        assert_eq!(text(3.2768e4), "32768");
+        assert_eq!(text(4.440892098500626e-16), "4.440892098500626e-16");
+    }
+
+    #[test]
+    fn resolution_is_twice_the_spacing_of_doubles_at_the_larger_time() {
+        assert_eq!(resolution(0.0, 1.0), 2.0 * f64::EPSILON);
+        assert_eq!(resolution(-1e20, 0.0), 32768.0);
+        assert_eq!(resolution(1e20, 1.00000001e20), 32768.0);
+        let r = resolution(0.0, 1e6);
+        assert!(1e6 + r > 1e6 && 1e6 + r / 4.0 == 1e6, "{r}");
     }
 
     #[test]

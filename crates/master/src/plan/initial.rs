@@ -42,7 +42,16 @@ fn settable(v: &ScalarVariable) -> std::result::Result<(), String> {
 fn convert(v: &ScalarVariable, text: &str) -> Option<Value> {
     let t = text.trim();
     match v.var_type {
-        VarType::Real => t.parse::<f64>().ok().map(Value::Real),
+        // A number beyond the type's range is refused, as in every other place that reads
+        // numbers (times, `.ssv` files), never rounded to ±∞ (nor are `inf` and `nan` taken).
+        VarType::Real => t
+            .parse::<f64>()
+            .ok()
+            .filter(|x| {
+                // A Float32 must round to a finite f32 (3.4028235e38 does, to f32::MAX).
+                x.is_finite() && (v.data_type != fmi::DataType::Float32 || (*x as f32).is_finite())
+            })
+            .map(Value::Real),
         VarType::Integer => {
             let value = t.parse::<i128>().ok()?;
             let (min, max) = v.data_type.integer_range()?;
@@ -79,7 +88,10 @@ pub(crate) fn parse_hex(text: &str) -> Option<Vec<u8>> {
 /// What a value of `v` must look like, for error messages.
 fn type_description(v: &ScalarVariable) -> String {
     match v.var_type {
-        VarType::Real => "a Real number".into(),
+        VarType::Real if v.data_type == fmi::DataType::Float32 => {
+            "a finite Float32 number (magnitude at most 3.4028235e38)".into()
+        }
+        VarType::Real => "a finite Real number (magnitude at most 1.7976931348623157e308)".into(),
         VarType::Integer => match v.data_type.integer_range() {
             Some((min, max)) if v.data_type != fmi::DataType::Int32 => {
                 let name = v.data_type.name();

@@ -346,12 +346,13 @@ impl SimulationPlan {
 
         let slave_directories = initial_values(project, options, &mut slaves)?;
 
-        let max_cycle = slaves.iter().map(|s| s.cycle).max().unwrap_or(0);
-        let mut cycles: Vec<Vec<SlaveIndex>> = vec![vec![]; max_cycle as usize + 1];
+        // Grouped by cycle number in ascending order; the numbers themselves may be anything
+        // up to 2^32 - 1 (only their order counts), so nothing is sized by them.
+        let mut by_cycle: std::collections::BTreeMap<u32, Vec<SlaveIndex>> = Default::default();
         for (i, s) in slaves.iter().enumerate() {
-            cycles[s.cycle as usize].push(SlaveIndex(i));
+            by_cycle.entry(s.cycle).or_default().push(SlaveIndex(i));
         }
-        cycles.retain(|c| !c.is_empty());
+        let cycles: Vec<Vec<SlaveIndex>> = by_cycle.into_values().collect();
         let multirate = rates::resolve(project, &settings, &slaves, &cycles, &connections)?;
 
         Ok(SimulationPlan {
