@@ -94,6 +94,8 @@ pub fn example_workspace() -> &'static Path {
         fmu_packer::build_and_pack(&workspace_root(), &packed)
             .expect("building and packing the test FMUs");
         copy_dir(&workspace_root().join("projects"), &dir.join("projects"));
+        fmu_packer::copy_ssp_example_fmus(&packed, &dir.join(fmu_packer::SSP_EXAMPLE_DIR))
+            .expect("copying the SSP examples' FMUs");
         dir
     })
 }
@@ -465,8 +467,8 @@ pub fn copy_dir(from: &Path, to: &Path) {
         let entry = entry.expect("directory entry");
         let target = to.join(entry.file_name());
         if entry.file_type().expect("file type").is_dir() {
-            // Working directories of earlier runs are not part of the projects (an SSP
-            // folder's is `SystemStructure/`, next to `SystemStructure.ssd`).
+            // Working directories of earlier runs are not part of the projects (a project's
+            // or an `.ssd`'s is its path without the extension).
             if entry.path().with_extension("msim").is_file()
                 || entry.path().with_extension("ssd").is_file()
             {

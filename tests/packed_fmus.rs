@@ -40,6 +40,24 @@ fn committed_model_descriptions_match_source() {
     }
 }
 
+/// The SSP examples' copies of packed FMUs (`projects/ssp/fmus/`) are those of `fmus/packed/`,
+/// byte for byte: `cargo pack-fmus` writes both.
+#[test]
+fn ssp_example_fmus_are_copies_of_the_packed_ones() {
+    let root = workspace_root();
+    for name in fmu_packer::SSP_EXAMPLE_FMUS {
+        let read = |dir: &str| {
+            let path = root.join(dir).join(format!("{name}.fmu"));
+            std::fs::read(&path).unwrap_or_else(|e| panic!("cannot read '{}': {e}", path.display()))
+        };
+        assert!(
+            read(fmu_packer::SSP_EXAMPLE_DIR) == read("fmus/packed"),
+            "{name}.fmu in {} differs from fmus/packed: run `cargo pack-fmus`",
+            fmu_packer::SSP_EXAMPLE_DIR
+        );
+    }
+}
+
 /// Every bundled project gives byte-identical results with the committed and the fresh FMUs.
 #[test]
 fn committed_fmus_simulate_like_fresh_ones() {

@@ -10,15 +10,13 @@ use std::process::Command;
 use mastersim::{Options, Session, Value};
 use mastersim_tests::{ResultTable, Run, example_workspace, mastersim_bin, run_mastersim};
 
-/// The example folder `projects/ssp/<name>` next to freshly packed FMUs.
+/// The example `projects/ssp/<name>.ssd`, next to freshly packed FMUs in `projects/ssp/fmus/`.
 fn example(name: &str) -> PathBuf {
-    let dir = example_workspace().join("projects/ssp").join(name);
-    assert!(
-        dir.join("SystemStructure.ssd").is_file(),
-        "missing example '{}'",
-        dir.display()
-    );
-    dir
+    let ssd = example_workspace()
+        .join("projects/ssp")
+        .join(format!("{name}.ssd"));
+    assert!(ssd.is_file(), "missing example '{}'", ssd.display());
+    ssd
 }
 
 /// Runs `mastersim <args> --working-dir <tmp>/<tag> <system>` and asserts exit code 0.
@@ -354,7 +352,7 @@ fn ssp_convert_round_trip_gives_identical_results() {
 fn ssp_convert_refuses_mapping_transformations_naming_the_line() {
     let tmp = tempfile::tempdir().expect("temp dir");
     let system = example("mappings");
-    let ssd = std::fs::read_to_string(system.join("SystemStructure.ssd")).expect("SSD");
+    let ssd = std::fs::read_to_string(&system).expect("SSD");
     let lines: Vec<&str> = ssd.lines().collect();
     let mapped: Vec<usize> = (0..lines.len())
         .filter(|&i| {
@@ -370,63 +368,50 @@ fn ssp_convert_refuses_mapping_transformations_naming_the_line() {
     let run = convert(&system, &msim, &[]);
     assert_eq!(run.code(), 2, "{}", run.said());
     for line in mapped {
-        let at = format!("SystemStructure.ssd:{line}: a mapping transformation");
+        let at = format!("mappings.ssd:{line}: a mapping transformation");
         assert!(run.said().contains(&at), "no '{at}' in:\n{}", run.said());
     }
     assert!(!msim.exists(), "convert wrote '{}'", msim.display());
 }
 
-/// Packs the example folder `name` as a `.ssp` archive: its files at the top level and the
-/// FMUs it references in `resources/`, the SSD's `source` attributes rewritten to match.
+/// Packs the example `name` as a `.ssp` archive: its `.ssd` as `SystemStructure.ssd` at the
+/// top level, and every file it refers to (`.ssv`, `.ssm`, `fmus/<Model>.fmu`) under the same
+/// relative name.
 fn pack_ssp(name: &str, path: &Path) {
-    let dir = example(name);
-    let packed = example_workspace().join("fmus/packed");
+    let ssd = example(name);
+    let dir = ssd.parent().expect("projects/ssp");
+    let text = std::fs::read_to_string(&ssd).expect("SSD");
+    let mut referenced: Vec<String> = text
+        .split("source=\"")
+        .skip(1)
+        .filter_map(|part| part.split('"').next())
+        .filter(|s| [".fmu", ".ssv", ".ssm"].iter().any(|e| s.ends_with(e)))
+        .map(str::to_owned)
+        .collect();
+    referenced.sort();
+    referenced.dedup();
+    assert!(
+        referenced.iter().any(|r| r.ends_with(".fmu")),
+        "the example references no FMU"
+    );
     let mut writer = zip::ZipWriter::new(std::fs::File::create(path).expect("create .ssp"));
     let options = zip::write::SimpleFileOptions::default();
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("example folder")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.is_file())
-        .collect();
-    entries.sort();
-    let mut fmus: Vec<String> = Vec::new();
-    for entry in entries {
-        let file = entry
-            .file_name()
-            .expect("a name")
-            .to_string_lossy()
-            .into_owned();
-        let mut data = std::fs::read(&entry).expect("read");
-        if file == "SystemStructure.ssd" {
-            let text = String::from_utf8(data).expect("UTF-8");
-            for part in text.split("source=\"../../../fmus/packed/").skip(1) {
-                let fmu = part.split('"').next().expect("a name").to_owned();
-                if !fmus.contains(&fmu) {
-                    fmus.push(fmu);
-                }
-            }
-            data = text
-                .replace("source=\"../../../fmus/packed/", "source=\"resources/")
-                .into_bytes();
-        }
+    let entries = std::iter::once(("SystemStructure.ssd".to_owned(), text.into_bytes())).chain(
+        referenced
+            .into_iter()
+            .map(|r| (r.clone(), std::fs::read(dir.join(&r)).expect("referenced file"))),
+    );
+    for (name, data) in entries {
         writer
-            .start_file(file.as_str(), options)
-            .expect("zip entry");
-        writer.write_all(&data).expect("zip data");
-    }
-    assert!(!fmus.is_empty(), "the example references no packed FMU");
-    for fmu in fmus {
-        let data = std::fs::read(packed.join(&fmu)).expect("packed FMU");
-        writer
-            .start_file(format!("resources/{fmu}").as_str(), options)
+            .start_file(name.as_str(), options)
             .expect("zip entry");
         writer.write_all(&data).expect("zip data");
     }
     writer.finish().expect("zip");
 }
 
-/// A `.ssp` archive built from an example folder (with its `.ssv` and `.ssm` files) runs and
-/// gives the folder's `values.csv`, also after `convert`.
+/// A `.ssp` archive built from an example (with its `.ssv` and `.ssm` files) runs and gives
+/// the example's `values.csv`, also after `convert`.
 #[test]
 fn ssp_archive_runs_like_its_folder() {
     let tmp = tempfile::tempdir().expect("temp dir");

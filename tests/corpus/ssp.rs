@@ -23,9 +23,11 @@ fn system(relative: &str) -> PathBuf {
 /// system with the parameter set `parameter_set`.
 fn linear_transformation_after_one_step(parameter_set: Option<&str>) -> Value {
     let tmp = tempfile::tempdir().expect("temp dir");
+    // Its components refer to `../../fmi1/identity.fmu`, outside the system's folder.
     let options = Options {
         working_dir: Some(tmp.path().join("wd")),
         parameter_set: parameter_set.map(str::to_owned),
+        allow_outside_references: true,
         ..Options::default()
     };
     let mut session = Session::open(system("libcosim/ssp/linear_transformation"), &options)
@@ -44,6 +46,27 @@ fn ssp_libcosim_linear_transformation_first_parameter_set() {
         linear_transformation_after_one_step(None),
         Value::Real(52.6)
     );
+}
+
+/// Without `--allow-outside-references`, the same system is refused before anything is read
+/// from outside its folder, naming the component and the reference.
+#[test]
+fn ssp_libcosim_linear_transformation_needs_the_option_for_its_outside_fmu() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let run = run_mastersim(
+        &system("libcosim/ssp/linear_transformation"),
+        &tmp.path().join("wd"),
+        &[],
+    );
+    assert_eq!(run.code(), 2, "{}", run.said());
+    let said = run.stderr();
+    for fragment in [
+        "SystemStructure.ssd:9: Component 'identity1'",
+        "source=\"../../fmi1/identity.fmu\" refers to a file outside the SSP",
+        "--allow-outside-references",
+    ] {
+        assert!(said.contains(fragment), "no '{fragment}' in: {said}");
+    }
 }
 
 /// `--parameter-set initialValues2` binds identity1.realIn to 4 instead: 1.3·4 + 50.

@@ -313,6 +313,12 @@ fn problems(
             }
         }
     }
+    if stdout.contains(SENTINEL.1.trim()) || stderr.contains(SENTINEL.1.trim()) {
+        problems.push("the output echoes the sentinel file's content".to_owned());
+    }
+    if stdout.contains("secret key") || stderr.contains("secret key") {
+        problems.push("the output echoes a secret of a file outside".to_owned());
+    }
     let sentinel = std::fs::read_to_string(sandbox.dir().join(SENTINEL.0)).unwrap_or_default();
     if sentinel != SENTINEL.1 {
         problems.push(format!("the sentinel file now reads {sentinel:?}"));

@@ -26,7 +26,7 @@ const BASE_SSD: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
     xmlns:ssv="http://ssp-standard.org/SSP1/SystemStructureParameterValues">
   <ssd:System name="Base">
     <ssd:Elements>
-      <ssd:Component name="Source" source="../fmus/Scale.fmu">
+      <ssd:Component name="Source" source="fmus/Scale.fmu">
         <ssd:Connectors>
           <ssd:Connector name="y" kind="output"><ssc:Real unit="km/h"/></ssd:Connector>
         </ssd:Connectors>
@@ -34,7 +34,7 @@ const BASE_SSD: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
           <ssd:ParameterBinding source="params.ssv"/>
         </ssd:ParameterBindings>
       </ssd:Component>
-      <ssd:Component name="Sink" source="../fmus/Scale.fmu">
+      <ssd:Component name="Sink" source="fmus/Scale.fmu">
         <ssd:Connectors>
           <ssd:Connector name="u" kind="input"><ssc:Real unit="m/s"/></ssd:Connector>
         </ssd:Connectors>
@@ -76,10 +76,18 @@ const BASE_SSV: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
 </ssv:ParameterSet>
 "#;
 
-/// Copies `Scale.fmu` and writes `sys/SystemStructure.ssd` (the base passed through `patch`)
+/// Copies the own packed FMU `model` into the folder of the system, `sys/fmus/<model>.fmu`.
+fn copy_fmu(s: &Sandbox, model: &str) {
+    s.write(
+        &format!("sys/fmus/{model}.fmu"),
+        &super::rows::packed_fmu(model),
+    );
+}
+
+/// Copies `Scale.fmu` into `sys/fmus/` and writes `sys/SystemStructure.ssd` (the base passed through `patch`)
 /// and `sys/params.ssv`; returns the folder.
 fn system(s: &Sandbox, patch: impl Fn(&str) -> String) -> std::path::PathBuf {
-    s.copy_fmu("Scale");
+    copy_fmu(s, "Scale");
     let ssd = patch(BASE_SSD);
     s.write("sys/SystemStructure.ssd", ssd.as_bytes());
     s.write("sys/params.ssv", BASE_SSV.as_bytes());
@@ -96,8 +104,8 @@ macro_rules! patch {
 /// The base system packed as `sys.ssp` (SSD and `.ssv` at the top, the FMU in `resources/`)
 /// with the extra `entries`.
 fn archive(s: &Sandbox, entries: &[(&str, &[u8])]) -> Input {
-    assert_eq!(BASE_SSD.matches("../fmus/Scale.fmu").count(), 2);
-    let ssd = BASE_SSD.replace("../fmus/Scale.fmu", "resources/Scale.fmu");
+    assert_eq!(BASE_SSD.matches("fmus/Scale.fmu").count(), 2);
+    let ssd = BASE_SSD.replace("fmus/Scale.fmu", "resources/Scale.fmu");
     let mut all = vec![
         ("SystemStructure.ssd".to_owned(), ssd.into_bytes()),
         ("params.ssv".to_owned(), BASE_SSV.as_bytes().to_vec()),
@@ -228,8 +236,8 @@ fn cases() -> Vec<Case> {
             "Component 'Sink'",
             &["Missing.fmu"],
             patch!(
-                "name=\"Sink\" source=\"../fmus/Scale.fmu\"",
-                "name=\"Sink\" source=\"../fmus/Missing.fmu\""
+                "name=\"Sink\" source=\"fmus/Scale.fmu\"",
+                "name=\"Sink\" source=\"fmus/Missing.fmu\""
             ),
         ),
         case(
@@ -335,8 +343,8 @@ fn cases() -> Vec<Case> {
             "Connection",
             &["Real", "Boolean"],
             |s| {
-                s.copy_fmu("FourVarsFeedThrough");
-                let flags = "      <ssd:Component name=\"Flags\" source=\"../fmus/FourVarsFeedThrough.fmu\">\n\
+                copy_fmu(s, "FourVarsFeedThrough");
+                let flags = "      <ssd:Component name=\"Flags\" source=\"fmus/FourVarsFeedThrough.fmu\">\n\
                  <ssd:Connectors><ssd:Connector name=\"InBool\" kind=\"input\"><ssc:Boolean/>\
                  </ssd:Connector></ssd:Connectors></ssd:Component>";
                 let connection = "<ssd:Connection startElement=\"Source\" startConnector=\"y\" \
@@ -437,7 +445,7 @@ fn cases() -> Vec<Case> {
             |s| {
                 with_element(
                     s,
-                    "      <ssd:Component name=\"Sink\" source=\"../fmus/Scale.fmu\"/>",
+                    "      <ssd:Component name=\"Sink\" source=\"fmus/Scale.fmu\"/>",
                 )
             },
         ),
@@ -481,8 +489,8 @@ fn cases() -> Vec<Case> {
             "Component 'Sink'",
             &["ModelExchange"],
             patch!(
-                "name=\"Sink\" source=\"../fmus/Scale.fmu\"",
-                "name=\"Sink\" source=\"../fmus/Scale.fmu\" implementation=\"ModelExchange\""
+                "name=\"Sink\" source=\"fmus/Scale.fmu\"",
+                "name=\"Sink\" source=\"fmus/Scale.fmu\" implementation=\"ModelExchange\""
             ),
         ),
         case(
@@ -499,7 +507,184 @@ fn cases() -> Vec<Case> {
     ]
 }
 
+/// The message of a reference that leads outside the system's folder.
+const OUTSIDE: &str = "refers to a file outside the SSP";
+
+/// References that lead outside the folder or archive: the base with one `source` changed,
+/// each aiming at a file that exists outside (a copy of the FMU, the sentinel file, a `.ssv`
+/// with a secret that no message may echo). Positive controls: the same with
+/// `--allow-outside-references`, and a `..` that stays inside.
+fn outside_cases() -> Vec<Case> {
+    /// A `.ssv` beside the system's folder, holding a secret in place of XML.
+    fn secret(s: &Sandbox) {
+        s.write("secret.ssv", b"the secret key is 1234\n");
+    }
+    vec![
+        case(
+            "fmu_in_the_parent_folder",
+            2,
+            SSD,
+            "Component 'Source'",
+            &[OUTSIDE, "source=\"../Scale.fmu\"", "--allow-outside-references"],
+            |s| {
+                s.write("Scale.fmu", &super::rows::packed_fmu("Scale"));
+                Input::project(system(s, |ssd| {
+                    ssd.replacen("source=\"fmus/Scale.fmu\"", "source=\"../Scale.fmu\"", 1)
+                }))
+            },
+        ),
+        case(
+            "fmu_by_absolute_path",
+            2,
+            SSD,
+            "Component 'Sink'",
+            &[OUTSIDE],
+            |s| {
+                let fmu = s.write("elsewhere/Scale.fmu", &super::rows::packed_fmu("Scale"));
+                let to = format!("name=\"Sink\" source=\"{}\"", fmu.display());
+                Input::project(system(s, |ssd| {
+                    replace_once(ssd, "name=\"Sink\" source=\"fmus/Scale.fmu\"", &to)
+                }))
+            },
+        ),
+        case(
+            "fmu_by_file_uri",
+            2,
+            SSD,
+            "Component 'Sink'",
+            &[OUTSIDE, "file:///"],
+            |s| {
+                let fmu = s.write("elsewhere/Scale.fmu", &super::rows::packed_fmu("Scale"));
+                let to = format!("name=\"Sink\" source=\"file://{}\"", fmu.display());
+                Input::project(system(s, |ssd| {
+                    replace_once(ssd, "name=\"Sink\" source=\"fmus/Scale.fmu\"", &to)
+                }))
+            },
+        ),
+        case(
+            "parameter_values_outside_are_not_read",
+            2,
+            SSD,
+            "ParameterBinding",
+            &[OUTSIDE, "../secret.ssv"],
+            |s| {
+                secret(s);
+                Input::project(system(s, |ssd| {
+                    replace_once(ssd, "source=\"params.ssv\"", "source=\"../secret.ssv\"")
+                }))
+            },
+        ),
+        case(
+            "parameter_values_from_the_sentinel",
+            2,
+            SSD,
+            "ParameterBinding",
+            &[OUTSIDE],
+            patch!(
+                "source=\"params.ssv\"",
+                "source=\"file:../sentinel/keep.txt\""
+            ),
+        ),
+        case(
+            "parameter_values_from_etc_passwd",
+            2,
+            SSD,
+            "ParameterBinding",
+            &[OUTSIDE, "file:///etc/passwd"],
+            patch!(
+                "source=\"params.ssv\"",
+                "source=\"file:///etc/passwd\""
+            ),
+        ),
+        case(
+            "parameter_mapping_outside",
+            2,
+            SSD,
+            "ParameterBinding/ParameterMapping",
+            &[OUTSIDE, "../../sentinel/x.ssm"],
+            patch!(
+                "<ssd:ParameterBinding source=\"params.ssv\"/>",
+                "<ssd:ParameterBinding source=\"params.ssv\"><ssd:ParameterMapping \
+                 source=\"../../sentinel/x.ssm\"/></ssd:ParameterBinding>"
+            ),
+        ),
+        case(
+            "nested_system_outside",
+            2,
+            SSD,
+            "Component 'Sub'",
+            &[OUTSIDE, "../other.ssd"],
+            |s| {
+                s.write("other.ssd", BASE_SSD.as_bytes());
+                with_element(
+                    s,
+                    "      <ssd:Component name=\"Sub\" source=\"../other.ssd\" \
+                     type=\"application/x-ssp-definition\"/>",
+                )
+            },
+        ),
+        case(
+            "symbolic_link_leading_outside",
+            2,
+            SSD,
+            "ParameterBinding",
+            &[OUTSIDE, "link.ssv"],
+            |s| {
+                secret(s);
+                let input = patch!("source=\"params.ssv\"", "source=\"link.ssv\"")(s);
+                std::os::unix::fs::symlink(s.dir().join("secret.ssv"), s.dir().join("sys/link.ssv"))
+                    .expect("symlink");
+                input
+            },
+        ),
+        case(
+            "archive_reference_outside",
+            2,
+            "SystemStructure.ssd:",
+            "Component 'Source'",
+            &[OUTSIDE],
+            |s| {
+                s.write("Scale.fmu", &super::rows::packed_fmu("Scale"));
+                let input = archive(s, &[]);
+                let text = BASE_SSD
+                    .replace("fmus/Scale.fmu", "resources/Scale.fmu")
+                    .replacen("resources/Scale.fmu", "../../Scale.fmu", 1);
+                let mut entries = vec![
+                    ("SystemStructure.ssd".to_owned(), text.into_bytes()),
+                    ("params.ssv".to_owned(), BASE_SSV.as_bytes().to_vec()),
+                ];
+                entries.push((
+                    "resources/Scale.fmu".to_owned(),
+                    super::rows::packed_fmu("Scale"),
+                ));
+                s.write("sys.ssp", &zip_bytes(&entries));
+                input
+            },
+        ),
+        case("outside_allowed_by_the_option", 0, "", "", &[], |s| {
+            s.write("Scale.fmu", &super::rows::packed_fmu("Scale"));
+            Input::project(system(s, |ssd| {
+                ssd.replacen("source=\"fmus/Scale.fmu\"", "source=\"../Scale.fmu\"", 1)
+            }))
+            .args(&["--allow-outside-references"])
+        }),
+        case(
+            "dot_dot_that_stays_inside",
+            0,
+            "",
+            "",
+            &[],
+            patch!("source=\"params.ssv\"", "source=\"fmus/../params.ssv\""),
+        ),
+    ]
+}
+
 #[test]
 fn hostile_ssp_systems() {
     check_table("ssp", cases());
+}
+
+#[test]
+fn hostile_ssp_references() {
+    check_table("ssp_references", outside_cases());
 }

@@ -19,6 +19,10 @@ pub struct ConvertArgs {
     /// first of each element).
     #[arg(long, value_name = "NAME")]
     parameter_set: Option<String>,
+    /// Let references (FMUs, nested systems, .ssv and .ssm files) lead outside the archive or
+    /// folder of the system.
+    #[arg(long)]
+    allow_outside_references: bool,
     /// Override a setting or parameter, as for a run (`tEnd=10 s`, `<slave>.<variable>=…`).
     #[arg(long = "set", value_name = "NAME=VALUE")]
     set: Vec<String>,
@@ -43,6 +47,7 @@ pub fn run(args: &ConvertArgs) -> anyhow::Result<()> {
     let options = Options {
         working_dir: Some(args.project.with_extension("")),
         parameter_set: args.parameter_set.clone(),
+        allow_outside_references: args.allow_outside_references,
         overrides: args.set.clone(),
         console_progress: false,
         ..Options::default()

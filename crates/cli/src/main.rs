@@ -194,6 +194,10 @@ struct Args {
     /// (default: the first of each element).
     #[arg(long, value_name = "NAME")]
     parameter_set: Option<String>,
+    /// SSP systems: let references (component FMUs, nested systems, .ssv and .ssm files) lead
+    /// outside the archive or folder (refused by default: an SSP is a self-contained package).
+    #[arg(long)]
+    allow_outside_references: bool,
     /// Save the project as run (overrides and defaults written out) to this .msim file.
     #[arg(long, value_name = "FILE")]
     write_msim: Option<PathBuf>,
@@ -363,6 +367,7 @@ fn options(args: &Args) -> Result<Options, Failure> {
         overrides: overrides(args),
         input: args.input.clone(),
         parameter_set: args.parameter_set.clone(),
+        allow_outside_references: args.allow_outside_references,
     })
 }
 

@@ -79,6 +79,10 @@ pub struct Options {
     /// SSP systems: the parameter set to use where an element binds several (`--parameter-set`;
     /// default: the first of each element). See `docs/ssp.md`.
     pub parameter_set: Option<String>,
+    /// SSP systems: let references (component FMUs, nested systems, `.ssv` and `.ssm` files)
+    /// lead outside the archive or folder (`--allow-outside-references`; default: refused).
+    /// See `docs/ssp.md`.
+    pub allow_outside_references: bool,
 }
 
 impl Default for Options {
@@ -100,6 +104,7 @@ impl Default for Options {
             overrides: Vec::new(),
             input: None,
             parameter_set: None,
+            allow_outside_references: false,
         }
     }
 }

@@ -187,6 +187,7 @@ impl Session {
                 &ssp::LoadOptions {
                     parameter_set: options.parameter_set.clone(),
                     extract_dir: wd.join("ssp"),
+                    allow_outside_references: options.allow_outside_references,
                 },
             )?;
             not_in_msim = system.not_in_msim;

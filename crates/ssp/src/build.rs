@@ -214,7 +214,7 @@ impl<'a> Builder<'a> {
                         &c.file,
                         c.line,
                         &format!("Component '{}'", c.name),
-                        c.file.parent().unwrap_or(Path::new(".")),
+                        (c.file.parent().unwrap_or(Path::new(".")), &self.ssd.scope),
                         &c.source,
                     )?;
                     if !fmu.is_file() {
@@ -851,7 +851,8 @@ impl<'a> Builder<'a> {
             let set = match &b.values {
                 Source::Inline(set) => Cow::Borrowed(set),
                 Source::File(source) => {
-                    let path = values::resolve(file, b.line, "ParameterBinding", base, source)?;
+                    let scope = (base, &self.ssd.scope);
+                    let path = values::resolve(file, b.line, "ParameterBinding", scope, source)?;
                     Cow::Owned(values::read_ssv(file, b.line, &path)?)
                 }
             };
@@ -863,7 +864,7 @@ impl<'a> Builder<'a> {
                         file,
                         b.line,
                         "ParameterBinding/ParameterMapping",
-                        base,
+                        (base, &self.ssd.scope),
                         source,
                     )?;
                     Some(Cow::Owned(values::read_ssm(file, b.line, &path)?))

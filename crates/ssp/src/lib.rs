@@ -20,6 +20,7 @@
 
 mod build;
 mod error;
+mod scope;
 mod ssd;
 mod values;
 mod xml;
@@ -42,6 +43,10 @@ pub struct LoadOptions {
     /// Where an `.ssp` archive is extracted (created when missing). Unused for folders and
     /// `.ssd` files.
     pub extract_dir: PathBuf,
+    /// Let `source` references (FMUs, nested `.ssd`, `.ssv`, `.ssm`) lead outside the archive
+    /// or folder (`--allow-outside-references`). By default they must stay inside: inside
+    /// the archive, the folder, or the folder of an `.ssd` given alone (see `docs/ssp.md`).
+    pub allow_outside_references: bool,
 }
 
 /// An SSP system read into a project.
@@ -84,7 +89,14 @@ pub fn is_ssp(path: &Path) -> bool {
 pub fn load(path: &Path, options: &LoadOptions) -> Result<System> {
     let ssd_path = locate(path, options)?;
     let doc = xml::Doc::read(&ssd_path)?;
-    let ssd = ssd::Ssd::read(&doc)?;
+    let root = ssd_path.parent().unwrap_or(Path::new("."));
+    let archive = path.is_file() && has_extension(path, "ssp");
+    let scope = scope::Scope::new(
+        root,
+        archive.then_some(path),
+        options.allow_outside_references,
+    );
+    let ssd = ssd::Ssd::read(&doc, scope)?;
     build::build(&ssd, options)
 }
 
@@ -98,14 +110,18 @@ pub fn load(path: &Path, options: &LoadOptions) -> Result<System> {
 /// Spec: SSP 1.0 §5.
 pub fn check_ssd(text: &str, path: &Path) -> Result<()> {
     let doc = xml::Doc::parse(text, path)?;
-    ssd::Ssd::read(&doc).map(|_| ())
+    let root = path.parent().unwrap_or(Path::new("."));
+    ssd::Ssd::read(&doc, scope::Scope::new(root, None, false)).map(|_| ())
+}
+
+/// Whether the file name of `path` ends in `.<extension>` (any case).
+fn has_extension(path: &Path, extension: &str) -> bool {
+    path.extension()
+        .is_some_and(|e| e.to_string_lossy().eq_ignore_ascii_case(extension))
 }
 
 /// The `.ssd` file of `path`, extracting an archive first.
 fn locate(path: &Path, options: &LoadOptions) -> Result<PathBuf> {
-    let extension = path
-        .extension()
-        .map(|e| e.to_string_lossy().to_ascii_lowercase());
     if path.is_dir() {
         let ssd = path.join(SSD_NAME);
         if !ssd.is_file() {
@@ -124,7 +140,7 @@ fn locate(path: &Path, options: &LoadOptions) -> Result<PathBuf> {
             "the file does not exist",
         ));
     }
-    if extension.as_deref() != Some("ssp") {
+    if !has_extension(path, "ssp") {
         return Ok(std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()));
     }
     fmi::archive::extract(

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use fmi::xml_tree::Node;
 
 use crate::error::{Result, SspError};
+use crate::scope::Scope;
 use crate::values::{self, Transformation};
 use crate::xml::{Doc, describe};
 
@@ -30,6 +31,8 @@ pub(crate) struct Ssd {
     pub enumerations: Vec<values::Enumeration>,
     /// `DefaultExperiment` (top level, or inside the system as OSP files place it).
     pub experiment: Experiment,
+    /// Where the files it refers to may be.
+    pub scope: Scope,
 }
 
 /// What `DefaultExperiment` says.
@@ -195,13 +198,14 @@ impl Ssd {
     /// # Errors
     /// The first element that breaks SSP 1.0 or that mastersim does not support, with its
     /// line.
-    pub fn read(doc: &Doc) -> Result<Ssd> {
+    pub fn read(doc: &Doc, scope: Scope) -> Result<Ssd> {
         let mut ctx = Ctx {
             units: Vec::new(),
             enumerations: Vec::new(),
             experiment: Experiment::default(),
             stack: vec![std::path::absolute(&doc.path).unwrap_or_else(|_| doc.path.clone())],
             depth: 0,
+            scope,
         };
         let system = read_description(doc, &mut ctx)?;
         Ok(Ssd {
@@ -210,6 +214,7 @@ impl Ssd {
             units: ctx.units,
             enumerations: ctx.enumerations,
             experiment: ctx.experiment,
+            scope: ctx.scope,
         })
     }
 }
@@ -223,6 +228,8 @@ struct Ctx {
     stack: Vec<PathBuf>,
     /// Nesting depth of systems.
     depth: usize,
+    /// Where referenced files may be.
+    scope: Scope,
 }
 
 /// Deepest nesting of systems read.
@@ -414,7 +421,13 @@ fn read_reference(doc: &Doc, node: &Node, ctx: &mut Ctx) -> Result<System> {
     let name = doc.required(node, "name")?.to_owned();
     let source = doc.required(node, "source")?;
     let base = doc.path.parent().unwrap_or(Path::new("."));
-    let path = values::resolve(&doc.path, node.line, &describe(node), base, source)?;
+    let path = values::resolve(
+        &doc.path,
+        node.line,
+        &describe(node),
+        (base, &ctx.scope),
+        source,
+    )?;
     let path = std::path::absolute(&path).unwrap_or(path);
     if let Some(first) = ctx.stack.iter().position(|p| *p == path) {
         let chain: Vec<String> = ctx.stack[first..]

@@ -10,10 +10,12 @@ fn scale_fmu() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fmus/packed/Scale.fmu")
 }
 
-/// Writes `ssd` as `SystemStructure.ssd` (plus `files`) into a new temporary folder.
+/// Writes `ssd` as `SystemStructure.ssd` (plus `files`, and a copy of the packed
+/// `Scale.fmu`) into a new temporary folder.
 fn folder(ssd: &str, files: &[(&str, &str)]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join(SSD_NAME), ssd).unwrap();
+    std::fs::copy(scale_fmu(), dir.path().join("Scale.fmu")).unwrap();
     for (name, text) in files {
         std::fs::write(dir.path().join(name), text).unwrap();
     }
@@ -34,8 +36,7 @@ fn ssd(body: &str) -> String {
 
 /// Two Scale components A → B with `connection` attributes/children and units.
 fn two_scales(out_unit: &str, in_unit: &str, connection: &str) -> String {
-    let fmu = scale_fmu();
-    let fmu = fmu.display();
+    let fmu = "Scale.fmu";
     ssd(&format!(
         r#"<ssd:System name="top"><ssd:Elements>
   <ssd:Component name="A" source="{fmu}"><ssd:Connectors>
@@ -58,6 +59,7 @@ fn load_folder(dir: &Path) -> Result<System> {
         &LoadOptions {
             parameter_set: None,
             extract_dir: dir.join("unused"),
+            allow_outside_references: false,
         },
     )
 }

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use fmi::xml_tree::Node;
 
+use crate::scope::Scope;
 use crate::error::{Result, SspError};
 use crate::xml::Doc;
 
@@ -457,15 +458,16 @@ pub(crate) fn read_mapping(doc: &Doc, node: &Node) -> Result<Mapping> {
 
 /// The file the `source` attribute of `element` (at `line` of `ssd`) names, relative to
 /// `base` (the directory of the SSD that names it): a relative or absolute path, or a `file:`
-/// URI; `%20` reads as a blank.
+/// URI; `%20` reads as a blank. It must lie within `scope` ([`Scope`]).
 ///
 /// # Errors
-/// For a URI with a scheme other than `file:` (only local files are read).
+/// For a URI with a scheme other than `file:` (only local files are read), and for a file
+/// outside the scope.
 pub(crate) fn resolve(
     ssd: &Path,
     line: usize,
     element: &str,
-    base: &Path,
+    (base, scope): (&Path, &Scope),
     source: &str,
 ) -> Result<PathBuf> {
     let path = match source.split_once(':') {
@@ -486,11 +488,13 @@ pub(crate) fn resolve(
         _ => source.to_owned(),
     };
     let path = PathBuf::from(path.replace("%20", " "));
-    Ok(if path.is_absolute() {
+    let path = if path.is_absolute() {
         path
     } else {
         base.join(path)
-    })
+    };
+    scope.check(ssd, line, element, source, &path)?;
+    Ok(path)
 }
 
 /// Reads the parameter set file `path` (a `.ssv`), named from the SSD's `line`.

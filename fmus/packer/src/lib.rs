@@ -290,6 +290,27 @@ pub fn packer_target_dir_fmi3(workspace_root: &Path) -> PathBuf {
     target_dir(workspace_root).join("fmu-packer-fmi3")
 }
 
+/// The packed FMUs the SSP examples use, which `cargo pack-fmus` also copies into
+/// [`SSP_EXAMPLE_DIR`]: an SSP's references must stay inside its folder, so the examples keep
+/// their FMUs next to them.
+pub const SSP_EXAMPLE_FMUS: [&str; 4] = ["FourVarsFeedThrough", "Predator", "Prey", "Scale"];
+
+/// Where the SSP examples keep their FMUs, relative to the workspace root.
+pub const SSP_EXAMPLE_DIR: &str = "projects/ssp/fmus";
+
+/// Copies the [`SSP_EXAMPLE_FMUS`] from `packed` (a directory of packed FMUs) into `to`.
+///
+/// # Errors
+/// [`Error::Io`] naming the file that cannot be copied.
+pub fn copy_ssp_example_fmus(packed: &Path, to: &Path) -> Result<(), Error> {
+    std::fs::create_dir_all(to).map_err(io_error(to))?;
+    for name in SSP_EXAMPLE_FMUS {
+        let from = packed.join(format!("{name}.fmu"));
+        std::fs::copy(&from, to.join(format!("{name}.fmu"))).map_err(io_error(&from))?;
+    }
+    Ok(())
+}
+
 /// The directory written by `cargo pack-fmus` and committed: `<workspace_root>/fmus/packed`.
 pub fn default_out_dir(workspace_root: &Path) -> PathBuf {
     workspace_root.join("fmus/packed")

@@ -1,5 +1,6 @@
 //! `cargo pack-fmus [--out <dir>]`: builds every test FMU crate in release mode and writes
-//! `<Model>.fmu` files (default: `fmus/packed/` in the workspace).
+//! `<Model>.fmu` files (default: `fmus/packed/` in the workspace, and the copies the SSP
+//! examples use in `projects/ssp/fmus/`).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -25,7 +26,15 @@ fn main() -> ExitCode {
             _ => return usage_error(&format!("unexpected argument {}", arg.to_string_lossy())),
         }
     }
-    match fmu_packer::build_and_pack(&root, &out_dir) {
+    let default_out = out_dir == fmu_packer::default_out_dir(&root);
+    let packed = fmu_packer::build_and_pack(&root, &out_dir).and_then(|paths| {
+        if default_out {
+            let to = root.join(fmu_packer::SSP_EXAMPLE_DIR);
+            fmu_packer::copy_ssp_example_fmus(&out_dir, &to)?;
+        }
+        Ok(paths)
+    });
+    match packed {
         Ok(paths) => {
             for path in paths {
                 println!("{}", path.display());
