@@ -1,13 +1,18 @@
 //! Checkpoints that `--resume` must refuse: none written, corrupt, truncated, of another
-//! format, or a project file, its `--set` options, an FMU archive or a GUID changed since. Each row first runs the
-//! control loop through the library to its tenth step and writes a checkpoint into
-//! `wd/checkpoint/state.bin`, then breaks one thing; `mastersim --resume` must exit 2 with
-//! one line naming the file and what is wrong. The row `resume_valid_checkpoint` is the
-//! positive control: the same checkpoint unbroken resumes and completes.
+//! format, not a regular file or beyond the size limit, or a project file, its `--set`
+//! options, an FMU archive, a GUID, or a file an SSP system was read from (a nested `.ssd`,
+//! an `.ssv`, an `.ssm`) changed since. Each row first runs the control loop (or the SSP
+//! system) through the library to its tenth step and writes a checkpoint into
+//! `wd/checkpoint/state.bin`, then breaks one thing; `mastersim --resume` must exit 2 with one
+//! line naming the file and what is wrong. The rows `resume_valid_checkpoint` and
+//! `resume_valid_ssp_checkpoint` are the positive controls: the same checkpoints unbroken
+//! resume and complete.
 
 use std::path::PathBuf;
 
 use mastersim::{Options, Session};
+
+use mastersim_tests::example_workspace;
 
 use super::rows::{Case, Input, Sandbox, case, check_table, fmu_entries, replace_once, zip_bytes};
 
@@ -41,6 +46,60 @@ fn with_checkpoint(s: &Sandbox) -> Input {
         .expect("the checkpoint is written");
     drop(session);
     input.args(&["--resume"])
+}
+
+/// Writes `sys/`: a system whose component `Inner` is the bundled example
+/// `parameter_mapping.ssd` (which binds `gain.ssv` through `gain.ssm`), with those files and
+/// `fmus/Scale.fmu`; runs it to the tenth step through the library and writes the checkpoint;
+/// returns the input `mastersim --resume sys`.
+fn with_ssp_checkpoint(s: &Sandbox) -> Input {
+    let examples = example_workspace().join("projects/ssp");
+    for file in ["parameter_mapping.ssd", "gain.ssv", "gain.ssm", "fmus/Scale.fmu"] {
+        let bytes = std::fs::read(examples.join(file)).expect("bundled SSP example");
+        s.write(&format!("sys/{file}"), &bytes);
+    }
+    s.write(
+        "sys/SystemStructure.ssd",
+        br#"<?xml version="1.0" encoding="UTF-8"?>
+<ssd:SystemStructureDescription name="outer" version="1.0"
+    xmlns:ssd="http://ssp-standard.org/SSP1/SystemStructureDescription">
+  <ssd:System name="Outer">
+    <ssd:Elements>
+      <ssd:Component name="Inner" source="parameter_mapping.ssd" type="application/x-ssp-definition"/>
+    </ssd:Elements>
+  </ssd:System>
+  <ssd:DefaultExperiment startTime="0" stopTime="2"/>
+</ssd:SystemStructureDescription>
+"#,
+    );
+    let system = s.dir().join("sys");
+    let options = Options {
+        working_dir: Some(s.dir().join("wd")),
+        ..Options::default()
+    };
+    let mut session = Session::open(&system, &options).expect("the valid system opens");
+    for _ in 0..10 {
+        session.step().expect("a step");
+    }
+    let checkpoint = options.checkpoint_path_for(&mastersim::run_input(&system));
+    session
+        .save_checkpoint(&checkpoint)
+        .expect("the checkpoint is written");
+    drop(session);
+    Input::project(system).args(&["--resume"])
+}
+
+/// A row that writes the SSP checkpoint, then replaces `from` by `to` once in `sys/<file>`.
+macro_rules! ssp_changed {
+    ($file:expr, $from:expr, $to:expr) => {
+        |s| {
+            let input = with_ssp_checkpoint(s);
+            let path = s.dir().join("sys").join($file);
+            let text = std::fs::read_to_string(&path).expect("SSP file");
+            s.write(&format!("sys/{}", $file), replace_once(&text, $from, $to).as_bytes());
+            input
+        }
+    };
 }
 
 /// The checkpoint file of a row.
@@ -163,11 +222,96 @@ fn cases() -> Vec<Case> {
             2,
             "state.bin",
             "checkpoint format 99",
-            &["reads format 1"],
+            &["reads format 2"],
             |s| {
                 let input = with_checkpoint(s);
                 edit_state(s, |b| b[8..12].copy_from_slice(&99u32.to_le_bytes()));
                 input
+            },
+        ),
+        case("resume_valid_ssp_checkpoint", 0, "", "", &[], with_ssp_checkpoint),
+        case(
+            "resume_after_parameter_values_changed",
+            2,
+            "sys/gain.ssv",
+            "which the project",
+            &["changed since the checkpoint", "read the same files"],
+            ssp_changed!("gain.ssv", "value=\"4\"", "value=\"5\""),
+        ),
+        case(
+            "resume_after_parameter_mapping_changed",
+            2,
+            "sys/gain.ssm",
+            "which the project",
+            &["changed since the checkpoint"],
+            ssp_changed!("gain.ssm", "factor=\"0.01\"", "factor=\"0.02\""),
+        ),
+        case(
+            "resume_after_nested_system_changed",
+            2,
+            "sys/parameter_mapping.ssd",
+            "which the project",
+            &["changed since the checkpoint"],
+            ssp_changed!("parameter_mapping.ssd", "stopTime=\"1\"", "stopTime=\"1.0\""),
+        ),
+        case(
+            "resume_from_a_device",
+            2,
+            "state.bin",
+            "not a regular file",
+            &[],
+            |s| {
+                let input = with_checkpoint(s);
+                std::fs::remove_file(state(s)).expect("remove the checkpoint");
+                std::os::unix::fs::symlink("/dev/zero", state(s)).expect("symlink");
+                input.limit(std::time::Duration::from_secs(10))
+            },
+        ),
+        case(
+            "resume_from_a_fifo",
+            2,
+            "state.bin",
+            "not a regular file",
+            &[],
+            |s| {
+                let input = with_checkpoint(s);
+                std::fs::remove_file(state(s)).expect("remove the checkpoint");
+                let made = std::process::Command::new("mkfifo")
+                    .arg(state(s))
+                    .status()
+                    .expect("mkfifo runs");
+                assert!(made.success(), "mkfifo failed");
+                input.limit(std::time::Duration::from_secs(10))
+            },
+        ),
+        case(
+            "resume_from_a_directory",
+            2,
+            "state.bin",
+            "not a regular file",
+            &[],
+            |s| {
+                let input = with_checkpoint(s);
+                std::fs::remove_file(state(s)).expect("remove the checkpoint");
+                std::fs::create_dir(state(s)).expect("a directory in its place");
+                input
+            },
+        ),
+        case(
+            "resume_from_a_huge_file",
+            2,
+            "state.bin",
+            "larger than the 4 GiB",
+            &[],
+            |s| {
+                let input = with_checkpoint(s);
+                // Sparse: 5 GiB long, nothing on the disk.
+                let file = std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(state(s))
+                    .expect("the checkpoint");
+                file.set_len(5 << 30).expect("sparse length");
+                input.limit(std::time::Duration::from_secs(10))
             },
         ),
         case(

@@ -281,10 +281,19 @@ impl Simulation {
                     line: None,
                 },
                 keyword: "checkpoint",
-                reason: format!(
-                    "the checkpoint holds {} slaves, the project {n}",
-                    state.slaves.len()
-                ),
+                reason: if state.slaves.len() != n {
+                    format!(
+                        "the checkpoint holds the master's state of {} slaves, the project has \
+                         {n}",
+                        state.slaves.len()
+                    )
+                } else {
+                    format!(
+                        "the checkpoint holds the serialized states of {} slaves, the project \
+                         has {n} slaves",
+                        slave_states.len()
+                    )
+                },
             });
         }
         for (node, bytes) in self.sys.nodes.iter_mut().zip(slave_states) {

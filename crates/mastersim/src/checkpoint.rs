@@ -32,11 +32,13 @@ use master::MasterState;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest as _, Sha256};
 
+use master::{SimulationPlan, SlaveKind};
+
 use crate::results::ResultsState;
 use crate::{Error, Result};
 
 /// The checkpoint format this mastersim writes and reads.
-pub const FORMAT: u32 = 1;
+pub const FORMAT: u32 = 2;
 
 /// The first bytes of every checkpoint file.
 const MAGIC: &[u8; 8] = b"MSIMCKPT";
@@ -103,6 +105,151 @@ pub(crate) struct SlaveSource {
     pub guid: String,
 }
 
+/// Everything a run read that decides its results: the project file (with the options that
+/// change what it means), the other files it was read from (an SSP system's nested `.ssd`,
+/// `.ssv` and `.ssm` files), and every slave's file and GUID. A resume must find them all
+/// unchanged.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Sources {
+    /// The project file.
+    pub project: FileHash,
+    /// The other files the project was read from, in the order they were read.
+    pub inputs: Vec<FileHash>,
+    /// Every slave's file and GUID, in project order.
+    pub slaves: Vec<SlaveSource>,
+}
+
+impl Sources {
+    /// The sources of a run of `plan`: `project` and `inputs` as hashed when they were read,
+    /// and the hash of every slave's file (FMU archive or table) now.
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming a slave's file that cannot be read.
+    pub fn of(project: FileHash, inputs: Vec<FileHash>, plan: &SimulationPlan) -> Result<Sources> {
+        let slaves = plan
+            .slaves
+            .iter()
+            .map(|s| {
+                let (file, guid) = match &s.kind {
+                    SlaveKind::Fmu { fmu, path } => {
+                        (Some(FileHash::of(path)?), fmu.description().guid.clone())
+                    }
+                    SlaveKind::FileReader { table } => {
+                        (Some(FileHash::of(&table.path)?), String::new())
+                    }
+                    SlaveKind::External { .. } => (None, String::new()),
+                };
+                Ok(SlaveSource {
+                    name: s.name.clone(),
+                    file,
+                    guid,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Sources {
+            project,
+            inputs,
+            slaves,
+        })
+    }
+
+    /// Checks that these sources (of the checkpoint at `path`) are those of `current` (the
+    /// same project, opened now): the project file, the other files it was read from, and
+    /// the slaves' files and GUIDs.
+    ///
+    /// # Errors
+    /// [`Error::Checkpoint`] naming what changed.
+    pub fn check(&self, path: &Path, current: &Sources) -> Result<()> {
+        let (project, slaves) = (&current.project, &current.slaves);
+        if self.project.sha256 != project.sha256 {
+            return Err(refuse(
+                path,
+                format!(
+                    "the project file '{}' or its --set and --input options changed since the \
+                     checkpoint was written; a resumed run must use the same project and \
+                     options (start the run again instead)",
+                    project.path.display()
+                ),
+            ));
+        }
+        let changed_input = self
+            .inputs
+            .iter()
+            .zip(&current.inputs)
+            .find(|(was, now)| was != now)
+            .map(|(_, now)| now.path.clone())
+            .or_else(|| {
+                let (was, now) = (&self.inputs, &current.inputs);
+                (was.len() != now.len()).then(|| {
+                    now.get(was.len())
+                        .or(was.get(now.len()))
+                        .map_or_else(PathBuf::new, |f| f.path.clone())
+                })
+            });
+        if let Some(file) = changed_input {
+            return Err(refuse(
+                path,
+                format!(
+                    "the file '{}', which the project '{}' is read from, changed since the \
+                     checkpoint was written (or the project reads other files now); a resumed \
+                     run must read the same files (start the run again instead)",
+                    file.display(),
+                    project.path.display()
+                ),
+            ));
+        }
+        if self.slaves.len() != slaves.len() {
+            let names = |list: &[SlaveSource]| {
+                list.iter()
+                    .map(|s| s.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            return Err(refuse(
+                path,
+                format!(
+                    "the project's slaves changed: the checkpoint holds {} slaves ({}), the \
+                     project now {} ({})",
+                    self.slaves.len(),
+                    names(&self.slaves),
+                    slaves.len(),
+                    names(slaves)
+                ),
+            ));
+        }
+        for (was, now) in self.slaves.iter().zip(slaves) {
+            let file = now
+                .file
+                .as_ref()
+                .map_or(String::new(), |f| format!(" ('{}')", f.path.display()));
+            let changed = |what: &str| {
+                refuse(
+                    path,
+                    format!(
+                        "the {what} of slave '{}'{file} changed since the checkpoint was \
+                         written; a resumed run must use the same FMUs",
+                        now.name
+                    ),
+                )
+            };
+            if was.name != now.name {
+                return Err(changed("name"));
+            }
+            if was.guid != now.guid {
+                return Err(changed("GUID"));
+            }
+            if was.file.as_ref().map(|f| f.sha256) != now.file.as_ref().map(|f| f.sha256) {
+                return Err(changed(if now.guid.is_empty() {
+                    "file"
+                } else {
+                    "FMU archive"
+                }));
+            }
+        }
+        Ok(())
+    }
+}
+
 /// The slaves' side of a checkpoint.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) enum SlaveStates {
@@ -119,16 +266,72 @@ pub(crate) enum SlaveStates {
 /// Everything a checkpoint holds.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Checkpoint {
-    /// The project file.
-    pub project: FileHash,
-    /// Every slave's file and GUID, in project order.
-    pub slaves: Vec<SlaveSource>,
+    /// The files the run read, hashed.
+    pub sources: Sources,
     /// The master's state.
     pub master: MasterState,
     /// Where the result files stand.
     pub results: ResultsState,
     /// The slaves' states, or why a resume replays.
     pub slave_states: SlaveStates,
+}
+
+/// The largest checkpoint file read, bytes (4 GiB): far beyond the master's state and the
+/// serialized states of real FMUs, and a bound on what a file given as a checkpoint can make
+/// a resume allocate.
+pub const MAX_CHECKPOINT_SIZE: u64 = 4 << 30;
+
+/// `O_NONBLOCK` of Linux: opening a FIFO for reading does not wait for a writer.
+const O_NONBLOCK: i32 = 0o4000;
+
+/// The bytes of the checkpoint file at `path`: a regular file of at most
+/// [`MAX_CHECKPOINT_SIZE`] bytes. It is opened without waiting (a FIFO would otherwise block
+/// the open), and a device, a FIFO or a directory is refused before anything is read.
+fn read_limited(path: &Path) -> Result<Vec<u8>> {
+    use std::io::Read as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let cannot = |e: std::io::Error| refuse(path, format!("cannot read it: {e}"));
+    let mut file = match std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(O_NONBLOCK)
+        .open(path)
+    {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(refuse(
+                path,
+                "no checkpoint exists (run with --checkpoint-interval first; the checkpoint \
+                 is written to <working dir>/checkpoint/)",
+            ));
+        }
+        Err(e) => return Err(cannot(e)),
+    };
+    let metadata = file.metadata().map_err(cannot)?;
+    if !metadata.is_file() {
+        return Err(refuse(
+            path,
+            "not a regular file (a checkpoint is a file that mastersim wrote)",
+        ));
+    }
+    let too_large = |len: u64| {
+        refuse(
+            path,
+            format!("the file has {len} bytes, larger than the 4 GiB a checkpoint may have"),
+        )
+    };
+    if metadata.len() > MAX_CHECKPOINT_SIZE {
+        return Err(too_large(metadata.len()));
+    }
+    let mut bytes = Vec::new();
+    // The file may have grown since: never read more than the limit.
+    (&mut file)
+        .take(MAX_CHECKPOINT_SIZE + 1)
+        .read_to_end(&mut bytes)
+        .map_err(cannot)?;
+    if bytes.len() as u64 > MAX_CHECKPOINT_SIZE {
+        return Err(too_large(bytes.len() as u64));
+    }
+    Ok(bytes)
 }
 
 /// The refusal of the checkpoint at `path`.
@@ -194,17 +397,7 @@ impl Checkpoint {
     /// [`Error::Checkpoint`] when the file does not exist, is not a checkpoint, is truncated
     /// or corrupt (length or hash), or was written in another format.
     pub fn read(path: &Path) -> Result<Checkpoint> {
-        let bytes = match std::fs::read(path) {
-            Ok(bytes) => bytes,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Err(refuse(
-                    path,
-                    "no checkpoint exists (run with --checkpoint-interval first; the \
-                     checkpoint is written to <working dir>/checkpoint/)",
-                ));
-            }
-            Err(e) => return Err(refuse(path, format!("cannot read it: {e}"))),
-        };
+        let bytes = read_limited(path)?;
         let mut rest = bytes.as_slice();
         let mut take = |n: usize, what: &str| -> Result<&[u8]> {
             if rest.len() < n {
@@ -265,60 +458,60 @@ impl Checkpoint {
         })
     }
 
-    /// Checks that the project file and the slaves' files and GUIDs are those of
-    /// `current` (the same project, opened now).
-    ///
-    /// # Errors
-    /// [`Error::Checkpoint`] naming what changed.
-    pub fn check_sources(
-        &self,
-        path: &Path,
-        project: &FileHash,
-        slaves: &[SlaveSource],
-    ) -> Result<()> {
-        if self.project.sha256 != project.sha256 {
-            return Err(refuse(
-                path,
-                format!(
-                    "the project file '{}' or its --set and --input options changed since the \
-                     checkpoint was written; a resumed run must use the same project and \
-                     options (start the run again instead)",
-                    project.path.display()
-                ),
-            ));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hash(path: &str, byte: u8) -> FileHash {
+        FileHash {
+            path: path.into(),
+            sha256: [byte; 32],
         }
-        if self.slaves.len() != slaves.len() {
-            return Err(refuse(path, "the project's slaves changed"));
+    }
+
+    fn slave(name: &str) -> SlaveSource {
+        SlaveSource {
+            name: name.into(),
+            file: Some(hash(&format!("{name}.fmu"), 1)),
+            guid: "{g}".into(),
         }
-        for (was, now) in self.slaves.iter().zip(slaves) {
-            let file = now
-                .file
-                .as_ref()
-                .map_or(String::new(), |f| format!(" ('{}')", f.path.display()));
-            let changed = |what: &str| {
-                refuse(
-                    path,
-                    format!(
-                        "the {what} of slave '{}'{file} changed since the checkpoint was \
-                         written; a resumed run must use the same FMUs",
-                        now.name
-                    ),
-                )
-            };
-            if was.name != now.name {
-                return Err(changed("name"));
-            }
-            if was.guid != now.guid {
-                return Err(changed("GUID"));
-            }
-            if was.file.as_ref().map(|f| f.sha256) != now.file.as_ref().map(|f| f.sha256) {
-                return Err(changed(if now.guid.is_empty() {
-                    "file"
-                } else {
-                    "FMU archive"
-                }));
-            }
+    }
+
+    fn sources(inputs: Vec<FileHash>, slaves: Vec<SlaveSource>) -> Sources {
+        Sources {
+            project: hash("sys/SystemStructure.ssd", 0),
+            inputs,
+            slaves,
         }
-        Ok(())
+    }
+
+    /// The sources of a checkpoint against `current`: the refusal's text, if any.
+    fn check(was: Sources, current: &Sources) -> Option<String> {
+        was.check(Path::new("state.bin"), current)
+            .err()
+            .map(|e| e.to_string())
+    }
+
+    #[test]
+    fn refusals_name_the_changed_file_and_the_slave_sets() {
+        let base = || sources(vec![hash("a.ssv", 2)], vec![slave("A"), slave("B")]);
+        assert_eq!(check(base(), &base()), None);
+        let other_ssv = sources(vec![hash("a.ssv", 3)], vec![slave("A"), slave("B")]);
+        let text = check(base(), &other_ssv).expect("refused");
+        assert!(text.contains("the file 'a.ssv', which the project"), "{text}");
+        let more_inputs = sources(
+            vec![hash("a.ssv", 2), hash("b.ssm", 4)],
+            vec![slave("A"), slave("B")],
+        );
+        let text = check(base(), &more_inputs).expect("refused");
+        assert!(text.contains("'b.ssm'"), "{text}");
+        let three = sources(vec![hash("a.ssv", 2)], vec![slave("A"), slave("B"), slave("C")]);
+        let text = check(base(), &three).expect("refused");
+        assert!(
+            text.contains("holds 2 slaves (A, B), the project now 3 (A, B, C)"),
+            "{text}"
+        );
     }
 }

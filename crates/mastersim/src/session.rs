@@ -14,10 +14,10 @@ use master::project::{Project, ResultFormat};
 use master::watchdog::CallMonitor;
 use master::{
     Counters, ImportOptions, MasterState, Observer, Observers, PlanOptions, RunOutcome, Simulation,
-    SimulationPlan, SlaveKind, Statistics, StepReport, Value,
+    SimulationPlan, Statistics, StepReport, Value,
 };
 
-use crate::checkpoint::{Checkpoint, FileHash, SlaveSource, SlaveStates};
+use crate::checkpoint::{Checkpoint, FileHash, SlaveStates, Sources};
 
 use crate::console::ConsoleProgress;
 use crate::options::Options;
@@ -67,12 +67,14 @@ pub struct Session {
     checkpoint_due: Arc<AtomicBool>,
     /// The project file's hash, taken when it was read.
     project_hash: FileHash,
+    /// The hashes of the other files the project was read from, taken when they were read.
+    input_hashes: Vec<FileHash>,
     /// Where periodic checkpoints and the checkpoint at a stop are written.
     checkpoint_path: PathBuf,
     /// Write a checkpoint when the stop flag ends the run.
     checkpoint_on_stop: bool,
-    /// The hashes of the project file and the slaves' files, once computed.
-    sources: Option<(FileHash, Vec<SlaveSource>)>,
+    /// The hashes of every file the run read, once computed.
+    sources: Option<Sources>,
     /// The pacing figures of a steered run that was paced, shared with the progress line;
     /// written to `summary.txt`.
     pacing: Arc<PacingSlot>,
@@ -179,6 +181,7 @@ impl Session {
             .collect();
         let project_hash = FileHash::of(project_path)?.with_options(&command_line);
         let mut not_in_msim = Vec::new();
+        let mut input_hashes = Vec::new();
         let mut project = if fmu_run {
             Project::for_fmu(project_path)
         } else if ssp_run {
@@ -191,6 +194,14 @@ impl Session {
                 },
             )?;
             not_in_msim = system.not_in_msim;
+            // Hashed as read now, like the project file; FMUs are hashed as slaves.
+            input_hashes = system
+                .files
+                .iter()
+                .skip(1)
+                .filter(|f| !is_fmu(f))
+                .map(|f| FileHash::of(f))
+                .collect::<Result<_>>()?;
             system.project
         } else {
             Project::from_file(project_path).map_err(master::Error::from)?
@@ -261,9 +272,9 @@ impl Session {
         }
         let sources = match checkpoint {
             Some((path, checkpoint)) => {
-                let (project_hash, slaves) = sources_of(&project_hash, &plan)?;
-                checkpoint.check_sources(path, &project_hash, &slaves)?;
-                Some((project_hash, slaves))
+                let sources = Sources::of(project_hash.clone(), input_hashes.clone(), &plan)?;
+                checkpoint.sources.check(path, &sources)?;
+                Some(sources)
             }
             None => None,
         };
@@ -330,6 +341,7 @@ impl Session {
             stop,
             checkpoint_due,
             project_hash,
+            input_hashes,
             checkpoint_path: options.checkpoint_path_for(project_path),
             checkpoint_on_stop: options.checkpoint_on_stop,
             sources,
@@ -647,10 +659,9 @@ impl Session {
                 slaves: unserializable,
             }
         };
-        let (project, slaves) = self.sources()?.clone();
+        let sources = self.sources()?.clone();
         let checkpoint = Checkpoint {
-            project,
-            slaves,
+            sources,
             master,
             results,
             slave_states,
@@ -658,10 +669,14 @@ impl Session {
         checkpoint.write(path)
     }
 
-    /// The hashes of the project file and of every slave's file (computed once).
-    fn sources(&mut self) -> Result<&(FileHash, Vec<SlaveSource>)> {
+    /// The hashes of every file the run read (computed once).
+    fn sources(&mut self) -> Result<&Sources> {
         if self.sources.is_none() {
-            self.sources = Some(sources_of(&self.project_hash, self.sim.plan())?);
+            self.sources = Some(Sources::of(
+                self.project_hash.clone(),
+                self.input_hashes.clone(),
+                self.sim.plan(),
+            )?);
         }
         Ok(self.sources.as_ref().expect("invariant: set above"))
     }
@@ -953,32 +968,6 @@ impl Drop for Session {
 fn is_fmu(path: &Path) -> bool {
     path.extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("fmu"))
-}
-
-/// The hash of the project file (`project`, taken when it was read) and of every slave's
-/// file in `plan`.
-fn sources_of(project: &FileHash, plan: &SimulationPlan) -> Result<(FileHash, Vec<SlaveSource>)> {
-    let slaves = plan
-        .slaves
-        .iter()
-        .map(|s| {
-            let (file, guid) = match &s.kind {
-                SlaveKind::Fmu { fmu, path } => {
-                    (Some(FileHash::of(path)?), fmu.description().guid.clone())
-                }
-                SlaveKind::FileReader { table } => {
-                    (Some(FileHash::of(&table.path)?), String::new())
-                }
-                SlaveKind::External { .. } => (None, String::new()),
-            };
-            Ok(SlaveSource {
-                name: s.name.clone(),
-                file,
-                guid,
-            })
-        })
-        .collect::<Result<Vec<_>>>()?;
-    Ok((project.clone(), slaves))
 }
 
 /// The error of a replay: a recomputed row that differs from the result files names the

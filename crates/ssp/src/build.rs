@@ -164,6 +164,7 @@ pub(crate) fn build(ssd: &Ssd, options: &LoadOptions) -> Result<System> {
     Ok(System {
         project,
         not_in_msim: b.not_in_msim,
+        files: Vec::new(),
     })
 }
 

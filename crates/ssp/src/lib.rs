@@ -58,6 +58,10 @@ pub struct System {
     /// What the project holds that a `.msim` file cannot state (for `mastersim convert`),
     /// each naming the SSD element and line; empty when it converts.
     pub not_in_msim: Vec<String>,
+    /// Every file the system was read from, each once: the `.ssd` first, then the nested
+    /// `.ssd`, `.ssv` and `.ssm` files and the FMUs it refers to (a checkpoint hashes them,
+    /// so that a resume notices any of them changed).
+    pub files: Vec<PathBuf>,
 }
 
 /// True when `path` is SSP input: an `.ssp` or `.ssd` file, or a folder holding
@@ -97,7 +101,11 @@ pub fn load(path: &Path, options: &LoadOptions) -> Result<System> {
         options.allow_outside_references,
     );
     let ssd = ssd::Ssd::read(&doc, scope)?;
-    build::build(&ssd, options)
+    let mut system = build::build(&ssd, options)?;
+    system.files = std::iter::once(ssd_path)
+        .chain(ssd.scope.admitted())
+        .collect();
+    Ok(system)
 }
 
 /// Parses the text of an `.ssd` file as [`load`] does, without reading any FMU: the

@@ -10,6 +10,7 @@
 //! (`..` removed lexically) and, for a file that exists, on its real path, so that a symbolic
 //! link inside the folder cannot lead outside either.
 
+use std::cell::RefCell;
 use std::path::{Component, Path, PathBuf};
 
 use crate::error::{Result, SspError};
@@ -22,6 +23,8 @@ pub(crate) struct Scope {
     root: Option<(PathBuf, PathBuf)>,
     /// What the folder is, for messages: "the archive '…'" or "the folder '…'".
     what: String,
+    /// Every file admitted so far, in order (the files a run of the system reads).
+    admitted: RefCell<Vec<PathBuf>>,
 }
 
 impl Scope {
@@ -33,18 +36,30 @@ impl Scope {
             Some(archive) => format!("the archive '{}'", archive.display()),
             None => format!("the folder '{}'", absolute.display()),
         };
-        if outside_allowed {
-            return Scope { root: None, what };
-        }
-        let real = absolute.canonicalize().unwrap_or_else(|_| absolute.clone());
+        let root = (!outside_allowed).then(|| {
+            let real = absolute.canonicalize().unwrap_or_else(|_| absolute.clone());
+            (absolute, real)
+        });
         Scope {
-            root: Some((absolute, real)),
+            root,
             what,
+            admitted: RefCell::new(Vec::new()),
         }
     }
 
+    /// The files admitted so far, each once, in the order first admitted.
+    pub fn admitted(&self) -> Vec<PathBuf> {
+        let mut files: Vec<PathBuf> = Vec::new();
+        for path in self.admitted.borrow().iter() {
+            if !files.contains(path) {
+                files.push(path.clone());
+            }
+        }
+        files
+    }
+
     /// Checks that `path`, resolved from `source="…"` of `element` at `ssd:line`, is inside
-    /// the scope.
+    /// the scope, and records it as admitted.
     ///
     /// # Errors
     /// An [`SspError`] naming the element, the source and the folder it must stay in.
@@ -57,6 +72,7 @@ impl Scope {
         path: &Path,
     ) -> Result<()> {
         let Some((absolute, real)) = &self.root else {
+            self.admitted.borrow_mut().push(path.to_path_buf());
             return Ok(());
         };
         let written = lexical(&std::path::absolute(path).unwrap_or_else(|_| path.into()));
@@ -65,6 +81,7 @@ impl Scope {
                 .canonicalize()
                 .map_or(true, |target| target.starts_with(real));
         if inside {
+            self.admitted.borrow_mut().push(path.to_path_buf());
             return Ok(());
         }
         Err(SspError::at(
@@ -113,6 +130,11 @@ mod tests {
         let check = |path: PathBuf| scope.check(&ssd, 3, "ParameterBinding", "s", &path);
         assert!(check(root.join("a.ssv")).is_ok());
         assert!(check(root.join("sub/../b.ssv")).is_ok());
+        assert!(check(root.join("a.ssv")).is_ok());
+        assert_eq!(
+            scope.admitted(),
+            [root.join("a.ssv"), root.join("sub/../b.ssv")]
+        );
         assert!(check(root.join("../secret.ssv")).is_err());
         assert!(check(root.join("sub/../../secret.ssv")).is_err());
         assert!(check(PathBuf::from("/etc/passwd")).is_err());
