@@ -229,3 +229,45 @@ fn hostile_numbers() {
     cases.extend(range_cases());
     check_table("numbers", cases);
 }
+
+/// SIGTERM still ends a run whose output spacing is finer than doubles resolve (before the
+/// fix, its schedule looped without reaching a communication point, where the stop flag is
+/// read): exit 143 within seconds, with the rows so far.
+#[test]
+fn sigterm_ends_a_run_with_an_output_spacing_below_the_resolution() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let s = super::rows::sandbox(tmp.path(), "sigterm");
+    let input = lv(
+        &s,
+        "tStart 0 s\ntEnd 1000000 s\nhStart 0.01 s\nhOutputMin 1e-300 s",
+        "",
+    );
+    let wd = tmp.path().join("wd");
+    let mut child = std::process::Command::new(mastersim_tests::mastersim_bin())
+        .args(["--verbosity-level", "0", "--working-dir"])
+        .arg(&wd)
+        .arg(input.path())
+        .spawn()
+        .expect("mastersim starts");
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(child.try_wait().expect("status").is_none(), "still running");
+    let sent = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(sent.success());
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("status") {
+            break status;
+        }
+        if started.elapsed() > Duration::from_secs(10) {
+            let _ = child.kill();
+            panic!("SIGTERM did not end the run within 10 s");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    assert_eq!(status.code(), Some(143));
+    let rows = std::fs::read_to_string(wd.join("results/values.csv")).expect("values.csv");
+    assert!(rows.lines().count() > 100, "rows written at every point before the stop");
+}
