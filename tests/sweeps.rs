@@ -415,7 +415,7 @@ fn batch_runs_projects_as_cases() {
         "{report}"
     );
     assert!(
-        report.contains(r#"name="case 5: ../ssp/units""#),
+        report.contains(r#"name="case 5: ../ssp/units.ssd""#),
         "{report}"
     );
     assert!(dir.join("cases/0/results/lotka_volterra.mat").is_file());
