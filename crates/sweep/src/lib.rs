@@ -23,6 +23,7 @@ mod error;
 mod files;
 mod local;
 mod plan;
+mod queue;
 pub mod slurm;
 mod spec;
 mod status;
@@ -31,7 +32,7 @@ use std::path::Path;
 
 pub use collect::{CaseResult, Collection, OutputStats, SWEEP_JSON_SCHEMA, collect, write_junit};
 pub use error::{Error, Result};
-pub use local::{Ended, KILL_GRACE, LocalOptions, run_local};
+pub use local::{Ended, Held, KILL_GRACE, LocalOptions, LocalRun, run_local};
 pub use plan::{Case, PLAN_SCHEMA, PLAN_VERSION, Plan, batch_plan};
 pub use spec::{default_dir, read_sweep_file};
 pub use status::{CaseRecord, Outcome};
