@@ -2,8 +2,9 @@
 //! executors on the bundled projects: the grid of `projects/sweeps/`, Monte Carlo determinism,
 //! a failing case among good ones (with its JUnit report), interrupted cases continued on a
 //! rerun with results byte-identical to an unbroken run, collected outputs against the result
-//! files, batches of projects, and sweep files with errors. The Slurm executor runs on a real
-//! one-node cluster in the `slurm` target.
+//! files, batches of projects, sweep files with errors, and cases that another process runs (a
+//! second `sweep run` of a running sweep stops at once; a case held by another process is not
+//! started). The Slurm executor runs on a real one-node cluster in the `slurm` target.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -630,9 +631,16 @@ fn a_second_sweep_run_of_a_running_sweep_stops_at_once() {
     let by_hand = mastersim(&["sweep", "case", dir.to_str().expect("UTF-8"), "0"]);
     for refused in [&plain, &by_hand] {
         assert_eq!(refused.code(), 2, "{}", refused.said());
-        let holder = format!("in use by another run of mastersim (pid {} ", case_pid(&dir, 0));
+        let holder = format!(
+            "in use by another run of mastersim (pid {} ",
+            case_pid(&dir, 0)
+        );
         assert!(refused.stderr().contains(&holder), "{}", refused.said());
-        assert!(refused.stderr().contains(" sweep case "), "{}", refused.said());
+        assert!(
+            refused.stderr().contains(" sweep case "),
+            "{}",
+            refused.said()
+        );
     }
     assert!(
         !case_dir.join("case.json").exists(),
@@ -682,7 +690,10 @@ fn sweep_run_does_not_start_a_case_another_process_runs() {
     print.assert_success();
     let commands: Vec<String> = print.stdout().lines().map(str::to_owned).collect();
     assert_eq!(commands.len(), 2, "{}", print.said());
-    assert!(commands[0].ends_with(" 1") && commands[1].ends_with(" 2"), "{commands:?}");
+    assert!(
+        commands[0].ends_with(" 1") && commands[1].ends_with(" 2"),
+        "{commands:?}"
+    );
     let left_out = format!(
         "case 0: tEnd=20000 s: running in another process (pid {} on host ",
         case0.id()

@@ -208,9 +208,9 @@ fn execute(mut plan: Plan, exec: &ExecArgs) -> u8 {
     };
     if exec.executor != Executor::Print {
         say!(
-            "Sweep '{}': {} cases in '{}'{}",
+            "Sweep '{}': {} in '{}'{}",
             plan.name,
-            plan.cases.len(),
+            cases(plan.cases.len()),
             plan.dir.display(),
             if done > 0 {
                 format!(", {done} completed before, {} to run", pending.len())
@@ -302,7 +302,9 @@ fn leave_out_running(plan: &Plan, pending: &[usize], executor: Executor) -> Resu
                 task.task, task.state
             ));
         } else if let Ok(Some(holder)) = mastersim::WorkingDirLock::holder_of(&plan.case_dir(k)) {
-            note(format!("{label}: running in another process ({holder}); left out"));
+            note(format!(
+                "{label}: running in another process ({holder}); left out"
+            ));
         } else {
             to_run.push(k);
         }
@@ -328,9 +330,7 @@ fn run_locally(
         progress: true,
     };
     sweep::run_local(plan, cases, &options, &interrupt.flag()).map_err(|e| input_error(&e))?;
-    Ok(interrupt
-        .signalled()
-        .then(|| interrupt.received().1))
+    Ok(interrupt.signalled().then(|| interrupt.received().1))
 }
 
 /// Submits `cases` as one Slurm job array (none when empty) and, with `--wait`, waits until
@@ -372,6 +372,11 @@ fn submit_to_slurm(
     Ok(())
 }
 
+/// `n cases`, or `1 case`.
+fn cases(n: usize) -> String {
+    format!("{n} case{}", if n == 1 { "" } else { "s" })
+}
+
 /// Prints the outcome of `collection` (every case that did not run to its end, named), writes
 /// the JUnit report when asked; exit code 0 when every case ran to its end, else 1.
 fn report(collection: &Collection, junit: Option<&Path>) -> u8 {
@@ -400,8 +405,8 @@ fn report(collection: &Collection, junit: Option<&Path>) -> u8 {
         }
     }
     say!(
-        "{} cases: {}; results in '{}' and sweep.json",
-        collection.cases.len(),
+        "{}: {}; results in '{}' and sweep.json",
+        cases(collection.cases.len()),
         counts.join(", "),
         collection.dir.join("sweep.csv").display()
     );
@@ -482,6 +487,8 @@ fn run_case(args: &CaseArgs) -> u8 {
         say!("{} has completed; nothing to do", plan.label(&case));
         return 0;
     }
+    // From here on a signal stops the case at its first communication point at the latest.
+    let interrupt = crate::install_handlers(true);
     // A case interrupted with the command line it has now continues from its checkpoint; a
     // checkpoint of another command line (the sweep file changed) is stale.
     let previous = CaseRecord::read(&dir);
@@ -512,7 +519,6 @@ fn run_case(args: &CaseArgs) -> u8 {
     // The summary of an earlier attempt must not describe this one.
     let _ = std::fs::remove_file(dir.join("log").join("summary.json"));
     let started = Instant::now();
-    let interrupt = crate::install_handlers(true);
     let (code, message) = run_attempt(&plan, &cli, interrupt.as_ref());
     // The run has stopped: what is left (the record, a requeue) must not be cut short by a
     // further signal, such as the SIGTERM with which Slurm ends a requeued task.
@@ -537,7 +543,9 @@ fn run_case(args: &CaseArgs) -> u8 {
     let record = attempt.record(&plan, &case, previous.filter(|_| resume).as_ref());
     let requeue = args.slurm_requeue
         && code == TIME_LIMIT_WARNING
-        && interrupt.as_ref().is_some_and(|i| i.warned() && !i.terminated());
+        && interrupt
+            .as_ref()
+            .is_some_and(|i| i.warned() && !i.terminated());
     end_attempt(record, &dir, requeue);
     log::logger().flush();
     code

@@ -11,7 +11,11 @@
 //! [`write_junit`] a JUnit XML report.
 //!
 //! Rerunning a sweep skips the cases that ran to their end with the same command line and
-//! continues interrupted ones from their checkpoints (`docs/checkpoints.md`).
+//! continues interrupted ones from their checkpoints (`docs/checkpoints.md`). No case runs
+//! twice at once: every run holds its working directory ([`mastersim::WorkingDirLock`]), the
+//! local executor starts no case another process holds ([`Held`]), and the Slurm executor
+//! records its jobs and submits no case whose task Slurm still holds
+//! ([`slurm::queued_tasks`]).
 //!
 //! The formats and commands are documented in `docs/sweeps.md`.
 

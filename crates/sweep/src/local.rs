@@ -94,7 +94,7 @@ fn case_command(exe: &Path, dir: &Path, k: usize) -> Command {
 /// Runs the cases `cases` of `plan` as child processes, `options.jobs` at a time; each
 /// child's console output goes to `cases/<k>/console.txt`. When `stop` is raised, no further
 /// case starts and the running ones get SIGTERM once. Returns the cases that ran, in the order
-/// they ended.
+/// they ended, and those that another process held.
 ///
 /// A child that ends by a signal cannot write its own record; the executor writes it
 /// (`interrupted` for SIGTERM, SIGINT, SIGUSR1 and SIGKILL, `failed` for a crash).
@@ -287,8 +287,8 @@ fn record_signal_death(plan: &Plan, k: usize, signal: i32, code: i32) -> Result<
         Signal::SIGUSR1,
         Signal::SIGKILL,
     ]
-        .iter()
-        .any(|s| *s as i32 == signal)
+    .iter()
+    .any(|s| *s as i32 == signal)
     {
         Outcome::Interrupted
     } else {

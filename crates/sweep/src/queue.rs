@@ -143,10 +143,18 @@ pub fn queued_tasks(plan: &Plan) -> Result<Vec<QueuedTask>> {
             message: format!("exit status {}: {}", output.status, stderr.trim()),
         });
     }
-    let tasks = parse_squeue(&String::from_utf8_lossy(&output.stdout), &jobs, plan.cases.len());
+    let tasks = parse_squeue(
+        &String::from_utf8_lossy(&output.stdout),
+        &jobs,
+        plan.cases.len(),
+    );
     let left: Vec<Submission> = jobs
         .iter()
-        .filter(|s| tasks.iter().any(|t| t.task.split('_').next() == Some(&s.job)))
+        .filter(|s| {
+            tasks
+                .iter()
+                .any(|t| t.task.split('_').next() == Some(&s.job))
+        })
         .cloned()
         .collect();
     if left.len() != jobs.len() {
@@ -174,16 +182,32 @@ pub(crate) fn parse_squeue(text: &str, jobs: &[Submission], count: usize) -> Vec
         .collect()
 }
 
+/// How many times in a row `squeue` may fail while [`wait_until_done`] waits (a busy
+/// controller times out now and then) before the waiting stops with its error.
+const SQUEUE_FAILURES: u32 = 5;
+
 /// Waits until Slurm holds no task of `plan`'s recorded submissions. Asks `squeue` about
 /// every tenth of the time waited so far (at least every second, at most every 30 s).
 ///
 /// # Errors
-/// As [`queued_tasks`].
+/// As [`queued_tasks`]; an [`Error::Command`] of `squeue` only when it came
+/// [`SQUEUE_FAILURES`] times in a row.
 pub fn wait_until_done(plan: &Plan) -> Result<()> {
     let started = Instant::now();
-    while !queued_tasks(plan)?.is_empty() {
+    let mut failures = 0;
+    loop {
+        match queued_tasks(plan) {
+            Ok(tasks) if tasks.is_empty() => return Ok(()),
+            Ok(_) => failures = 0,
+            Err(e @ Error::Command { .. }) => {
+                failures += 1;
+                if failures >= SQUEUE_FAILURES {
+                    return Err(e);
+                }
+            }
+            Err(e) => return Err(e),
+        }
         let pause = (started.elapsed() / 10).clamp(Duration::from_secs(1), Duration::from_secs(30));
         std::thread::sleep(pause);
     }
-    Ok(())
 }

@@ -24,10 +24,10 @@ use std::process::Command;
 use crate::error::{Error, Result};
 use crate::files::write_atomically;
 use crate::plan::Plan;
+use crate::queue::record_submission;
 pub use crate::queue::{
     JOBS_SCHEMA, QueuedTask, Submission, jobs_path, queued_tasks, submissions, wait_until_done,
 };
-use crate::queue::record_submission;
 
 /// Options of [`submit`].
 #[derive(Debug, Clone)]

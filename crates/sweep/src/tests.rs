@@ -212,8 +212,15 @@ fn the_job_script_asks_for_the_warning_signal_and_requeueing() {
     ] {
         assert!(script.contains(line), "no '{line}' in:\n{script}");
     }
-    assert!(script.trim_end().ends_with("\"$SLURM_ARRAY_TASK_ID\" --slurm-requeue"));
-    assert!(!script.contains("TERM"), "SIGTERM is a cancel, never asked for:\n{script}");
+    assert!(
+        script
+            .trim_end()
+            .ends_with("\"$SLURM_ARRAY_TASK_ID\" --slurm-requeue")
+    );
+    assert!(
+        !script.contains("TERM"),
+        "SIGTERM is a cancel, never asked for:\n{script}"
+    );
 }
 
 #[test]
@@ -263,8 +270,13 @@ fn submissions_are_recorded_and_a_broken_record_is_refused() {
         ["7", "9"]
     );
     std::fs::write(crate::slurm::jobs_path(dir), "{\"jobs\": 3}").expect("write");
-    let error = crate::slurm::submissions(dir).expect_err("broken").to_string();
-    assert!(error.contains("jobs.json") && error.contains("not a list of Slurm jobs"), "{error}");
+    let error = crate::slurm::submissions(dir)
+        .expect_err("broken")
+        .to_string();
+    assert!(
+        error.contains("jobs.json") && error.contains("not a list of Slurm jobs"),
+        "{error}"
+    );
 }
 
 #[test]
