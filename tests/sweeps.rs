@@ -2,8 +2,9 @@
 //! executors on the bundled projects: the grid of `projects/sweeps/`, Monte Carlo determinism,
 //! a failing case among good ones (with its JUnit report), interrupted cases continued on a
 //! rerun with results byte-identical to an unbroken run, collected outputs against the result
-//! files, batches of projects, and sweep files with errors. The Slurm executor runs on a real
-//! one-node cluster in the `slurm` target.
+//! files, batches of projects, sweep files with errors, and cases that another process runs (a
+//! second `sweep run` of a running sweep stops at once; a case held by another process is not
+//! started). The Slurm executor runs on a real one-node cluster in the `slurm` target.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -12,6 +13,7 @@ use std::time::{Duration, Instant};
 use mastersim_tests::{
     ResultTable, Run, case_values_csv as values_csv, csv_column as column, csv_rows,
     example_workspace, failing_sweep, long_sweep, mastersim_bin, run_args as mastersim,
+    run_mastersim,
 };
 
 /// `projects/sweeps/<name>` of the test workspace (next to freshly packed FMUs).
@@ -527,5 +529,214 @@ fn sweep_file_errors_name_the_file_and_line() {
             .contains("cases.csv:3: 3 fields, but the header has 2; expected one field per column"),
         "{}",
         run.said()
+    );
+}
+
+/// Writes `dir/<name>.toml`: a grid over the stop time (`stop_times`, each `<n> s`) of the
+/// bundled Lotka-Volterra project with steps of 0.1 ms (some seconds of wall time per 1000 s
+/// simulated); returns its path.
+fn stop_time_sweep(dir: &Path, name: &str, stop_times: &[&str]) -> PathBuf {
+    let path = dir.join(format!("{name}.toml"));
+    let base = example_workspace().join("projects/lotka_volterra.msim");
+    let times: Vec<String> = stop_times.iter().map(|t| format!("\"{t}\"")).collect();
+    std::fs::write(
+        &path,
+        format!(
+            "base = {base:?}\n\
+             options = [\"--set\", \"hStart=0.0001 s\", \"--set\", \"hOutputMin=1 s\"]\n\
+             [grid]\n\"tEnd\" = [{}]\n",
+            times.join(", ")
+        ),
+    )
+    .expect("write sweep file");
+    path
+}
+
+/// Waits until a process whose holder line starts with `pid <pid> ` (any process for 0)
+/// holds the working directory `dir`; fails after 60 s or when `child` ended.
+fn wait_until_held_by(dir: &Path, pid: u32, child: &mut Child) {
+    let started = Instant::now();
+    let prefix = format!("pid {pid} ");
+    loop {
+        let holder = mastersim::WorkingDirLock::holder_of(dir).expect("lock file readable");
+        if holder.is_some_and(|h| pid == 0 || h.starts_with(&prefix)) {
+            return;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "'{}' is not held by pid {pid} after 60 s",
+            dir.display()
+        );
+        assert!(
+            child.try_wait().expect("status").is_none(),
+            "the process ended before '{}' was held by pid {pid}",
+            dir.display()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The process id of the one process that runs case `k` of the sweep in `dir`.
+fn case_pid(dir: &Path, k: usize) -> u32 {
+    let pids = pids_with(&["case", dir.to_str().expect("UTF-8"), &k.to_string()]);
+    assert_eq!(pids.len(), 1, "one process runs case {k}: {pids:?}");
+    u32::try_from(pids[0]).expect("a pid")
+}
+
+/// Sends SIGTERM to `child` and returns its exit code.
+fn terminate(child: &mut Child) -> Option<i32> {
+    Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("kill");
+    child.wait().expect("ends").code()
+}
+
+/// A `sweep run` holds its sweep directory: a second `sweep run` of the same sweep while the
+/// first runs its cases stops at once (exit code 2, naming the first), and starts no case
+/// again (one process per case). Each case's directory is locked by its process: a plain run
+/// there and the same case started by hand stop at once, writing nothing; `collect` reports
+/// both cases `running`. SIGTERM then stops the first `sweep run` as always.
+#[test]
+fn a_second_sweep_run_of_a_running_sweep_stops_at_once() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let sweep = stop_time_sweep(tmp.path(), "busy", &["20000 s", "20001 s"]);
+    let dir = tmp.path().join("busy");
+    let mut first = start_sweep(&sweep, &dir, &["--jobs", "2"]);
+    for k in 0..2 {
+        let case_dir = dir.join(format!("cases/{k}"));
+        wait_for(&case_dir.join("results/values.csv"), &mut first);
+        wait_until_held_by(&case_dir, case_pid(&dir, k), &mut first);
+    }
+    let started = Instant::now();
+    let second = sweep_run(&sweep, &dir, &["--jobs", "2"]);
+    let took = started.elapsed();
+    assert_eq!(second.code(), 2, "{}", second.said());
+    assert!(took < Duration::from_secs(5), "refused after {took:?}");
+    let expected = format!(
+        "Error: the sweep directory '{}' is in use (pid {} on host ",
+        dir.display(),
+        first.id()
+    );
+    assert!(second.stderr().contains(&expected), "{}", second.said());
+    for k in 0..2 {
+        case_pid(&dir, k);
+    }
+    let case_dir = dir.join("cases/0");
+    let plain = run_mastersim(
+        &example_workspace().join("projects/lotka_volterra.msim"),
+        &case_dir,
+        &["--set", "tEnd=1 s"],
+    );
+    let by_hand = mastersim(&["sweep", "case", dir.to_str().expect("UTF-8"), "0"]);
+    for refused in [&plain, &by_hand] {
+        assert_eq!(refused.code(), 2, "{}", refused.said());
+        let holder = format!(
+            "in use by another run of mastersim (pid {} ",
+            case_pid(&dir, 0)
+        );
+        assert!(refused.stderr().contains(&holder), "{}", refused.said());
+        assert!(
+            refused.stderr().contains(" sweep case "),
+            "{}",
+            refused.said()
+        );
+    }
+    assert!(
+        !case_dir.join("case.json").exists(),
+        "a refused run wrote a record"
+    );
+    let collect = mastersim(&["sweep", "collect", dir.to_str().expect("UTF-8")]);
+    assert_eq!(collect.code(), 1, "{}", collect.said());
+    collect.assert_stdout_has("2 cases: 2 running");
+    assert_eq!(
+        column(&csv_rows(&dir.join("sweep.csv")), "outcome"),
+        ["running", "running"]
+    );
+    assert_eq!(terminate(&mut first), Some(143));
+    let results = csv_rows(&dir.join("sweep.csv"));
+    assert_eq!(column(&results, "outcome"), ["interrupted", "interrupted"]);
+    assert_eq!(column(&results, "exit_code"), ["143", "143"]);
+}
+
+/// A case that another process runs (here `sweep case` started by hand) is not started by
+/// `sweep run`, nor recorded as failed: left out before the run when it is held already (the
+/// print executor prints no command for it), and not started when it becomes held while the
+/// local executor runs another case (`--jobs 1`). Each time a line names the case and its
+/// holder; the collection says `running`, and the processes by hand end their cases as they
+/// would anyway.
+#[test]
+fn sweep_run_does_not_start_a_case_another_process_runs() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let sweep = stop_time_sweep(tmp.path(), "shared", &["20000 s", "1500 s", "3000 s"]);
+    let dir = tmp.path().join("shared");
+    let dir_text = dir.to_str().expect("UTF-8");
+    let sweep_text = sweep.to_str().expect("UTF-8");
+    let by_hand = |k: &str| {
+        Command::new(mastersim_bin())
+            .args(["sweep", "case", dir_text, k])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("mastersim starts")
+    };
+    let run_args = ["sweep", "run", sweep_text, "--sweep-dir", dir_text];
+    mastersim(&[&run_args[..], &["--executor", "print"]].concat()).assert_success();
+
+    // Held before the run: left out.
+    let mut case0 = by_hand("0");
+    wait_until_held_by(&dir.join("cases/0"), case0.id(), &mut case0);
+    let print = mastersim(&[&run_args[..], &["--executor", "print"]].concat());
+    print.assert_success();
+    let commands: Vec<String> = print.stdout().lines().map(str::to_owned).collect();
+    assert_eq!(commands.len(), 2, "{}", print.said());
+    assert!(
+        commands[0].ends_with(" 1") && commands[1].ends_with(" 2"),
+        "{commands:?}"
+    );
+    let left_out = format!(
+        "case 0: tEnd=20000 s: running in another process (pid {} on host ",
+        case0.id()
+    );
+    assert!(print.stderr().contains(&left_out), "{}", print.said());
+
+    // Held while the executor runs another case: not started.
+    let output = tmp.path().join("run.out");
+    let mut run = Command::new(mastersim_bin())
+        .args(run_args)
+        .args(["--jobs", "1"])
+        .stdout(std::fs::File::create(&output).expect("output file"))
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("mastersim starts");
+    wait_until_held_by(&dir.join("cases/1"), 0, &mut run);
+    let mut case2 = by_hand("2");
+    wait_until_held_by(&dir.join("cases/2"), case2.id(), &mut case2);
+    assert_eq!(run.wait().expect("sweep ends").code(), Some(1));
+    let said = std::fs::read_to_string(&output).expect("output");
+    assert!(said.contains(&left_out), "{said}");
+    let not_started = format!(
+        "case 2: tEnd=3000 s: running in another process (pid {} on host ",
+        case2.id()
+    );
+    assert!(
+        said.contains(&not_started) && said.contains("; not started"),
+        "{said}"
+    );
+    assert!(said.contains("3 cases: 1 completed, 2 running"), "{said}");
+    assert_eq!(pids_with(&["case", dir_text, "2"]), [case2.id() as i32]);
+    let results = csv_rows(&dir.join("sweep.csv"));
+    assert_eq!(
+        column(&results, "outcome"),
+        ["running", "completed", "running"]
+    );
+    for child in [&mut case0, &mut case2] {
+        assert_eq!(terminate(child), Some(143));
+    }
+    mastersim(&["sweep", "collect", dir_text]);
+    let results = csv_rows(&dir.join("sweep.csv"));
+    assert_eq!(
+        column(&results, "outcome"),
+        ["interrupted", "completed", "interrupted"]
     );
 }

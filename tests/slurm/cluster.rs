@@ -3,6 +3,10 @@
 //! `cred/none`; free ports; the node's CPUs), then `slurmctld -D` and `slurmd -D` as child
 //! processes, stopped by their process ids when the cluster is dropped.
 //!
+//! It has two partitions on the one node: `test`, the default, and `urgent`, whose jobs
+//! preempt those of `test` with `PreemptMode=REQUEUE` (Slurm ends the preempted job as it
+//! ends a cancelled one, SIGTERM and after `KillWait` SIGKILL, and requeues it).
+//!
 //! The daemons come from the distribution's packages (`slurmctld`, `slurmd`, `slurm-client`),
 //! which `.ci/run` installs; slurmd must run as root. When anything is missing the cluster
 //! does not start and the test fails, saying why.
@@ -17,6 +21,7 @@ pub struct Cluster {
     dir: tempfile::TempDir,
     conf: PathBuf,
     daemons: Vec<Child>,
+    cpus: usize,
 }
 
 /// A port that was free a moment ago.
@@ -97,8 +102,13 @@ impl Cluster {
              ReturnToService=2\n\
              SwitchType=switch/none\n\
              MinJobAge=600\n\
+             PreemptType=preempt/partition_prio\n\
+             PreemptMode=REQUEUE\n\
              NodeName={host} NodeAddr=127.0.0.1 CPUs={cpus} State=UNKNOWN\n\
-             PartitionName=test Nodes={host} Default=YES MaxTime=INFINITE State=UP\n",
+             PartitionName=test Nodes={host} Default=YES MaxTime=INFINITE State=UP \
+             PriorityTier=1\n\
+             PartitionName=urgent Nodes={host} MaxTime=INFINITE State=UP PriorityTier=2 \
+             PreemptMode=OFF\n",
             ctld_port = free_port(),
             d_port = free_port(),
             state = d.join("state").display(),
@@ -132,6 +142,7 @@ impl Cluster {
             daemons,
             conf: conf.clone(),
             dir,
+            cpus,
         };
         let started = Instant::now();
         loop {
@@ -174,10 +185,21 @@ impl Cluster {
             .unwrap_or_else(|e| panic!("{program} cannot be run: {e}"))
     }
 
+    /// The node's CPUs, as configured.
+    pub fn cpus(&self) -> usize {
+        self.cpus
+    }
+
     /// The state of job `id` (`RUNNING`, `PENDING`, …), empty when it is no longer queued.
     pub fn state(&self, id: &str) -> String {
         let out = self.output("squeue", &["-h", "-j", id, "-o", "%T"]);
         String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    }
+
+    /// The whole queue as `squeue` shows it, one task per line, for failure messages.
+    pub fn queue(&self) -> String {
+        let out = self.output("squeue", &["--array"]);
+        String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
     /// Waits until job `id` (all of its array tasks) has left the queue.

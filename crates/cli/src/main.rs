@@ -9,8 +9,9 @@
 //! Exit codes (docs/robustness.md): 0 done (also for `--test-init` and a slave's terminate
 //! request), 1 the simulation failed, 2 usage, project or FMU error, 124 an FMU call exceeded
 //! `--step-timeout`, 130 / 143 interrupted by SIGINT / SIGTERM (0 when stopped from the live
-//! view). A crash inside FMU code ends the process by the signal (SIGSEGV, SIGABRT, …) after
-//! naming the slave and FMI function.
+//! view; 138 when a sweep case is stopped by its time-limit warning, SIGUSR1). A crash inside
+//! FMU code ends the process by the signal (SIGSEGV, SIGABRT, …) after naming the slave and FMI
+//! function.
 #![forbid(unsafe_code)]
 
 /// Prints a line to stdout. A closed stdout (`mastersim p.msim | head -1`) is not an error:
@@ -507,13 +508,18 @@ fn run_project(args: &Args, interrupt: Option<&signals::Interrupt>) -> (u8, Opti
     }
 }
 
-/// Installs the crash report of FMU code and the SIGINT/SIGTERM handlers (warning when they
-/// cannot be).
-fn install_handlers() -> Option<signals::Interrupt> {
+/// Installs the crash report of FMU code and the SIGINT/SIGTERM handlers, with `warning` also
+/// the SIGUSR1 handler of a sweep case's time-limit warning (warning when they cannot be).
+fn install_handlers(warning: bool) -> Option<signals::Interrupt> {
     if let Err(e) = fmi::install_crash_report() {
         eprintln!("Warning: crashes inside FMU code will not be reported: {e}");
     }
-    signals::Interrupt::install()
+    let interrupt = if warning {
+        signals::Interrupt::install_with_warning()
+    } else {
+        signals::Interrupt::install()
+    };
+    interrupt
         .inspect_err(|e| eprintln!("Warning: SIGINT/SIGTERM will end the run at once: {e}"))
         .ok()
 }
@@ -546,7 +552,7 @@ fn main() -> ExitCode {
             }
         };
     }
-    let interrupt = install_handlers();
+    let interrupt = install_handlers(false);
     let (code, _) = run_project(&cli.run, interrupt.as_ref());
     log::logger().flush();
     ExitCode::from(code)

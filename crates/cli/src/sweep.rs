@@ -2,10 +2,12 @@
 //! `sweep` (docs/sweeps.md). A case runs in-process exactly as `mastersim <base> --set …` would
 //! (the same argument parsing and [`crate::run`]), so its files are those of a plain run.
 //!
-//! Exit codes: 0 every case ran to its end; 1 a case failed, timed out, was interrupted or has
-//! not run (named on stderr); 2 a bad sweep file, batch input or option; 130/143 the local
+//! Exit codes: 0 every case ran to its end; 1 a case failed, timed out, was interrupted, is
+//! still running or queued, or has not run (named on stderr); 2 a bad sweep file, batch input
+//! or option, or the sweep directory is in use by another `sweep run`; 130/143 the local
 //! executor was stopped by SIGINT/SIGTERM (rerun the sweep to continue). `sweep case` exits
-//! with its run's code (0 when the case had already completed).
+//! with its run's code (0 when the case had already completed, 2 when another process runs
+//! it, 138 when the time-limit warning SIGUSR1 stopped it).
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -60,8 +62,9 @@ struct CaseArgs {
     /// Write a checkpoint every this many seconds of wall time [default: the plan's].
     #[arg(long, value_name = "SECONDS")]
     checkpoint_interval: Option<f64>,
-    /// Under Slurm: when SIGTERM stops the case, requeue its array task so that it continues
-    /// from its checkpoint (the job scripts of the Slurm executor pass it).
+    /// Under Slurm: when the time-limit warning SIGUSR1 stops the case, requeue its array task
+    /// so that it continues from its checkpoint (the job scripts of the Slurm executor pass
+    /// it). SIGTERM, a cancel, never requeues.
     #[arg(long)]
     slurm_requeue: bool,
 }
@@ -108,15 +111,15 @@ struct ExecArgs {
     /// sweep's wall_time_limit plus the margin, else the partition's].
     #[arg(long, value_name = "TIME")]
     time: Option<String>,
-    /// slurm: seconds before a task's time limit at which Slurm sends SIGTERM, so that the
-    /// case checkpoints and requeues itself.
+    /// slurm: seconds before a task's time limit at which Slurm sends the warning SIGUSR1, so
+    /// that the case checkpoints and requeues itself.
     #[arg(long, value_name = "SECONDS", default_value_t = 60)]
     signal_margin: u32,
     /// slurm: a further sbatch option for the job script (repeatable), e.g.
     /// `--sbatch-option=--account=proj42`.
     #[arg(long = "sbatch-option", value_name = "OPTION")]
     sbatch_options: Vec<String>,
-    /// slurm: wait until every task has ended (sbatch --wait), then collect.
+    /// slurm: wait until Slurm holds no task of the sweep (asking squeue), then collect.
     #[arg(long)]
     wait: bool,
 }
@@ -189,6 +192,11 @@ fn execute(mut plan: Plan, exec: &ExecArgs) -> u8 {
             first.trim_start_matches("error: ")
         ));
     }
+    // One `sweep run` or `batch` at a time in a sweep directory, held until this one ends.
+    let _lock = match lock_sweep_dir(&plan.dir) {
+        Ok(lock) => lock,
+        Err(code) => return code,
+    };
     if let Err(e) = plan.lay_out() {
         return input_error(&e);
     }
@@ -198,70 +206,39 @@ fn execute(mut plan: Plan, exec: &ExecArgs) -> u8 {
         Ok(exe) => exe,
         Err(e) => return input_error(&format!("cannot find the mastersim binary: {e}")),
     };
-    if exec.executor == Executor::Print {
-        print!("{}", sweep::print_commands(&plan, &pending, &exe));
-        return 0;
-    }
-    say!(
-        "Sweep '{}': {} cases in '{}'{}",
-        plan.name,
-        plan.cases.len(),
-        plan.dir.display(),
-        if done > 0 {
-            format!(", {done} completed before, {} to run", pending.len())
-        } else {
-            String::new()
-        }
-    );
-    let mut stopped_by = None;
-    if !pending.is_empty() {
-        match exec.executor {
-            Executor::Local => {
-                let interrupt = match crate::signals::Interrupt::install() {
-                    Ok(interrupt) => interrupt,
-                    Err(e) => return input_error(&format!("cannot install signal handlers: {e}")),
-                };
-                let options = LocalOptions {
-                    exe,
-                    jobs: exec.jobs.unwrap_or_else(|| {
-                        std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
-                    }),
-                    progress: true,
-                };
-                match sweep::run_local(&plan, &pending, &options, &interrupt.flag()) {
-                    Ok(_) if interrupt.signalled() => stopped_by = Some(interrupt.received().1),
-                    Ok(_) => {}
-                    Err(e) => return input_error(&e),
-                }
+    if exec.executor != Executor::Print {
+        say!(
+            "Sweep '{}': {} in '{}'{}",
+            plan.name,
+            cases(plan.cases.len()),
+            plan.dir.display(),
+            if done > 0 {
+                format!(", {done} completed before, {} to run", pending.len())
+            } else {
+                String::new()
             }
-            Executor::Slurm => {
-                let options = slurm::SlurmOptions {
-                    exe,
-                    max_parallel: exec.jobs,
-                    partition: exec.partition.clone(),
-                    time: exec.time.clone(),
-                    signal_margin: exec.signal_margin,
-                    extra: exec.sbatch_options.clone(),
-                    wait: exec.wait,
-                };
-                match slurm::submit(&plan, &pending, &options) {
-                    Ok(job) if exec.wait => say!("Slurm job {job} has ended"),
-                    Ok(job) => {
-                        say!(
-                            "Submitted Slurm job {job} ({} tasks; script '{}'). When it has \
-                             ended: mastersim sweep collect '{}'",
-                            pending.len(),
-                            plan.dir.join("slurm").join("job.sh").display(),
-                            plan.dir.display()
-                        );
-                        return 0;
-                    }
-                    Err(e) => return input_error(&e),
-                }
-            }
-            Executor::Print => unreachable!("handled above"),
-        }
+        );
     }
+    let to_run = match leave_out_running(&plan, &pending, exec.executor) {
+        Ok(to_run) => to_run,
+        Err(code) => return code,
+    };
+    let stopped_by = match exec.executor {
+        Executor::Print => {
+            print!("{}", sweep::print_commands(&plan, &to_run, &exe));
+            return 0;
+        }
+        Executor::Local if to_run.is_empty() => None,
+        Executor::Local => match run_locally(&plan, &to_run, exec, exe) {
+            Ok(stopped_by) => stopped_by,
+            Err(code) => return code,
+        },
+        Executor::Slurm => match submit_to_slurm(&plan, &to_run, exec, exe) {
+            Ok(()) if exec.wait => None,
+            Ok(()) => return 0,
+            Err(code) => return code,
+        },
+    };
     let code = match sweep::collect(&plan.dir) {
         Ok(collection) => report(&collection, exec.junit.as_deref()),
         Err(e) => input_error(&e),
@@ -276,6 +253,128 @@ fn execute(mut plan: Plan, exec: &ExecArgs) -> u8 {
         }
         None => code,
     }
+}
+
+/// Locks the sweep directory `dir` for this `sweep run` or `batch`
+/// ([`mastersim::WorkingDirLock`]); exit code 2 with the holder when another process has it.
+fn lock_sweep_dir(dir: &Path) -> Result<mastersim::WorkingDirLock, u8> {
+    mastersim::WorkingDirLock::acquire(dir).map_err(|e| match e {
+        mastersim::Error::WorkingDirectoryLocked { holder, .. } => input_error(&format!(
+            "the sweep directory '{}' is in use ({holder}); wait for that run to end, or give \
+             this one another --sweep-dir",
+            dir.display()
+        )),
+        other => input_error(&other.chain_text()),
+    })
+}
+
+/// The cases of `pending` to run now: those that no Slurm task of the sweep holds (pending,
+/// running or requeued) and whose working directory no running process holds. A line names
+/// each case left out and why (on stderr for the print executor, whose stdout is commands).
+/// When Slurm cannot be asked, the Slurm executor stops with exit code 2 (nothing is
+/// submitted); the others go on with a warning.
+fn leave_out_running(plan: &Plan, pending: &[usize], executor: Executor) -> Result<Vec<usize>, u8> {
+    let queued = match slurm::queued_tasks(plan) {
+        Ok(tasks) => tasks,
+        Err(e) if executor == Executor::Slurm => {
+            return Err(input_error(&format!(
+                "{e}; cannot tell which cases Slurm still holds, so nothing was submitted"
+            )));
+        }
+        Err(e) => {
+            eprintln!("Warning: {e}; a case that Slurm still holds may run twice");
+            Vec::new()
+        }
+    };
+    let note = |text: String| {
+        if executor == Executor::Print {
+            eprintln!("{text}");
+        } else {
+            say!("{text}");
+        }
+    };
+    let mut to_run = Vec::new();
+    for &k in pending {
+        let label = plan.label(&plan.cases[k]);
+        if let Some(task) = queued.iter().find(|t| t.case == k) {
+            note(format!(
+                "{label}: Slurm task {} is {}; left out",
+                task.task, task.state
+            ));
+        } else if let Ok(Some(holder)) = mastersim::WorkingDirLock::holder_of(&plan.case_dir(k)) {
+            note(format!(
+                "{label}: running in another process ({holder}); left out"
+            ));
+        } else {
+            to_run.push(k);
+        }
+    }
+    Ok(to_run)
+}
+
+/// Runs `cases` with the local executor; returns the exit code of the signal that stopped
+/// it, if one did.
+fn run_locally(
+    plan: &Plan,
+    cases: &[usize],
+    exec: &ExecArgs,
+    exe: std::path::PathBuf,
+) -> Result<Option<u8>, u8> {
+    let interrupt = crate::signals::Interrupt::install()
+        .map_err(|e| input_error(&format!("cannot install signal handlers: {e}")))?;
+    let options = LocalOptions {
+        exe,
+        jobs: exec.jobs.unwrap_or_else(|| {
+            std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
+        }),
+        progress: true,
+    };
+    sweep::run_local(plan, cases, &options, &interrupt.flag()).map_err(|e| input_error(&e))?;
+    Ok(interrupt.signalled().then(|| interrupt.received().1))
+}
+
+/// Submits `cases` as one Slurm job array (none when empty) and, with `--wait`, waits until
+/// Slurm holds no task of the sweep.
+fn submit_to_slurm(
+    plan: &Plan,
+    cases: &[usize],
+    exec: &ExecArgs,
+    exe: std::path::PathBuf,
+) -> Result<(), u8> {
+    if cases.is_empty() {
+        say!("Nothing to submit");
+    } else {
+        let options = slurm::SlurmOptions {
+            exe,
+            max_parallel: exec.jobs,
+            partition: exec.partition.clone(),
+            time: exec.time.clone(),
+            signal_margin: exec.signal_margin,
+            extra: exec.sbatch_options.clone(),
+        };
+        let job = slurm::submit(plan, cases, &options).map_err(|e| input_error(&e))?;
+        say!(
+            "Submitted Slurm job {job} ({} task{}; script '{}')",
+            cases.len(),
+            if cases.len() == 1 { "" } else { "s" },
+            plan.dir.join("slurm").join("job.sh").display(),
+        );
+    }
+    if exec.wait {
+        slurm::wait_until_done(plan).map_err(|e| input_error(&e))?;
+        say!("Slurm holds no task of the sweep any more");
+    } else {
+        say!(
+            "When Slurm holds no task of the sweep (squeue): mastersim sweep collect '{}'",
+            plan.dir.display()
+        );
+    }
+    Ok(())
+}
+
+/// `n cases`, or `1 case`.
+fn cases(n: usize) -> String {
+    format!("{n} case{}", if n == 1 { "" } else { "s" })
 }
 
 /// Prints the outcome of `collection` (every case that did not run to its end, named), writes
@@ -296,6 +395,8 @@ fn report(collection: &Collection, junit: Option<&Path>) -> u8 {
         Outcome::Failed,
         Outcome::TimedOut,
         Outcome::Interrupted,
+        Outcome::Requeued,
+        Outcome::Running,
         Outcome::NotRun,
     ] {
         let n = collection.count(outcome);
@@ -304,8 +405,8 @@ fn report(collection: &Collection, junit: Option<&Path>) -> u8 {
         }
     }
     say!(
-        "{} cases: {}; results in '{}' and sweep.json",
-        collection.cases.len(),
+        "{}: {}; results in '{}' and sweep.json",
+        cases(collection.cases.len()),
         counts.join(", "),
         collection.dir.join("sweep.csv").display()
     );
@@ -339,8 +440,9 @@ fn case_argv(plan: &Plan, case: &sweep::Case, resume: bool) -> Vec<String> {
     argv
 }
 
-/// `mastersim sweep case <sweep> <k>`.
-fn run_case(args: &CaseArgs) -> u8 {
+/// The plan of `args.sweep` (a sweep directory, or a sweep file whose directory is laid out
+/// when no executor has) and its case `args.case`, whose working directory is created.
+fn open_case(args: &CaseArgs) -> Result<(Plan, sweep::Case), u8> {
     let plan = if args.sweep.is_dir() {
         Plan::read(&args.sweep)
     } else {
@@ -353,25 +455,40 @@ fn run_case(args: &CaseArgs) -> u8 {
             Ok(plan)
         })
     };
-    let mut plan = match plan {
-        Ok(plan) => plan,
-        Err(e) => return input_error(&e),
-    };
+    let mut plan = plan.map_err(|e| input_error(&e))?;
     if args.checkpoint_interval.is_some() {
         plan.checkpoint_interval = args.checkpoint_interval;
     }
-    let case = match plan.case(args.case) {
-        Ok(case) => case.clone(),
-        Err(e) => return input_error(&e),
-    };
+    let case = plan.case(args.case).map_err(|e| input_error(&e))?.clone();
     let dir = plan.case_dir(case.index);
     if let Err(e) = std::fs::create_dir_all(&dir) {
-        return input_error(&format!("cannot create '{}': {e}", dir.display()));
+        return Err(input_error(&format!(
+            "cannot create '{}': {e}",
+            dir.display()
+        )));
     }
+    Ok((plan, case))
+}
+
+/// `mastersim sweep case <sweep> <k>`.
+fn run_case(args: &CaseArgs) -> u8 {
+    let (plan, case) = match open_case(args) {
+        Ok(opened) => opened,
+        Err(code) => return code,
+    };
+    let dir = plan.case_dir(case.index);
+    // Before anything in the case's directory is read or removed: another process may run
+    // this case now (the run below shares this lock).
+    let _lock = match mastersim::WorkingDirLock::acquire(&dir) {
+        Ok(lock) => lock,
+        Err(e) => return input_error(&e.chain_text()),
+    };
     if plan.is_done(&case) {
         say!("{} has completed; nothing to do", plan.label(&case));
         return 0;
     }
+    // From here on a signal stops the case at its first communication point at the latest.
+    let interrupt = crate::install_handlers(true);
     // A case interrupted with the command line it has now continues from its checkpoint; a
     // checkpoint of another command line (the sweep file changed) is stale.
     let previous = CaseRecord::read(&dir);
@@ -402,11 +519,53 @@ fn run_case(args: &CaseArgs) -> u8 {
     // The summary of an earlier attempt must not describe this one.
     let _ = std::fs::remove_file(dir.join("log").join("summary.json"));
     let started = Instant::now();
-    let interrupt = crate::install_handlers();
-    let (code, message) = std::thread::scope(|scope| {
+    let (code, message) = run_attempt(&plan, &cli, interrupt.as_ref());
+    // The run has stopped: what is left (the record, a requeue) must not be cut short by a
+    // further signal, such as the SIGTERM with which Slurm ends a requeued task.
+    if let Some(interrupt) = &interrupt {
+        interrupt.disarm();
+    }
+    let timed_out = interrupt.as_ref().and_then(|i| i.expired()).is_some();
+    if timed_out {
+        // A case stopped at its limit starts again from the beginning when rerun.
+        let _ = std::fs::remove_dir_all(&checkpoint);
+    }
+    let summary = read_summary(&dir);
+    let attempt = Attempt {
+        outcome: Outcome::from_exit_code(
+            i32::from(code),
+            summary.as_ref().map(|s| s.outcome.as_str()),
+        ),
+        code,
+        message: message.or_else(|| summary.and_then(|s| s.message)),
+        elapsed: started.elapsed().as_secs_f64(),
+    };
+    let record = attempt.record(&plan, &case, previous.filter(|_| resume).as_ref());
+    let requeue = args.slurm_requeue
+        && code == TIME_LIMIT_WARNING
+        && interrupt
+            .as_ref()
+            .is_some_and(|i| i.warned() && !i.terminated());
+    end_attempt(record, &dir, requeue);
+    log::logger().flush();
+    code
+}
+
+/// The exit code of a case stopped by its time-limit warning, SIGUSR1 (128 + 10).
+const TIME_LIMIT_WARNING: u8 = 138;
+
+/// Runs the case's command line `cli` in-process, stopped by `interrupt` and by the plan's
+/// wall-time limit; returns the exit code and the failure's message.
+fn run_attempt(
+    plan: &Plan,
+    cli: &Cli,
+    interrupt: Option<&crate::signals::Interrupt>,
+) -> (u8, Option<String>) {
+    let started = Instant::now();
+    std::thread::scope(|scope| {
         // The watchdog waits for the limit or for the run's end (the sender dropped).
         let (ended, end) = std::sync::mpsc::channel::<()>();
-        if let (Some(limit), Some(interrupt)) = (plan.wall_time_limit, interrupt.as_ref()) {
+        if let (Some(limit), Some(interrupt)) = (plan.wall_time_limit, interrupt) {
             scope.spawn(move || {
                 let limit_reached = end.recv_timeout(Duration::from_secs_f64(limit)).is_err()
                     && started.elapsed() >= Duration::from_secs_f64(limit);
@@ -415,41 +574,47 @@ fn run_case(args: &CaseArgs) -> u8 {
                 }
             });
         }
-        let result = crate::run_project(&cli.run, interrupt.as_ref());
+        let result = crate::run_project(&cli.run, interrupt);
         drop(ended);
         result
-    });
-    let summary = read_summary(&dir);
-    let timed_out = interrupt.as_ref().and_then(|i| i.expired()).is_some();
-    if timed_out {
-        // A case stopped at its limit starts again from the beginning when rerun.
-        let _ = std::fs::remove_dir_all(&checkpoint);
-    }
-    let outcome = Outcome::from_exit_code(
-        i32::from(code),
-        summary.as_ref().map(|s| s.outcome.as_str()),
-    );
-    let message = message.or_else(|| summary.and_then(|s| s.message));
-    let elapsed = started.elapsed().as_secs_f64();
-    let earlier = previous.filter(|_| resume);
-    let attempt = Attempt {
-        outcome,
-        code,
-        message,
-        elapsed,
-    };
-    if let Err(e) = attempt.record(&plan, &case, earlier.as_ref()).write(&dir) {
-        eprintln!("Error: {e}");
-    }
-    if outcome == Outcome::Interrupted && args.slurm_requeue && code == 143 {
-        match slurm::requeue_this_task() {
-            Ok(true) => log::info!("Requeued the Slurm task; it continues from the checkpoint."),
-            Ok(false) => {}
-            Err(e) => log::error!("{e}"),
+    })
+}
+
+/// Writes the case's `record` into `dir`; with `requeue` (the time-limit warning stopped it
+/// under Slurm with `--slurm-requeue`), first as [`Outcome::Requeued`], then requeues the
+/// task. The record comes first because Slurm ends a requeued task at once. When the
+/// requeue fails, or the case runs outside Slurm, the record says `interrupted` and why, so
+/// that the next `sweep run` continues it.
+fn end_attempt(mut record: CaseRecord, dir: &Path, requeue: bool) {
+    let write = |record: &CaseRecord| {
+        if let Err(e) = record.write(dir) {
+            eprintln!("Error: {e}");
         }
+    };
+    if !requeue {
+        write(&record);
+        return;
     }
-    log::logger().flush();
-    code
+    let stopped = record.message.take().unwrap_or_default();
+    record.outcome = Outcome::Requeued;
+    record.message = Some(format!(
+        "{stopped}; requeued: Slurm starts it again from its checkpoint"
+    ));
+    write(&record);
+    let not_requeued = match slurm::requeue_this_task() {
+        Ok(true) => {
+            log::info!("Requeued the Slurm task; it continues from the checkpoint.");
+            return;
+        }
+        Ok(false) => "not requeued: not a Slurm task".to_owned(),
+        Err(e) => {
+            log::error!("{e}");
+            format!("not requeued: {e}")
+        }
+    };
+    record.outcome = Outcome::Interrupted;
+    record.message = Some(format!("{stopped}; {not_requeued}"));
+    write(&record);
 }
 
 /// How one attempt of a case ended.

@@ -151,10 +151,26 @@ pub fn collect(dir: &Path) -> Result<Collection> {
     Ok(collection)
 }
 
-/// What case `k` left in its working directory.
+/// What case `k` left in its working directory; [`Outcome::Running`] while a process holds
+/// it (its files then belong to an attempt that has not ended).
 fn case_result(plan: &Plan, k: usize, warnings: &mut Vec<String>) -> CaseResult {
     let case = &plan.cases[k];
     let case_dir = plan.case_dir(k);
+    if let Ok(Some(holder)) = mastersim::WorkingDirLock::holder_of(&case_dir) {
+        return CaseResult {
+            case: k,
+            label: plan.label(case),
+            overrides: case.overrides.clone(),
+            outcome: Outcome::Running,
+            exit_code: None,
+            wall_seconds: None,
+            attempts: None,
+            message: Some(holder),
+            t_reached: None,
+            counters: None,
+            outputs: BTreeMap::new(),
+        };
+    }
     let record = CaseRecord::read(&case_dir);
     let summary_path = case_dir.join("log").join("summary.json");
     let summary: Option<SummaryJson> =
@@ -302,8 +318,9 @@ fn write_sweep_csv(plan: &Plan, collection: &Collection) -> Result<()> {
 
 /// Writes a JUnit XML report of `collection` to `path`: one `testsuite` named after the
 /// sweep, one `testcase` per case (named by its label, timed by its wall time). A failed or
-/// timed-out case has a `failure`, an interrupted or never-run case an `error`, each with the
-/// message. The layout follows the JUnit schema that Jenkins and GitLab read (`junit-10.xsd`).
+/// timed-out case has a `failure`, an interrupted, requeued, running or never-run case an
+/// `error`, each with the message. The layout follows the JUnit schema that Jenkins and
+/// GitLab read (`junit-10.xsd`).
 ///
 /// # Errors
 /// [`Error::Io`] naming `path`.
@@ -404,11 +421,14 @@ pub fn write_junit(collection: &Collection, path: &Path) -> Result<()> {
 }
 
 /// The JUnit element of a case that did not run to its end: `failure` for a failed or
-/// timed-out case, `error` for an interrupted or never-run one; `None` for success.
+/// timed-out case, `error` for an interrupted, requeued, running or never-run one; `None` for
+/// success.
 fn junit_kind(outcome: Outcome) -> Option<&'static str> {
     match outcome {
         Outcome::Failed | Outcome::TimedOut => Some("failure"),
-        Outcome::Interrupted | Outcome::NotRun => Some("error"),
+        Outcome::Interrupted | Outcome::Requeued | Outcome::Running | Outcome::NotRun => {
+            Some("error")
+        }
         Outcome::Completed | Outcome::Terminated => None,
     }
 }

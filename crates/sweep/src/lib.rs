@@ -11,7 +11,11 @@
 //! [`write_junit`] a JUnit XML report.
 //!
 //! Rerunning a sweep skips the cases that ran to their end with the same command line and
-//! continues interrupted ones from their checkpoints (`docs/checkpoints.md`).
+//! continues interrupted ones from their checkpoints (`docs/checkpoints.md`). No case runs
+//! twice at once: every run holds its working directory ([`mastersim::WorkingDirLock`]), the
+//! local executor starts no case another process holds ([`Held`]), and the Slurm executor
+//! records its jobs and submits no case whose task Slurm still holds
+//! ([`slurm::queued_tasks`]).
 //!
 //! The formats and commands are documented in `docs/sweeps.md`.
 
@@ -23,6 +27,7 @@ mod error;
 mod files;
 mod local;
 mod plan;
+mod queue;
 pub mod slurm;
 mod spec;
 mod status;
@@ -31,7 +36,7 @@ use std::path::Path;
 
 pub use collect::{CaseResult, Collection, OutputStats, SWEEP_JSON_SCHEMA, collect, write_junit};
 pub use error::{Error, Result};
-pub use local::{Ended, KILL_GRACE, LocalOptions, run_local};
+pub use local::{Ended, Held, KILL_GRACE, LocalOptions, LocalRun, run_local};
 pub use plan::{Case, PLAN_SCHEMA, PLAN_VERSION, Plan, batch_plan};
 pub use spec::{default_dir, read_sweep_file};
 pub use status::{CaseRecord, Outcome};

@@ -6,8 +6,13 @@
 //! checkpoint and its results so far, and the next run of the sweep continues it). A case that
 //! exceeds the sweep's wall-time limit stops itself; one that does not react is killed after
 //! [`KILL_GRACE`]. A case that fails does not stop the others.
+//!
+//! A case whose working directory is held by a running process (the same case started by
+//! another `sweep case`, a Slurm task, a plain run; [`mastersim::WorkingDirLock`]) is not
+//! started: it is reported as [`Held`], never as failed.
 
 use std::collections::HashMap;
+use std::io::Write as _;
 use std::os::unix::process::{CommandExt as _, ExitStatusExt as _};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
@@ -46,6 +51,39 @@ pub struct Ended {
     pub code: i32,
 }
 
+/// A case that was not started because a running process holds its working directory.
+#[derive(Debug, Clone)]
+pub struct Held {
+    /// The case number.
+    pub case: usize,
+    /// The holder line of the lock file: process id, host, start time and command line.
+    pub holder: String,
+}
+
+/// What [`run_local`] did.
+#[derive(Debug, Clone, Default)]
+pub struct LocalRun {
+    /// The cases that ran, in the order they ended.
+    pub ended: Vec<Ended>,
+    /// The cases that were not started because another process holds them.
+    pub held: Vec<Held>,
+}
+
+/// What became of one case the executor took up.
+enum Taken {
+    /// It ran.
+    Ended(Ended),
+    /// Another process holds it.
+    Held(Held),
+}
+
+/// The holder of case `k`'s working directory, when a running process holds it.
+fn holder(plan: &Plan, k: usize) -> Option<String> {
+    mastersim::WorkingDirLock::holder_of(&plan.case_dir(k))
+        .ok()
+        .flatten()
+}
+
 /// The command of case `k` of the sweep in `dir`: `<exe> sweep case <dir> <k>`.
 fn case_command(exe: &Path, dir: &Path, k: usize) -> Command {
     let mut command = Command::new(exe);
@@ -56,10 +94,14 @@ fn case_command(exe: &Path, dir: &Path, k: usize) -> Command {
 /// Runs the cases `cases` of `plan` as child processes, `options.jobs` at a time; each
 /// child's console output goes to `cases/<k>/console.txt`. When `stop` is raised, no further
 /// case starts and the running ones get SIGTERM once. Returns the cases that ran, in the order
-/// they ended.
+/// they ended, and those that another process held.
 ///
 /// A child that ends by a signal cannot write its own record; the executor writes it
-/// (`interrupted` for SIGTERM, SIGINT and SIGKILL, `failed` for a crash).
+/// (`interrupted` for SIGTERM, SIGINT, SIGUSR1 and SIGKILL, `failed` for a crash).
+///
+/// A case whose working directory another process holds when its turn comes is not started
+/// (a line on the progress bar names it and the holder) and is returned in
+/// [`LocalRun::held`].
 ///
 /// # Errors
 /// [`Error::Command`] when a child process cannot be started.
@@ -68,12 +110,12 @@ pub fn run_local(
     cases: &[usize],
     options: &LocalOptions,
     stop: &AtomicBool,
-) -> Result<Vec<Ended>> {
+) -> Result<LocalRun> {
     let next = AtomicUsize::new(0);
     let running = Mutex::new(Running::default());
-    let (sender, receiver) = mpsc::channel::<Result<Ended>>();
+    let (sender, receiver) = mpsc::channel::<Result<Taken>>();
     let bar = progress_bar(plan, cases.len(), options.progress);
-    let mut ended_cases = Vec::new();
+    let mut done = LocalRun::default();
     let mut failed = 0usize;
     let mut first_error = None;
     std::thread::scope(|scope| {
@@ -95,10 +137,24 @@ pub fn run_local(
         drop(sender);
         loop {
             match receiver.recv_timeout(Duration::from_millis(100)) {
-                Ok(Ok(ended)) => {
+                Ok(Ok(Taken::Held(held))) => {
+                    // On stdout also when the bar is hidden (not a terminal); a closed stdout
+                    // is no error.
+                    bar.suspend(|| {
+                        let _ = writeln!(
+                            std::io::stdout(),
+                            "{}: running in another process ({}); not started",
+                            plan.label(&plan.cases[held.case]),
+                            held.holder
+                        );
+                    });
+                    bar.inc(1);
+                    done.held.push(held);
+                }
+                Ok(Ok(Taken::Ended(ended))) => {
                     let outcome = CaseRecord::read(&plan.case_dir(ended.case))
                         .map_or(Outcome::Failed, |r| r.outcome);
-                    if !outcome.is_success() && outcome != Outcome::Interrupted {
+                    if !outcome.is_success() && !outcome.is_unfinished() {
                         failed += 1;
                         bar.set_message(format!("{failed} failed"));
                         bar.println(format!(
@@ -110,7 +166,7 @@ pub fn run_local(
                         ));
                     }
                     bar.inc(1);
-                    ended_cases.push(ended);
+                    done.ended.push(ended);
                 }
                 Ok(Err(e)) => {
                     stop.store(true, Ordering::Relaxed);
@@ -140,7 +196,7 @@ pub fn run_local(
     bar.finish_and_clear();
     match first_error {
         Some(e) => Err(e),
-        None => Ok(ended_cases),
+        None => Ok(done),
     }
 }
 
@@ -154,7 +210,12 @@ struct Running {
 }
 
 /// Runs case `k` in a child process and waits for it; registers it in `running` meanwhile.
-fn run_case(plan: &Plan, k: usize, exe: &Path, running: &Mutex<Running>) -> Result<Ended> {
+/// A case held by another process is not started; one that another process took between the
+/// look and the start ends with exit code 2 without writing anything, and counts as held too.
+fn run_case(plan: &Plan, k: usize, exe: &Path, running: &Mutex<Running>) -> Result<Taken> {
+    if let Some(holder) = holder(plan, k) {
+        return Ok(Taken::Held(Held { case: k, holder }));
+    }
     let console_path = plan.case_dir(k).join("console.txt");
     let console = std::fs::OpenOptions::new()
         .create(true)
@@ -194,7 +255,12 @@ fn run_case(plan: &Plan, k: usize, exe: &Path, running: &Mutex<Running>) -> Resu
     if let Some(signal) = status.signal() {
         record_signal_death(plan, k, signal, code)?;
     }
-    Ok(Ended { case: k, code })
+    if code == 2
+        && let Some(holder) = holder(plan, k)
+    {
+        return Ok(Taken::Held(Held { case: k, holder }));
+    }
+    Ok(Taken::Ended(Ended { case: k, code }))
 }
 
 /// The exit code of `status`, or 128 + the signal that ended the process (the shell's rule).
@@ -205,8 +271,8 @@ fn exit_code(status: ExitStatus) -> i32 {
 }
 
 /// The record of case `k` after its process was ended by `signal`, which left no record of
-/// its own: `interrupted` for SIGTERM, SIGINT and SIGKILL (a rerun continues it from its last
-/// checkpoint), `failed` for any other signal (a crash).
+/// its own: `interrupted` for SIGTERM, SIGINT, SIGUSR1 and SIGKILL (a rerun continues it from
+/// its last checkpoint), `failed` for any other signal (a crash).
 ///
 /// # Errors
 /// [`Error::Io`] when the record cannot be written.
@@ -215,9 +281,14 @@ fn record_signal_death(plan: &Plan, k: usize, signal: i32, code: i32) -> Result<
     let dir = plan.case_dir(k);
     let name = Signal::try_from(signal)
         .map_or_else(|_| format!("signal {signal}"), |s| s.as_str().to_owned());
-    let outcome = if [Signal::SIGTERM, Signal::SIGINT, Signal::SIGKILL]
-        .iter()
-        .any(|s| *s as i32 == signal)
+    let outcome = if [
+        Signal::SIGTERM,
+        Signal::SIGINT,
+        Signal::SIGUSR1,
+        Signal::SIGKILL,
+    ]
+    .iter()
+    .any(|s| *s as i32 == signal)
     {
         Outcome::Interrupted
     } else {

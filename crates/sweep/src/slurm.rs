@@ -1,13 +1,21 @@
 //! The Slurm executor: one job array whose task `k` runs case `k`
-//! (`mastersim sweep case <dir> <k> --slurm-requeue`), submitted with `sbatch`.
+//! (`mastersim sweep case <dir> <k> --slurm-requeue`), submitted with `sbatch`; every
+//! submission is recorded in the sweep directory (module `queue`), so that a later
+//! `sweep run` submits no case whose task is still queued.
 //!
-//! The job script asks Slurm for a SIGTERM `signal_margin` seconds before a task's time limit
-//! (`--signal=B:TERM@…`) and allows requeueing (`--requeue`). The script `exec`s the case, so
-//! the signal reaches `mastersim` itself: the case stops at its next communication point,
-//! writes a checkpoint and its results so far, and requeues its own array task
-//! (`scontrol requeue <job>_<k>`); when the task starts again, the case continues from the
-//! checkpoint. The same happens for `scancel --batch --signal=TERM <job>_<k>` and when a
-//! preempting job takes the node.
+//! Signals (`docs/sweeps.md`; Slurm's documentation of `sbatch --signal`, `scancel` and
+//! preemption is the reference):
+//!
+//! - The job script asks Slurm for SIGUSR1 `signal_margin` seconds before a task's time limit
+//!   (`--signal=B:USR1@…`, sent to the batch script only) and allows requeueing
+//!   (`--requeue`). The script `exec`s the case, so the signal reaches `mastersim` itself: the
+//!   case stops at its next communication point, writes a checkpoint and its results so far,
+//!   and requeues its own array task ([`requeue_this_task`]); when the task starts again, the
+//!   case continues from the checkpoint.
+//! - SIGTERM is a cancel (`scancel <job>_<k>` sends it to the batch script, then SIGKILL after
+//!   the cluster's `KillWait`): the case stops with a checkpoint and does not requeue itself.
+//!   Where Slurm preempts with `PreemptMode=REQUEUE`, Slurm sends the same SIGTERM and
+//!   requeues the task itself; the case continues from its checkpoint when it starts again.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -16,6 +24,10 @@ use std::process::Command;
 use crate::error::{Error, Result};
 use crate::files::write_atomically;
 use crate::plan::Plan;
+use crate::queue::record_submission;
+pub use crate::queue::{
+    JOBS_SCHEMA, QueuedTask, Submission, jobs_path, queued_tasks, submissions, wait_until_done,
+};
 
 /// Options of [`submit`].
 #[derive(Debug, Clone)]
@@ -30,12 +42,11 @@ pub struct SlurmOptions {
     /// otherwise the sweep's wall-time limit plus the margin, rounded up to minutes, or the
     /// partition's default.
     pub time: Option<String>,
-    /// Seconds before the time limit at which Slurm sends SIGTERM (`--signal=B:TERM@…`).
+    /// Seconds before the time limit at which Slurm sends the time-limit warning SIGUSR1
+    /// (`--signal=B:USR1@…`). Slurm may send it up to a minute early.
     pub signal_margin: u32,
     /// Further `sbatch` options, each written as one `#SBATCH` line.
     pub extra: Vec<String>,
-    /// Wait until every task has ended (`sbatch --wait`).
-    pub wait: bool,
 }
 
 /// The array specification of `cases`: ranges of consecutive numbers (`0-3,5,7-11`), with
@@ -115,7 +126,7 @@ pub fn job_script(plan: &Plan, cases: &[usize], options: &SlurmOptions) -> Strin
         "#SBATCH --ntasks=1".to_owned(),
         "#SBATCH --cpus-per-task=1".to_owned(),
         "#SBATCH --requeue".to_owned(),
-        format!("#SBATCH --signal=B:TERM@{}", options.signal_margin),
+        format!("#SBATCH --signal=B:USR1@{}", options.signal_margin),
     ];
     if let Some(partition) = &options.partition {
         lines.push(format!("#SBATCH --partition={}", sbatch_value(partition)));
@@ -138,29 +149,21 @@ pub fn job_script(plan: &Plan, cases: &[usize], options: &SlurmOptions) -> Strin
     lines.join("\n") + "\n"
 }
 
-/// Writes the job script of `cases` to `<dir>/slurm/job.sh` and submits it with `sbatch`
-/// (from `PATH`); with [`SlurmOptions::wait`], returns when every task has ended. Returns
-/// the job id.
+/// Writes the job script of `cases` to `<dir>/slurm/job.sh`, submits it with `sbatch` (from
+/// `PATH`) and records the submission in `<dir>/slurm/jobs.json` ([`queued_tasks`] reads
+/// it). Returns the job id at once; [`wait_until_done`] waits for the tasks.
 ///
 /// # Errors
-/// [`Error::Io`] when the script cannot be written; [`Error::Command`] when `sbatch` cannot
-/// be started or refuses the job (with its message).
+/// [`Error::Io`] when the script or the record cannot be written; [`Error::Command`] when
+/// `sbatch` cannot be started or refuses the job (with its message).
 pub fn submit(plan: &Plan, cases: &[usize], options: &SlurmOptions) -> Result<String> {
     let folder = plan.dir.join("slurm");
     std::fs::create_dir_all(&folder).map_err(Error::io(&folder))?;
     let script = folder.join("job.sh");
     write_atomically(&script, job_script(plan, cases, options).as_bytes())?;
     let mut command = Command::new("sbatch");
-    command.arg("--parsable");
-    if options.wait {
-        command.arg("--wait");
-    }
-    command.arg(&script);
-    let shown = format!(
-        "sbatch{} {}",
-        if options.wait { " --wait" } else { "" },
-        script.display()
-    );
+    command.arg("--parsable").arg(&script);
+    let shown = format!("sbatch {}", script.display());
     let output = command.output().map_err(|e| Error::Command {
         command: shown.clone(),
         message: format!("{e} (is Slurm installed and sbatch on PATH?)"),
@@ -173,9 +176,20 @@ pub fn submit(plan: &Plan, cases: &[usize], options: &SlurmOptions) -> Result<St
         .map(str::trim)
         .filter(|id| !id.is_empty() && id.chars().all(|c| c.is_ascii_digit()));
     match job {
-        // With --wait, sbatch exits with the highest exit code of the tasks: failed cases
-        // are reported by the collection, not here.
-        Some(job) if output.status.success() || options.wait => Ok(job.to_owned()),
+        Some(job) if output.status.success() => {
+            let submission = Submission {
+                job: job.to_owned(),
+                array: array_spec(cases, None),
+            };
+            record_submission(&plan.dir, submission).map_err(|e| Error::Command {
+                command: shown,
+                message: format!(
+                    "submitted as job {job}, but the job could not be recorded ({e}): run no \
+                     `sweep run` of this sweep until `squeue -j {job}` shows nothing"
+                ),
+            })?;
+            Ok(job.to_owned())
+        }
         _ => Err(Error::Command {
             command: shown,
             message: format!(
@@ -188,8 +202,9 @@ pub fn submit(plan: &Plan, cases: &[usize], options: &SlurmOptions) -> Result<St
 }
 
 /// Requeues the array task this process runs in (`scontrol requeue <job>_<task>`, from the
-/// environment Slurm sets), so that it starts again and continues from its checkpoint.
-/// Returns `Ok(false)` outside Slurm.
+/// environment Slurm sets), so that it starts again and continues from its checkpoint. Slurm
+/// then ends this task as it ends a cancelled one (SIGTERM, then SIGKILL after `KillWait`), so
+/// everything must be written before. Returns `Ok(false)` outside Slurm.
 ///
 /// # Errors
 /// [`Error::Command`] when `scontrol` cannot be run or refuses.

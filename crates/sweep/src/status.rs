@@ -22,9 +22,18 @@ pub enum Outcome {
     /// Stopped by the sweep's wall-time limit, or an FMU call exceeded `--step-timeout`
     /// (exit code 124).
     TimedOut,
-    /// Stopped by SIGTERM or SIGINT (exit code 143 or 130): continued from its checkpoint by
-    /// the next run of the sweep.
+    /// Stopped by SIGTERM or SIGINT (exit code 143 or 130: a cancel, Ctrl-C, a stopped
+    /// `sweep run`, Slurm's preemption), killed (SIGKILL), or stopped by the time-limit warning
+    /// SIGUSR1 (exit code 138) where it could not requeue itself: continued from its
+    /// checkpoint by the next run of the sweep (or by Slurm, where Slurm requeued it).
     Interrupted,
+    /// Stopped by the time-limit warning SIGUSR1 under Slurm (exit code 138) after a
+    /// checkpoint, with its array task requeued: Slurm starts it again and it continues from
+    /// its checkpoint.
+    Requeued,
+    /// Its working directory is held by a running process right now (seen by `collect`; no
+    /// case writes it).
+    Running,
     /// No attempt has ended yet (no record; used by `collect`).
     NotRun,
 }
@@ -35,6 +44,15 @@ impl Outcome {
         matches!(self, Outcome::Completed | Outcome::Terminated)
     }
 
+    /// Whether the case continues from its checkpoint when it runs again (interrupted or
+    /// requeued), or is still running: stopped, but not failed.
+    pub fn is_unfinished(self) -> bool {
+        matches!(
+            self,
+            Outcome::Interrupted | Outcome::Requeued | Outcome::Running
+        )
+    }
+
     /// The outcome of an exit code of `mastersim` (`docs/robustness.md`), given the
     /// `summary.json` outcome for code 0 (`Terminated` stays apart from `Completed`).
     pub fn from_exit_code(code: i32, summary_outcome: Option<&str>) -> Outcome {
@@ -42,7 +60,7 @@ impl Outcome {
             0 if summary_outcome == Some("Terminated") => Outcome::Terminated,
             0 => Outcome::Completed,
             124 => Outcome::TimedOut,
-            130 | 143 => Outcome::Interrupted,
+            130 | 138 | 143 => Outcome::Interrupted,
             _ => Outcome::Failed,
         }
     }
@@ -55,6 +73,8 @@ impl Outcome {
             Outcome::Failed => "failed",
             Outcome::TimedOut => "timed_out",
             Outcome::Interrupted => "interrupted",
+            Outcome::Requeued => "requeued",
+            Outcome::Running => "running",
             Outcome::NotRun => "not_run",
         }
     }

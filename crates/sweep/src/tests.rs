@@ -1,11 +1,13 @@
-//! Unit tests of the pure parts: case generation, the array specification, quoting, output
-//! statistics, paths and the JUnit writer.
+//! Unit tests of the pure parts: case generation, the array specification, quoting, the job
+//! script's signals, reading `squeue` and the record of submissions, outcomes of exit codes,
+//! output statistics, paths and the JUnit writer.
 
 use std::path::Path;
 
 use crate::collect::{CaseResult, Collection, OutputStats, write_junit};
 use crate::files::absolute;
-use crate::slurm::{array_spec, shell_quote};
+use crate::queue::{Submission, parse_squeue};
+use crate::slurm::{SlurmOptions, array_spec, job_script, shell_quote};
 use crate::{Outcome, Plan, read_sweep_file};
 
 /// Writes `text` as `sweep.toml` next to an empty `base.msim` in `dir` and reads the plan.
@@ -186,4 +188,111 @@ fn junit_escapes_messages_and_counts_failures() {
         xml.contains(r#"<error message="the case has not run" type="not_run">"#),
         "{xml}"
     );
+}
+
+#[test]
+fn the_job_script_asks_for_the_warning_signal_and_requeueing() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let plan = plan(tmp.path(), "[grid]\nx = [1, 2, 3]\n").expect("plan");
+    let options = SlurmOptions {
+        exe: "/opt/my tools/mastersim".into(),
+        max_parallel: Some(2),
+        partition: None,
+        time: None,
+        signal_margin: 90,
+        extra: vec!["--account=p42".to_owned()],
+    };
+    let script = job_script(&plan, &[0, 2], &options);
+    for line in [
+        "#SBATCH --array=0,2%2",
+        "#SBATCH --requeue",
+        "#SBATCH --signal=B:USR1@90",
+        "#SBATCH --account=p42",
+        "exec '/opt/my tools/mastersim' sweep case ",
+    ] {
+        assert!(script.contains(line), "no '{line}' in:\n{script}");
+    }
+    assert!(
+        script
+            .trim_end()
+            .ends_with("\"$SLURM_ARRAY_TASK_ID\" --slurm-requeue")
+    );
+    assert!(
+        !script.contains("TERM"),
+        "SIGTERM is a cancel, never asked for:\n{script}"
+    );
+}
+
+#[test]
+fn squeue_lines_of_other_jobs_and_cases_are_left_out() {
+    let jobs = [
+        Submission {
+            job: "41".to_owned(),
+            array: "0-3".to_owned(),
+        },
+        Submission {
+            job: "57".to_owned(),
+            array: "1".to_owned(),
+        },
+    ];
+    let text = "41|0|RUNNING\n41|2|PENDING\n99|1|RUNNING\n57|1|COMPLETING\n41|N/A|PENDING\n\
+                41|7|PENDING\ngarbage\n";
+    let tasks = parse_squeue(text, &jobs, 4);
+    let seen: Vec<(usize, &str, &str)> = tasks
+        .iter()
+        .map(|t| (t.case, t.task.as_str(), t.state.as_str()))
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            (0, "41_0", "RUNNING"),
+            (2, "41_2", "PENDING"),
+            (1, "57_1", "COMPLETING")
+        ]
+    );
+}
+
+#[test]
+fn submissions_are_recorded_and_a_broken_record_is_refused() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let dir = tmp.path();
+    assert!(crate::slurm::submissions(dir).expect("none yet").is_empty());
+    for (job, array) in [("7", "0-4"), ("9", "2")] {
+        let submission = Submission {
+            job: job.to_owned(),
+            array: array.to_owned(),
+        };
+        crate::queue::record_submission(dir, submission).expect("recorded");
+    }
+    let jobs = crate::slurm::submissions(dir).expect("readable");
+    assert_eq!(
+        jobs.iter().map(|s| s.job.as_str()).collect::<Vec<_>>(),
+        ["7", "9"]
+    );
+    std::fs::write(crate::slurm::jobs_path(dir), "{\"jobs\": 3}").expect("write");
+    let error = crate::slurm::submissions(dir)
+        .expect_err("broken")
+        .to_string();
+    assert!(
+        error.contains("jobs.json") && error.contains("not a list of Slurm jobs"),
+        "{error}"
+    );
+}
+
+#[test]
+fn exit_codes_map_to_outcomes() {
+    assert_eq!(Outcome::from_exit_code(0, None), Outcome::Completed);
+    assert_eq!(
+        Outcome::from_exit_code(0, Some("Terminated")),
+        Outcome::Terminated
+    );
+    for code in [130, 138, 143] {
+        assert_eq!(Outcome::from_exit_code(code, None), Outcome::Interrupted);
+    }
+    assert_eq!(Outcome::from_exit_code(124, None), Outcome::TimedOut);
+    assert_eq!(Outcome::from_exit_code(1, None), Outcome::Failed);
+    assert_eq!(Outcome::Requeued.name(), "requeued");
+    assert_eq!(Outcome::Running.name(), "running");
+    assert!(Outcome::Requeued.is_unfinished() && !Outcome::Requeued.is_success());
+    assert!(!Outcome::Failed.is_unfinished());
 }
