@@ -187,6 +187,9 @@ impl Session {
                 &ssp::LoadOptions {
                     parameter_set: options.parameter_set.clone(),
                     extract_dir: wd.join("ssp"),
+                    extract: fmi::archive::ExtractOptions {
+                        max_total_size: options.max_fmu_size,
+                    },
                 },
             )?;
             not_in_msim = system.not_in_msim;

@@ -42,6 +42,8 @@ pub struct LoadOptions {
     /// Where an `.ssp` archive is extracted (created when missing). Unused for folders and
     /// `.ssd` files.
     pub extract_dir: PathBuf,
+    /// The limits on extracting an `.ssp` archive (mastersim's `--max-fmu-size`).
+    pub extract: fmi::archive::ExtractOptions,
 }
 
 /// An SSP system read into a project.
@@ -127,12 +129,7 @@ fn locate(path: &Path, options: &LoadOptions) -> Result<PathBuf> {
     if extension.as_deref() != Some("ssp") {
         return Ok(std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()));
     }
-    fmi::archive::extract(
-        path,
-        &options.extract_dir,
-        &fmi::archive::ExtractOptions::default(),
-    )
-    .map_err(|e| {
+    fmi::archive::extract(path, &options.extract_dir, &options.extract).map_err(|e| {
         let kind = match e {
             fmi::Error::Io { .. } => ErrorKind::Io,
             _ => ErrorKind::Invalid,

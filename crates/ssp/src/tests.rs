@@ -58,6 +58,7 @@ fn load_folder(dir: &Path) -> Result<System> {
         &LoadOptions {
             parameter_set: None,
             extract_dir: dir.join("unused"),
+            extract: Default::default(),
         },
     )
 }
