@@ -359,6 +359,26 @@ pub enum Error {
         /// Why that variable cannot size the dimension, e.g. `is not of an integer type`.
         problem: &'static str,
     },
+    /// FMI 3.0: the `clocks` attribute of a variable lists a value reference that names no
+    /// variable, or a variable that is not a `Clock`.
+    ///
+    /// Spec: FMI 3.0 §2.4.7.4 (`clocks`: a list of value references of Clock variables).
+    #[error(
+        "{}: {element}: attribute 'clocks' lists valueReference {value_reference}, which {}; \
+         it must list Clock variables",
+        path.display(),
+        target.as_ref().map_or("names no variable".to_owned(), |t| format!("names {t}, not a Clock"))
+    )]
+    ClockReference {
+        /// The `modelDescription.xml` file.
+        path: PathBuf,
+        /// The clocked variable, e.g. `ModelVariables/Float64[3] 'x'`.
+        element: String,
+        /// The value reference as listed.
+        value_reference: u32,
+        /// The variable it names, e.g. `ModelVariables/Int8[1] 'n'`; `None` when it names none.
+        target: Option<String>,
+    },
     /// FMI 3.0: the size of an array `Dimension` is not a non-negative integer.
     ///
     /// Spec: FMI 3.0 §2.4.7.6 (`Dimension`).

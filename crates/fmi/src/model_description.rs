@@ -399,7 +399,10 @@ impl ModelDescription {
     /// - FMI 3.0 only: [`crate::Error::UnknownVariableElement`] (a child of `ModelVariables`
     ///   that is not a variable), [`crate::Error::DuplicateValueReference`],
     ///   [`crate::Error::DimensionReference`], [`crate::Error::DimensionTarget`] and
-    ///   [`crate::Error::InvalidDimensionSize`] (an array size that cannot be found),
+    ///   [`crate::Error::InvalidDimensionSize`] (an array size that cannot be found: the
+    ///   `Dimension` names no variable, or one that is not a scalar integer constant or
+    ///   structural parameter of variability fixed or tunable, or has no valid start value),
+    ///   [`crate::Error::ClockReference`] (a `clocks` attribute that lists a non-clock),
     ///   [`crate::Error::ArrayTooLarge`] (more than 1 000 000 scalars),
     ///   [`crate::Error::StartCount`] (start values neither one per element nor one for all).
     ///   Elements are named by path, e.g. `ModelVariables/Float64[3] 'x'` (the third
@@ -415,7 +418,8 @@ impl ModelDescription {
     /// reference either (read through its value reference). FMI 3.0 problems that do not stop reading are warnings too:
     /// attributes outside FMI 3.0 (once per element name and attribute), a pre-release
     /// version, an undefined or mismatched `declaredType`, a display unit its unit does not
-    /// define, an array with a dimension of size 0.
+    /// define, an array with a dimension of size 0, an array sized by a structural parameter
+    /// that is not a UInt64 or has no `variability`.
     ///
     /// Spec: FMI 2.0.2 §2.2.1 (`fmiModelDescription`), §2.2.7 (`ModelVariables`), §2.2.8
     /// (`ModelStructure`), §4.3.1 (`CoSimulation`); FMI 1.0 §2.2–§2.4, FMI 1.0 CS §3
