@@ -625,7 +625,7 @@ const DESCRIPTION_V3: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
   <DefaultExperiment stopTime="2" stepSize="0.5"/>
   <ModelVariables>
     <Float64 name="time" valueReference="0" causality="independent"/>
-    <UInt16 name="n" valueReference="1" causality="structuralParameter" variability="fixed" start="2"/>
+    <UInt64 name="n" valueReference="1" causality="structuralParameter" variability="fixed" start="2"/>
     <Float64 name="pos" valueReference="2" causality="output" declaredType="Length"
         start="1 2 3 4" description="Positions">
       <Dimension start="2"/><Dimension valueReference="1"/>
@@ -693,7 +693,7 @@ fn fmi3_arrays_data_types_and_clocks_are_shown() {
     );
     assert_eq!(
         row(&text, "n"),
-        ["n", "structuralParameter", "fixed", "UInt16", "2"]
+        ["n", "structuralParameter", "fixed", "UInt64", "2"]
     );
     assert_eq!(
         row(&text, "code"),

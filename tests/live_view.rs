@@ -277,3 +277,43 @@ fn view_serves_stored_results_exactly() {
     }
     std::fs::remove_file(&project).unwrap();
 }
+
+/// Bad ranges and positions sent to a running `mastersim --live` are answered with 400 and a
+/// JSON error naming the parameter; the server thread survives them (the reversed range
+/// `from=50&to=10` used to panic it) and the run ends normally.
+#[test]
+fn bad_requests_get_400_with_json_and_the_view_goes_on() {
+    let tmp = tempfile::tempdir().unwrap();
+    let project = lotka_volterra(tmp.path(), 1.0);
+    let live = LiveRun::start(&project, &tmp.path().join("wd"), &[]);
+    live.command("start");
+    live.wait_for(Duration::from_secs(30), |s| s["state"] == "finished");
+    for (query, says) in [
+        (
+            "rows?from=50&to=10",
+            "parameters from=50 and to=10 are reversed",
+        ),
+        (
+            "rows?from=-1&to=10",
+            "parameter 'from' is '-1'; expected a row number",
+        ),
+        ("rows?from=0&to=1e3", "parameter 'to' is '1e3'"),
+        ("rows?from=0", "parameter 'to' is missing"),
+        ("stream?from=-3", "parameter 'from' is '-3'"),
+    ] {
+        let r = live.get(query);
+        assert_eq!(r.code, 400, "{query}: {}", r.body);
+        let error = r.json()["error"].as_str().unwrap().to_string();
+        assert!(error.contains(says), "{query}: {error}");
+        // The server still answers, with the rows there are.
+        let rows = live.get("rows?from=50&to=1000000").json();
+        assert_eq!(rows["from"], 50);
+        assert_eq!(rows["rows"].as_array().unwrap().len(), 101 - 50);
+    }
+    let r = live.control(r#"{"command": 7}"#);
+    assert_eq!(r.code, 400, "{}", r.body);
+    assert!(r.json()["error"].as_str().unwrap().contains("command"));
+    let (exit, _) = live.finish();
+    assert!(exit.success(), "{exit:?}");
+    std::fs::remove_file(&project).unwrap();
+}

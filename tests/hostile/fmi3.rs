@@ -12,14 +12,18 @@
 //!
 //! Model descriptions (`AllTypes.fmu` with a patched `modelDescription.xml`, one slave): a
 //! missing `instantiationToken` or `valueReference`, an unknown `causality`, `fmiVersion`
-//! `4.0`, a `Dimension` whose `valueReference` names no variable, a Float64, or a structural
-//! parameter without a start value, a negative `Dimension` size, two start values for an
+//! `4.0`, a `Dimension` whose `valueReference` names no variable, a Float64, a structural
+//! parameter without a start value, an input, an output, a local, a parameter or a discrete
+//! structural parameter, a `clocks` attribute that lists an input, nothing, or no value
+//! reference at all (and one that lists a clock, which is refused as a clock), a negative
+//! `Dimension` size, two start values for an
 //! array of three, a Binary start that is not hexadecimal, a value reference used twice, a
 //! variable element FMI 3.0 does not have (`Real`), `hasEventMode="maybe"`, no
 //! `CoSimulation` element, and unclosed XML. The rows `prerelease_version_accepted` and
 //! `scalar_named_like_an_array_element_is_read` are positive controls: `fmiVersion=
 //! "3.0-beta.3"` is read as FMI 3.0, and a scalar named like an array element (`u[1]`) is
-//! kept (each with a warning), and the runs end with exit code 0.
+//! kept (each with a warning), and the runs end with exit code 0; so does
+//! `structural_parameter_without_variability_is_read` (read as fixed, with a warning).
 //!
 //! Refused FMUs: a `Clock` variable in `AllTypes.fmu` (error naming the FMU and the clock); a
 //! hand-written FMI 3.0 FMU of a model description alone, with an input clock, which shows
@@ -208,6 +212,147 @@ fn model_description_cases() -> Vec<Case> {
                 x,
                 "variability=\"fixed\" start=\"3\"",
                 "variability=\"fixed\""
+            )),
+        ),
+        case(
+            "dimension_reference_to_an_input",
+            2,
+            MD,
+            "ModelVariables/Float64[5] 'ramp'/Dimension[1]",
+            &[
+                "valueReference 19 names ModelVariables/UInt64[1] 'uint64_in', which is an input: \
+                 its value may change during the run",
+                "the size of a dimension is the start value of a scalar integer \
+                 structuralParameter or constant",
+            ],
+            all_types!(|x| replace_once(
+                x,
+                "<Dimension valueReference=\"50\"/>",
+                "<Dimension valueReference=\"19\"/>"
+            )),
+        ),
+        case(
+            "dimension_reference_to_an_output",
+            2,
+            MD,
+            "ModelVariables/Float64[5] 'ramp'/Dimension[1]",
+            &[
+                "names ModelVariables/UInt64[2] 'uint64_out', which is an output, computed by the FMU",
+            ],
+            all_types!(|x| replace_once(
+                x,
+                "<Dimension valueReference=\"50\"/>",
+                "<Dimension valueReference=\"20\"/>"
+            )),
+        ),
+        case(
+            "dimension_reference_to_a_local",
+            2,
+            MD,
+            "ModelVariables/Float64[5] 'ramp'/Dimension[1]",
+            &["names ModelVariables/UInt64[3] 'n', which is a local variable, computed by the FMU"],
+            all_types!(|x| replace_once(
+                x,
+                "causality=\"structuralParameter\" variability=\"fixed\" start=\"3\"",
+                "causality=\"local\" variability=\"fixed\" start=\"3\""
+            )),
+        ),
+        case(
+            "dimension_reference_to_a_parameter",
+            2,
+            MD,
+            "ModelVariables/Float64[5] 'ramp'/Dimension[1]",
+            &[
+                "names ModelVariables/UInt64[3] 'n', which is a parameter, not a \
+                 structuralParameter: it may be set without the array changing its size",
+            ],
+            all_types!(|x| replace_once(
+                x,
+                "causality=\"structuralParameter\" variability=\"fixed\" start=\"3\"",
+                "causality=\"parameter\" variability=\"fixed\" start=\"3\""
+            )),
+        ),
+        case(
+            "dimension_reference_to_a_discrete_structural_parameter",
+            2,
+            MD,
+            "ModelVariables/Float64[5] 'ramp'/Dimension[1]",
+            &[
+                "which is a structuralParameter of variability discrete or continuous (FMI 3.0 \
+               allows fixed or tunable)",
+            ],
+            all_types!(|x| replace_once(
+                x,
+                "causality=\"structuralParameter\" variability=\"fixed\" start=\"3\"",
+                "causality=\"structuralParameter\" variability=\"discrete\" start=\"3\""
+            )),
+        ),
+        case(
+            // Read with a warning, as fixed.
+            "structural_parameter_without_variability_is_read",
+            0,
+            "",
+            "",
+            &[],
+            all_types!(|x| replace_once(
+                x,
+                "causality=\"structuralParameter\" variability=\"fixed\" start=\"3\"",
+                "causality=\"structuralParameter\" start=\"3\""
+            )),
+        ),
+        case(
+            "clocks_attribute_names_an_input",
+            2,
+            MD,
+            "ModelVariables/Float64[5] 'ramp': attribute 'clocks' lists valueReference 5",
+            &[
+                "which names ModelVariables/Int8[1] 'int8_in', not a Clock; it must list Clock variables",
+            ],
+            all_types!(|x| replace_once(
+                x,
+                "name=\"ramp\" valueReference=\"51\"",
+                "name=\"ramp\" valueReference=\"51\" clocks=\"5\""
+            )),
+        ),
+        case(
+            "clocks_attribute_names_nothing",
+            2,
+            MD,
+            "ModelVariables/Float64[5] 'ramp': attribute 'clocks' lists valueReference 99",
+            &["which names no variable"],
+            all_types!(|x| replace_once(
+                x,
+                "name=\"ramp\" valueReference=\"51\"",
+                "name=\"ramp\" valueReference=\"51\" clocks=\"99\""
+            )),
+        ),
+        case(
+            "clocks_attribute_not_value_references",
+            2,
+            MD,
+            "ModelVariables/Float64[5] 'ramp': invalid value 'tick' of attribute 'clocks'",
+            &["value references of Clock variables"],
+            all_types!(|x| replace_once(
+                x,
+                "name=\"ramp\" valueReference=\"51\"",
+                "name=\"ramp\" valueReference=\"51\" clocks=\"tick\""
+            )),
+        ),
+        case(
+            // A `clocks` attribute that names a clock passes; the clock itself is refused.
+            "clocks_attribute_names_a_clock",
+            2,
+            "bad.fmu",
+            "Output clock 'tick'",
+            &["does not support FMI 3.0 clocks"],
+            all_types!(|x| with_variable(
+                &replace_once(
+                    x,
+                    "name=\"ramp\" valueReference=\"51\"",
+                    "name=\"ramp\" valueReference=\"51\" clocks=\"70\""
+                ),
+                "<Clock name=\"tick\" valueReference=\"70\" causality=\"output\" \
+                 intervalVariability=\"triggered\"/>"
             )),
         ),
         case(

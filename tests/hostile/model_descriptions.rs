@@ -12,9 +12,21 @@
 //! Integer and an Enumeration with one value reference are aliases of one `fmi2Integer` value:
 //! legal and accepted whatever their declared types (row `v2_integer_and_enumeration_share_a_vr`
 //! runs with exit code 0).
+//!
+//! Sizes and kinds of file (`size_cases`): a model description is read only up to 256 MiB
+//! (`fmi::model_description::MAX_DESCRIPTION_SIZE`, far above real ones), and only from a
+//! regular file. The rows give a 300 MiB description in the archive (a few hundred KiB
+//! deflated), one that inflates past the size it declares, and with `--skip-unzip` an
+//! extracted one of 1.2 GB (a sparse file), a named pipe and `/dev/zero`; `mastersim info`
+//! on the 300 MiB one is `info_refuses_a_huge_model_description`.
 
+use std::time::Duration;
+
+use super::archives::gain_description;
+use super::archives::raw_zip::RawZip;
 use super::rows::{
-    Case, case, check_table, fmu_entries, fmu_project, patched_entries, replace_once,
+    Case, Input, Sandbox, case, check_table, fmu_entries, fmu_project, fmu_project_text,
+    patched_entries, replace_once, zip_bytes,
 };
 
 /// Removes the first ` <attribute>="…"` from `xml`.
@@ -329,4 +341,167 @@ fn cases() -> Vec<Case> {
 #[test]
 fn hostile_model_descriptions() {
     check_table("model descriptions", cases());
+}
+
+/// Gain's model description with whitespace inside the root element that makes it
+/// `size` bytes long (a valid document of that size).
+fn gain_description_of_size(size: usize) -> Vec<u8> {
+    let xml = String::from_utf8(gain_description()).expect("UTF-8");
+    let end = xml.rfind("</fmiModelDescription>").expect("root end");
+    let mut bytes = Vec::with_capacity(size);
+    bytes.extend_from_slice(&xml.as_bytes()[..end]);
+    bytes.resize(size - (xml.len() - end), b' ');
+    bytes.extend_from_slice(&xml.as_bytes()[end..]);
+    bytes
+}
+
+/// `bad.fmu`: Gain with its model description replaced by `description` (deflated,
+/// declaring `declared` bytes), then the other entries stored.
+fn gain_with_description(description: &[u8], declared: usize) -> Vec<u8> {
+    let mut zip = RawZip::default();
+    zip.deflated_declaring("modelDescription.xml", description, declared);
+    for (name, bytes) in fmu_entries("Gain") {
+        if name != "modelDescription.xml" {
+            zip.stored(&name, &bytes);
+        }
+    }
+    zip.finish()
+}
+
+/// Gain extracted by hand into `wd/fmus/bad` (as an earlier run would have), with
+/// `modelDescription.xml` made by `description` in its place, run with `--skip-unzip`.
+fn extracted_gain(s: &Sandbox, description: impl FnOnce(&std::path::Path)) -> Input {
+    let entries = fmu_entries("Gain");
+    for (name, bytes) in entries.iter().filter(|(n, _)| n != "modelDescription.xml") {
+        s.write(&format!("wd/fmus/bad/{name}"), bytes);
+    }
+    description(&s.dir().join("wd/fmus/bad/modelDescription.xml"));
+    s.write("bad.fmu", &zip_bytes(&entries));
+    s.project(&fmu_project_text(1)).args(&["--skip-unzip"])
+}
+
+/// 300 MiB, more than the 256 MiB limit.
+const HUGE: usize = 300 << 20;
+
+fn size_cases() -> Vec<Case> {
+    vec![
+        case(
+            "huge_model_description_in_archive",
+            2,
+            "bad.fmu/modelDescription.xml",
+            "the archive entry declares 314572800 bytes (300 MiB)",
+            &[
+                "more than the limit of 268435456 bytes (256 MiB) on a model description",
+                "it is not read",
+            ],
+            |s| {
+                let fmu = gain_with_description(&gain_description_of_size(HUGE), HUGE);
+                s.write("bad.fmu", &fmu);
+                s.project(&fmu_project_text(1))
+            },
+        ),
+        case(
+            "model_description_larger_than_it_declares",
+            2,
+            "bad.fmu",
+            "archive entry 'modelDescription.xml' is corrupt",
+            &["larger than its declared uncompressed size"],
+            |s| {
+                let xml = gain_description_of_size(1 << 20);
+                s.write("bad.fmu", &gain_with_description(&xml, 4096));
+                s.project(&fmu_project_text(1))
+            },
+        ),
+        case(
+            "huge_extracted_model_description_with_skip_unzip",
+            2,
+            "wd/fmus/bad/modelDescription.xml",
+            "1200000000 bytes (1.1 GiB), more than the limit of 268435456 bytes (256 MiB) on a \
+             model description",
+            &["it is not read"],
+            |s| {
+                extracted_gain(s, |path| {
+                    // Sparse: a valid start, then a hole; no 1.2 GB are written.
+                    let file = std::fs::File::create(path).expect("create");
+                    std::io::Write::write_all(&mut &file, &gain_description_of_size(4096))
+                        .expect("write");
+                    file.set_len(1_200_000_000).expect("set_len");
+                })
+            },
+        ),
+        case(
+            // Opening a pipe without a writer would wait for ever.
+            "extracted_model_description_is_a_named_pipe",
+            2,
+            "wd/fmus/bad/modelDescription.xml",
+            "not a regular file (a named pipe)",
+            &["a model description must be a file"],
+            |s| {
+                extracted_gain(s, |path| {
+                    let made = std::process::Command::new("mkfifo")
+                        .arg(path)
+                        .status()
+                        .expect("mkfifo");
+                    assert!(made.success());
+                })
+                .limit(Duration::from_secs(10))
+            },
+        ),
+        case(
+            "extracted_model_description_is_dev_zero",
+            2,
+            "wd/fmus/bad/modelDescription.xml",
+            "not a regular file (a character device)",
+            &["a model description must be a file"],
+            |s| {
+                extracted_gain(s, |path| {
+                    std::os::unix::fs::symlink("/dev/zero", path).expect("symlink");
+                })
+                .limit(Duration::from_secs(10))
+            },
+        ),
+    ]
+}
+
+#[test]
+fn hostile_model_description_sizes() {
+    check_table("model description sizes", size_cases());
+}
+
+/// `mastersim info` reads the model description straight from the archive: a 300 MiB one is
+/// refused from its declared size, before anything is decompressed.
+#[test]
+fn info_refuses_a_huge_model_description() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let fmu = tmp.path().join("bad.fmu");
+    std::fs::write(
+        &fmu,
+        gain_with_description(&gain_description_of_size(HUGE), HUGE),
+    )
+    .expect("write");
+    let started = std::time::Instant::now();
+    let run = mastersim_tests::run_args(&["info", fmu.to_str().expect("UTF-8")]);
+    let elapsed = started.elapsed();
+    let stderr = run.stderr();
+    assert_eq!(run.code(), 2, "{stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "{}: the archive entry declares 314572800 bytes (300 MiB), more than the limit of \
+             268435456 bytes (256 MiB) on a model description",
+            fmu.join("modelDescription.xml").display()
+        )),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(elapsed < Duration::from_secs(10), "{elapsed:?}");
+    // The same FMU at the limit's side: 1 MiB of description is read and shown.
+    std::fs::write(
+        &fmu,
+        gain_with_description(&gain_description_of_size(1 << 20), 1 << 20),
+    )
+    .expect("write");
+    let run = mastersim_tests::run_args(&["info", fmu.to_str().expect("UTF-8")]);
+    assert_eq!(run.code(), 0, "{}", run.said());
+    assert!(run.stdout().contains("Gain"), "{}", run.stdout());
 }

@@ -33,11 +33,6 @@ use fmi::{
 };
 use serde::Serialize;
 
-/// Largest `modelDescription.xml` read, in bytes (256 MiB): far above real model
-/// descriptions (the largest known are some tens of MiB), and a bound on the memory a
-/// zip bomb can take.
-const MAX_DESCRIPTION_SIZE: u64 = 256 << 20;
-
 /// Characters of a variable's description shown in the table; longer ones end in `…` (the
 /// JSON output has them in full).
 const DESCRIPTION_WIDTH: usize = 60;
@@ -127,10 +122,9 @@ pub fn run(args: &InfoArgs) -> anyhow::Result<()> {
             path.display()
         );
     }
-    let options = ExtractOptions {
-        max_total_size: MAX_DESCRIPTION_SIZE,
-    };
-    let contents = archive::inspect(path, &options)?;
+    // `inspect` reads at most `fmi::model_description::MAX_DESCRIPTION_SIZE` (256 MiB) of
+    // the description, far above real ones, and refuses a larger one before reading it.
+    let contents = archive::inspect(path, &ExtractOptions::default())?;
     let selected = select(&contents.description.variables, args)?;
     let info = Info::new(path, &contents, &selected);
     if args.json {

@@ -89,21 +89,86 @@ pub enum Error {
         /// Why it was refused.
         reason: &'static str,
     },
-    /// Extraction would write more than [`crate::archive::ExtractOptions::max_total_size`] bytes.
-    #[error(
-        "{}: extracted content exceeds the limit of {limit} bytes (at entry '{entry}')",
-        fmu.display()
-    )]
+    /// The archive would extract to more than [`crate::archive::ExtractOptions::max_total_size`]
+    /// bytes: the sizes its entries declare add up to more (nothing is extracted), or an entry
+    /// inflated past the limit while it was extracted (nothing of the extraction is kept).
+    #[error("{}: {}", fmu.display(), too_large(entry.as_deref(), *declared, *limit))]
     ArchiveTooLarge {
-        /// The `.fmu` file.
+        /// The archive.
         fmu: PathBuf,
-        /// The entry being written when the limit was reached.
-        entry: String,
+        /// The entry being extracted when the limit was passed; `None` when the declared sizes
+        /// pass it, so that nothing was extracted.
+        entry: Option<String>,
+        /// The uncompressed sizes of all entries as the archive declares them, added up, bytes.
+        declared: u64,
         /// The limit, bytes.
         limit: u64,
     },
+    /// Two entries of the archive share bytes (their local headers or data overlap), or an
+    /// entry reaches into the central directory. A valid zip archive never does this; it is
+    /// how a zip bomb makes a small archive inflate to many times its size.
+    ///
+    /// Spec: PKWARE APPNOTE 6.3.10 §4.3.6 (each file: local header, data, then the next).
+    #[error(
+        "{}: archive entry '{first}' overlaps {}; the entries of a valid zip archive never \
+         share bytes (this is how overlapping-entry zip bombs are built)",
+        fmu.display(),
+        second.as_ref().map_or("the central directory".to_owned(), |s| format!("archive entry '{s}'"))
+    )]
+    OverlappingEntries {
+        /// The archive.
+        fmu: PathBuf,
+        /// The entry that starts first, as stored.
+        first: String,
+        /// The entry it overlaps, as stored; `None` for the central directory.
+        second: Option<String>,
+    },
+    /// Two entries of the archive extract to the same path with different content (or one
+    /// as a directory, one as a file): which one is meant is ambiguous. (Entries with the
+    /// same content are extracted once, with a warning.)
+    #[error(
+        "{}: archive entry '{entry}' is listed twice (entries #{first} and #{second} of the \
+         central directory) {reason}; which one is meant is ambiguous",
+        fmu.display()
+    )]
+    DuplicateEntry {
+        /// The archive.
+        fmu: PathBuf,
+        /// The path both entries extract to (`/` separators).
+        entry: String,
+        /// The 1-based position of the first entry in the central directory.
+        first: usize,
+        /// The 1-based position of the second entry.
+        second: usize,
+        /// How they differ, e.g. `with different content (1024 and 2048 bytes)`.
+        reason: String,
+    },
 
     // ----- modelDescription.xml -------------------------------------------------------------
+    /// A `modelDescription.xml` larger than the limit on model descriptions
+    /// ([`crate::model_description::MAX_DESCRIPTION_SIZE`], or a lower limit given to
+    /// [`crate::archive::inspect`]): it is not read.
+    #[error("{}: {}", path.display(), description_too_large(*size, *declared, *limit))]
+    DescriptionTooLarge {
+        /// The file, or `<fmu>/modelDescription.xml` for an archive entry.
+        path: PathBuf,
+        /// Its size, bytes; `None` when reading it passed the limit (a device, a file that
+        /// grows, an archive entry that inflates past its declared size).
+        size: Option<u64>,
+        /// True when `size` is what an archive entry declares.
+        declared: bool,
+        /// The limit, bytes.
+        limit: u64,
+    },
+    /// A `modelDescription.xml` that is not a regular file (a device, a pipe, a socket, a
+    /// directory): it is not opened, since reading it could block or never end.
+    #[error("{}: not a regular file ({kind}); a model description must be a file", path.display())]
+    NotAFile {
+        /// The path.
+        path: PathBuf,
+        /// What it is, e.g. `a character device`.
+        kind: &'static str,
+    },
     /// The XML is not well-formed, is not valid UTF-8 (or Latin-1), or does not fit the schema.
     #[error("{}: malformed XML{}: {message}", path.display(), byte_position(*position))]
     Xml {
@@ -293,6 +358,26 @@ pub enum Error {
         target: String,
         /// Why that variable cannot size the dimension, e.g. `is not of an integer type`.
         problem: &'static str,
+    },
+    /// FMI 3.0: the `clocks` attribute of a variable lists a value reference that names no
+    /// variable, or a variable that is not a `Clock`.
+    ///
+    /// Spec: FMI 3.0 §2.4.7.4 (`clocks`: a list of value references of Clock variables).
+    #[error(
+        "{}: {element}: attribute 'clocks' lists valueReference {value_reference}, which {}; \
+         it must list Clock variables",
+        path.display(),
+        target.as_ref().map_or("names no variable".to_owned(), |t| format!("names {t}, not a Clock"))
+    )]
+    ClockReference {
+        /// The `modelDescription.xml` file.
+        path: PathBuf,
+        /// The clocked variable, e.g. `ModelVariables/Float64[3] 'x'`.
+        element: String,
+        /// The value reference as listed.
+        value_reference: u32,
+        /// The variable it names, e.g. `ModelVariables/Int8[1] 'n'`; `None` when it names none.
+        target: Option<String>,
     },
     /// FMI 3.0: the size of an array `Dimension` is not a non-negative integer.
     ///
@@ -525,5 +610,57 @@ fn platform_hint(platforms: &Option<Vec<String>>) -> String {
         None => "the FMU has no 'binaries' folder".to_owned(),
         Some(p) if p.is_empty() => "the FMU's 'binaries' folder is empty".to_owned(),
         Some(p) => format!("the FMU only has binaries for: {}", p.join(", ")),
+    }
+}
+
+/// `n` bytes in words: `100 bytes`, `20000 bytes (19.5 KiB)`, `1048576 bytes (1 MiB)`.
+fn bytes(n: u64) -> String {
+    let scaled = |unit: u64, name: &str| {
+        let value = n as f64 / unit as f64;
+        if n.is_multiple_of(unit) {
+            format!("{n} bytes ({value:.0} {name})")
+        } else {
+            format!("{n} bytes ({value:.1} {name})")
+        }
+    };
+    match n {
+        0..1024 => format!("{n} bytes"),
+        1024..1_048_576 => scaled(1024, "KiB"),
+        1_048_576..1_073_741_824 => scaled(1 << 20, "MiB"),
+        _ => scaled(1 << 30, "GiB"),
+    }
+}
+
+fn too_large(entry: Option<&str>, declared: u64, limit: u64) -> String {
+    let limit = format!(
+        "the limit of {} on what one archive may extract to",
+        bytes(limit)
+    );
+    match entry {
+        None => format!(
+            "its entries declare {} of content in all, more than {limit}; nothing was \
+             extracted",
+            bytes(declared)
+        ),
+        Some(entry) => format!(
+            "entry '{entry}' inflated past {limit} (the entries declare {} in all); the \
+             extraction stopped there and nothing of it was kept",
+            bytes(declared)
+        ),
+    }
+}
+
+fn description_too_large(size: Option<u64>, declared: bool, limit: u64) -> String {
+    let limit = format!(
+        "the limit of {} on a model description, which real ones stay far below",
+        bytes(limit)
+    );
+    match (size, declared) {
+        (Some(n), true) => format!(
+            "the archive entry declares {}, more than {limit}; it is not read",
+            bytes(n)
+        ),
+        (Some(n), false) => format!("{}, more than {limit}; it is not read", bytes(n)),
+        (None, _) => format!("reading it passed {limit}; it is not read further"),
     }
 }

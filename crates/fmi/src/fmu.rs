@@ -56,7 +56,8 @@ impl Fmu {
     ///
     /// # Errors
     /// - [`Error::MissingModelDescription`]: no `modelDescription.xml` in `dir`;
-    /// - the parse errors of [`ModelDescription::from_file`];
+    /// - the errors of [`ModelDescription::from_file`] (one that is not a regular file, or
+    ///   larger than the limit, among them);
     /// - [`Error::MissingLibrary`]: no library for this platform (the message lists the
     ///   platforms the FMU does have);
     /// - [`Error::LoadLibrary`]: `dlopen` failed (not an ELF file, missing dependencies, …);
@@ -68,7 +69,9 @@ impl Fmu {
     /// (platform tuple `x86_64-linux`).
     pub fn load(dir: &Path) -> Result<Arc<Fmu>> {
         let description_path = dir.join("modelDescription.xml");
-        if !description_path.is_file() {
+        // Something that is there but not a file (a pipe, a device) is refused by `from_file`,
+        // which says what it is.
+        if std::fs::metadata(&description_path).is_err() {
             return Err(Error::MissingModelDescription {
                 path: description_path,
             });
@@ -288,6 +291,23 @@ mod tests {
             matches!(&err, Error::MissingModelDescription { path } if path.ends_with("modelDescription.xml"))
         );
         assert!(err.to_string().contains("modelDescription.xml"), "{err}");
+        // One that is there but is a named pipe is not missing: it is refused unopened.
+        let made = std::process::Command::new("mkfifo")
+            .arg(tmp.path().join("modelDescription.xml"))
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let err = Fmu::load(tmp.path()).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                Error::NotAFile {
+                    kind: "a named pipe",
+                    ..
+                }
+            ),
+            "{err}"
+        );
     }
 
     #[test]

@@ -21,6 +21,15 @@ use crate::{Result, ValueRef};
 
 mod raw;
 
+/// The largest `modelDescription.xml` that is read, bytes (256 MiB), from a file or from an
+/// FMU archive. Real model descriptions stay far below it (tens of MB for models with
+/// hundreds of thousands of variables); a larger one is refused
+/// ([`crate::Error::DescriptionTooLarge`]) before it is read, so that a broken or hostile
+/// file cannot make the process hold gigabytes.
+///
+/// Spec: none (a safety limit of this crate).
+pub const MAX_DESCRIPTION_SIZE: u64 = 256 << 20;
+
 /// Causality of a variable, with FMI 1.0 values mapped onto the FMI 2.0 set.
 ///
 /// FMI 1.0 mapping: `input` → [`Causality::Input`], but [`Causality::Parameter`] when
@@ -337,18 +346,19 @@ impl ModelDescription {
     /// Reads and parses a `modelDescription.xml` file.
     ///
     /// The file must be UTF-8 (a BOM is skipped); a file that is not valid UTF-8 but declares
-    /// `encoding="ISO-8859-1"` is decoded as Latin-1.
+    /// `encoding="ISO-8859-1"` is decoded as Latin-1. It must be a regular file (a link to
+    /// one is followed) of at most [`MAX_DESCRIPTION_SIZE`] bytes: its size is checked before
+    /// it is read, and reading stops past the limit (for a file that grows meanwhile).
     ///
     /// # Errors
-    /// [`crate::Error::Io`] when the file cannot be read, [`crate::Error::Xml`] when it cannot be
-    /// decoded; otherwise as [`ModelDescription::parse`].
+    /// [`crate::Error::Io`] when the file cannot be read, [`crate::Error::NotAFile`] for a
+    /// device, pipe, socket or directory, [`crate::Error::DescriptionTooLarge`] beyond the
+    /// limit, [`crate::Error::Xml`] when it cannot be decoded; otherwise as
+    /// [`ModelDescription::parse`].
     ///
     /// Spec: FMI 2.0.2 §2.2 (file `modelDescription.xml`, UTF-8 encoded), FMI 1.0 §2.2.
     pub fn from_file(path: &Path) -> Result<Self> {
-        let bytes = std::fs::read(path).map_err(|source| crate::Error::Io {
-            path: path.to_owned(),
-            source,
-        })?;
+        let bytes = read_limited(path, MAX_DESCRIPTION_SIZE)?;
         Self::from_bytes(bytes, path).map(|(description, _)| description)
     }
 
@@ -389,7 +399,10 @@ impl ModelDescription {
     /// - FMI 3.0 only: [`crate::Error::UnknownVariableElement`] (a child of `ModelVariables`
     ///   that is not a variable), [`crate::Error::DuplicateValueReference`],
     ///   [`crate::Error::DimensionReference`], [`crate::Error::DimensionTarget`] and
-    ///   [`crate::Error::InvalidDimensionSize`] (an array size that cannot be found),
+    ///   [`crate::Error::InvalidDimensionSize`] (an array size that cannot be found: the
+    ///   `Dimension` names no variable, or one that is not a scalar integer constant or
+    ///   structural parameter of variability fixed or tunable, or has no valid start value),
+    ///   [`crate::Error::ClockReference`] (a `clocks` attribute that lists a non-clock),
     ///   [`crate::Error::ArrayTooLarge`] (more than 1 000 000 scalars),
     ///   [`crate::Error::StartCount`] (start values neither one per element nor one for all).
     ///   Elements are named by path, e.g. `ModelVariables/Float64[3] 'x'` (the third
@@ -405,7 +418,8 @@ impl ModelDescription {
     /// reference either (read through its value reference). FMI 3.0 problems that do not stop reading are warnings too:
     /// attributes outside FMI 3.0 (once per element name and attribute), a pre-release
     /// version, an undefined or mismatched `declaredType`, a display unit its unit does not
-    /// define, an array with a dimension of size 0.
+    /// define, an array with a dimension of size 0, an array sized by a structural parameter
+    /// that is not a UInt64 or has no `variability`.
     ///
     /// Spec: FMI 2.0.2 §2.2.1 (`fmiModelDescription`), §2.2.7 (`ModelVariables`), §2.2.8
     /// (`ModelStructure`), §4.3.1 (`CoSimulation`); FMI 1.0 §2.2–§2.4, FMI 1.0 CS §3
@@ -432,6 +446,61 @@ impl ModelDescription {
     /// The variable `name` refers to, or why none: see [`lookup`].
     pub fn lookup(&self, name: &str) -> NameLookup<'_> {
         lookup(&self.variables, name)
+    }
+}
+
+/// The bytes of the regular file `path`, refused beyond `limit` bytes: by its size before
+/// reading, and by what was read (for a file that grows while it is read).
+fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let io_error = |source| crate::Error::Io {
+        path: path.to_owned(),
+        source,
+    };
+    // Checked before opening: opening a named pipe would block until a writer comes.
+    let metadata = std::fs::metadata(path).map_err(io_error)?;
+    let file_type = metadata.file_type();
+    if !file_type.is_file() {
+        return Err(crate::Error::NotAFile {
+            path: path.to_owned(),
+            kind: file_kind(&file_type),
+        });
+    }
+    let too_large = |size| crate::Error::DescriptionTooLarge {
+        path: path.to_owned(),
+        size,
+        declared: false,
+        limit,
+    };
+    if metadata.len() > limit {
+        return Err(too_large(Some(metadata.len())));
+    }
+    let file = std::fs::File::open(path).map_err(io_error)?;
+    let mut bytes = Vec::with_capacity(usize::try_from(metadata.len()).unwrap_or(0));
+    file.take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(io_error)?;
+    if bytes.len() as u64 > limit {
+        return Err(too_large(None));
+    }
+    Ok(bytes)
+}
+
+/// What a file that is not a regular file is, in words.
+fn file_kind(file_type: &std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if file_type.is_dir() {
+        "a directory"
+    } else if file_type.is_char_device() {
+        "a character device"
+    } else if file_type.is_block_device() {
+        "a block device"
+    } else if file_type.is_fifo() {
+        "a named pipe"
+    } else if file_type.is_socket() {
+        "a socket"
+    } else {
+        "neither a file nor a directory"
     }
 }
 

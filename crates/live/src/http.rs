@@ -5,6 +5,7 @@ use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use axum::extract::rejection::{JsonRejection, QueryRejection};
 use axum::extract::{Query, Request, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::middleware::{self, Next};
@@ -12,7 +13,6 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use futures_util::Stream;
 use mastersim::{RunState, SteeringError, SteeringStatus};
 use serde::{Deserialize, Serialize};
 
@@ -32,6 +32,9 @@ const SKIP_BACKLOG: usize = 50_000;
 
 /// How often a connection looks for new rows and a changed status.
 const POLL: Duration = Duration::from_millis(50);
+
+/// Most rows in one `/api/rows` answer (a client asks again from where an answer ends).
+const MAX_ROWS: usize = 200_000;
 
 /// What every handler shares.
 #[derive(Debug, Clone)]
@@ -103,7 +106,14 @@ pub(crate) fn router(state: AppState) -> Router {
         .route("/stream", get(stream))
         .route("/rows", get(rows))
         .route("/control", post(control))
-        .route_layer(middleware::from_fn_with_state(state.clone(), check_token));
+        .route_layer(middleware::from_fn_with_state(state.clone(), check_token))
+        .fallback(|| async { refuse(StatusCode::NOT_FOUND, "no such endpoint") })
+        .method_not_allowed_fallback(|| async {
+            refuse(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "method not allowed: /api/control takes POST, the other endpoints GET",
+            )
+        });
     Router::new()
         .route(
             "/",
@@ -173,13 +183,18 @@ struct TokenQuery {
     token: Option<String>,
 }
 
-/// Refuses `/api` requests without the run's token.
+/// Refuses `/api` requests without the run's token, and with a query string that cannot be
+/// read (400).
 async fn check_token(
     State(state): State<AppState>,
-    Query(query): Query<TokenQuery>,
+    query: Result<Query<TokenQuery>, QueryRejection>,
     request: Request,
     next: Next,
 ) -> Response {
+    let query = match query {
+        Ok(Query(query)) => query,
+        Err(rejection) => return bad_query(&rejection),
+    };
     match query.token {
         Some(t) if same(t.as_bytes(), state.0.token.as_bytes()) => next.run(request).await,
         Some(_) => forbidden("wrong token"),
@@ -200,10 +215,12 @@ async fn status(State(state): State<AppState>) -> Json<Status> {
     Json(state.status())
 }
 
+/// The query of `/api/rows`, as written: the numbers are checked by [`rows`] so that a bad
+/// one gets a message naming it.
 #[derive(Debug, Deserialize)]
 struct RowsQuery {
-    from: usize,
-    to: usize,
+    from: Option<String>,
+    to: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -212,11 +229,68 @@ struct Rows {
     rows: Vec<Vec<f64>>,
 }
 
-async fn rows(State(state): State<AppState>, Query(q): Query<RowsQuery>) -> Json<Rows> {
+/// A 400 answer for a query string that cannot be read at all (e.g. a parameter given
+/// twice).
+fn bad_query(rejection: &QueryRejection) -> Response {
+    refuse(
+        StatusCode::BAD_REQUEST,
+        format!(
+            "the query string cannot be read ({}); expected name=value pairs, each name once",
+            rejection.body_text()
+        ),
+    )
+}
+
+/// The row number `text` given as parameter `name`: a whole number from 0; `Err` holds the
+/// message of the 400 answer.
+fn row_number(name: &str, text: Option<&str>) -> Result<usize, String> {
+    let expected = format!("a row number: a whole number from 0 to {}", usize::MAX);
+    let Some(text) = text else {
+        return Err(format!(
+            "parameter '{name}' is missing; expected {expected}"
+        ));
+    };
+    let digits = !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit());
+    match text.parse::<usize>() {
+        Ok(n) if digits => Ok(n),
+        _ => Err(format!(
+            "parameter '{name}' is '{text}'; expected {expected}"
+        )),
+    }
+}
+
+/// Rows `from..to`: both required, `from <= to`; `to` beyond the rows there are is cut to
+/// them, and an answer holds at most [`MAX_ROWS`] rows.
+async fn rows(
+    State(state): State<AppState>,
+    query: Result<Query<RowsQuery>, QueryRejection>,
+) -> Response {
+    let q = match query {
+        Ok(Query(q)) => q,
+        Err(rejection) => return bad_query(&rejection),
+    };
+    let range = row_number("from", q.from.as_deref())
+        .and_then(|from| Ok((from, row_number("to", q.to.as_deref())?)))
+        .and_then(|(from, to)| {
+            if from > to {
+                Err(format!(
+                    "parameters from={from} and to={to} are reversed; expected from <= to (the \
+                     rows from..to, to excluded)"
+                ))
+            } else {
+                Ok((from, to))
+            }
+        });
+    let (from, to) = match range {
+        Ok(range) => range,
+        Err(message) => return refuse(StatusCode::BAD_REQUEST, message),
+    };
+    let to = to.min(from.saturating_add(MAX_ROWS));
     Json(Rows {
-        from: q.from,
-        rows: state.store().rows(q.from, q.to),
+        from,
+        rows: state.store().rows(from, to),
     })
+    .into_response()
 }
 
 #[derive(Debug, Deserialize)]
@@ -226,7 +300,24 @@ struct Command {
     factor: Option<f64>,
 }
 
-async fn control(State(state): State<AppState>, Json(c): Json<Command>) -> Response {
+async fn control(
+    State(state): State<AppState>,
+    command: Result<Json<Command>, JsonRejection>,
+) -> Response {
+    let c = match command {
+        Ok(Json(c)) => c,
+        Err(rejection) => {
+            return refuse(
+                StatusCode::BAD_REQUEST,
+                format!(
+                    "the body is not a command ({}); expected JSON with Content-Type \
+                     application/json: {{\"command\": \"start\", \"pause\", \"resume\", \
+                     \"step\", \"stop\" or \"real_time\", \"factor\": a number or null}}",
+                    rejection.body_text()
+                ),
+            );
+        }
+    };
     let Source::Live { steering, .. } = &state.0.source else {
         return refuse(StatusCode::CONFLICT, "stored results cannot be steered");
     };
@@ -256,9 +347,10 @@ async fn control(State(state): State<AppState>, Json(c): Json<Command>) -> Respo
     }
 }
 
+/// The query of `/api/stream`, as written (checked by [`stream`]).
 #[derive(Debug, Deserialize)]
 struct StreamQuery {
-    from: Option<usize>,
+    from: Option<String>,
 }
 
 /// Where one connection's stream stands.
@@ -271,26 +363,44 @@ struct Cursor {
 }
 
 /// The event stream: `rows` batches from the connection's position on (`Last-Event-ID`, else
-/// `?from=`, else 0), and `status` whenever it changes.
+/// `?from=`, else 0), and `status` whenever it changes. A position that is not a row number
+/// gets 400.
 async fn stream(
     State(state): State<AppState>,
-    Query(q): Query<StreamQuery>,
+    query: Result<Query<StreamQuery>, QueryRejection>,
     headers: HeaderMap,
-) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
+) -> Response {
+    let q = match query {
+        Ok(Query(q)) => q,
+        Err(rejection) => return bad_query(&rejection),
+    };
     let resume = headers
         .get("last-event-id")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse().ok());
+        .map(|value| row_number("Last-Event-ID", Some(value.to_str().unwrap_or("?"))))
+        .transpose();
+    let from = q
+        .from
+        .as_deref()
+        .map(|text| row_number("from", Some(text)))
+        .transpose();
+    let (resume, from) = match (resume, from) {
+        (Ok(resume), Ok(from)) => (resume, from),
+        (Err(message), _) | (_, Err(message)) => {
+            return refuse(StatusCode::BAD_REQUEST, message);
+        }
+    };
     let cursor = Cursor {
         state,
-        next: resume.or(q.from).unwrap_or(0),
+        next: resume.or(from).unwrap_or(0),
         sent: None,
     };
     let events = futures_util::stream::unfold(cursor, |mut c| async move {
         let event = next_event(&mut c).await;
-        Some((Ok(event), c))
+        Some((Ok::<_, Infallible>(event), c))
     });
-    Sse::new(events).keep_alive(KeepAlive::default())
+    Sse::new(events)
+        .keep_alive(KeepAlive::default())
+        .into_response()
 }
 
 /// Waits for the connection's next event: a changed status first, then new rows.

@@ -120,12 +120,14 @@ impl Store {
         self.len() == 0
     }
 
-    /// Rows `from..to` (clamped to the rows there are), each `[t, v_0, …]`.
+    /// Rows `from..to` (clamped to the rows there are; none when `from >= to`), each
+    /// `[t, v_0, …]`.
     pub fn rows(&self, from: usize, to: usize) -> Vec<Vec<f64>> {
         let data = self.lock();
         let width = data.meta.columns.len() + 1;
         let n = data.rows.len() / width;
-        let (from, to) = (from.min(n), to.min(n));
+        let from = from.min(n);
+        let to = to.clamp(from, n);
         data.rows[from * width..to * width]
             .chunks_exact(width)
             .map(<[f64]>::to_vec)
@@ -178,6 +180,10 @@ mod tests {
             store.rows(1, 9),
             vec![vec![0.5, 2.0, 0.1], vec![1.0, 3.0, f64::MAX]]
         );
+        // Reversed, empty and out-of-range ranges give no rows (and no panic).
+        for (from, to) in [(2, 1), (1, 1), (5, 9), (usize::MAX, 0), (9, usize::MAX)] {
+            assert!(store.rows(from, to).is_empty(), "{from}..{to}");
+        }
         let meta = store.meta();
         assert_eq!((meta.t_start, meta.t_end), (0.0, 1.0));
         assert_eq!(meta.columns[1].slave, "B");

@@ -19,13 +19,13 @@ mod supervise;
 use std::path::Path;
 
 pub use error::{Error, Result};
+pub use lock::{LOCK_FILE, WorkingDirLock};
 pub use master;
 pub use master::project::ResultFormat;
 pub use master::{
     Counters, Observer, ObserverError, OutputLayout, RunOutcome, Statistics, StepReport,
     TimeArithmetic, Value,
 };
-pub use lock::{LOCK_FILE, WorkingDirLock};
 pub use options::{Options, StepTimeout, TimeoutHandler};
 pub use recorder::{Recorder, Results};
 pub use report::Ending;

@@ -237,8 +237,11 @@ mod tests {
             .open(dir.join(LOCK_FILE))
             .expect("lock file");
         other.try_lock().expect("free");
-        std::fs::write(dir.join(LOCK_FILE), "pid 4242 on host h since now: mastersim x\n")
-            .expect("holder line");
+        std::fs::write(
+            dir.join(LOCK_FILE),
+            "pid 4242 on host h since now: mastersim x\n",
+        )
+        .expect("holder line");
         let error = WorkingDirLock::acquire(dir).expect_err("held elsewhere");
         let text = error.to_string();
         assert!(text.contains(&dir.display().to_string()), "{text}");

@@ -50,8 +50,8 @@ pub struct Options {
     /// Time arithmetic (default: the project's `timeArithmetic`, exact unless it says
     /// otherwise).
     pub time_arithmetic: Option<TimeArithmetic>,
-    /// Largest total size one FMU archive may extract to, in bytes (default 4 GiB; protects
-    /// against zip bombs).
+    /// Largest total size one FMU or SSP archive may extract to, in bytes (default 4 GiB;
+    /// protects against zip bombs).
     pub max_fmu_size: u64,
     /// Passed to the FMUs' instantiate call as `loggingOn` (default false).
     pub fmu_logging: bool,

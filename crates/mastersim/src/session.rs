@@ -191,6 +191,9 @@ impl Session {
                     parameter_set: options.parameter_set.clone(),
                     extract_dir: wd.join("ssp"),
                     allow_outside_references: options.allow_outside_references,
+                    extract: fmi::archive::ExtractOptions {
+                        max_total_size: options.max_fmu_size,
+                    },
                 },
             )?;
             not_in_msim = system.not_in_msim;

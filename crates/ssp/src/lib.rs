@@ -47,6 +47,8 @@ pub struct LoadOptions {
     /// or folder (`--allow-outside-references`). By default they must stay inside: inside
     /// the archive, the folder, or the folder of an `.ssd` given alone (see `docs/ssp.md`).
     pub allow_outside_references: bool,
+    /// The limits on extracting an `.ssp` archive (mastersim's `--max-fmu-size`).
+    pub extract: fmi::archive::ExtractOptions,
 }
 
 /// An SSP system read into a project.
@@ -151,12 +153,7 @@ fn locate(path: &Path, options: &LoadOptions) -> Result<PathBuf> {
     if !has_extension(path, "ssp") {
         return Ok(std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()));
     }
-    fmi::archive::extract(
-        path,
-        &options.extract_dir,
-        &fmi::archive::ExtractOptions::default(),
-    )
-    .map_err(|e| {
+    fmi::archive::extract(path, &options.extract_dir, &options.extract).map_err(|e| {
         let kind = match e {
             fmi::Error::Io { .. } => ErrorKind::Io,
             _ => ErrorKind::Invalid,

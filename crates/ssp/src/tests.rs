@@ -60,6 +60,7 @@ fn load_folder(dir: &Path) -> Result<System> {
             parameter_set: None,
             extract_dir: dir.join("unused"),
             allow_outside_references: false,
+            extract: Default::default(),
         },
     )
 }

@@ -1054,4 +1054,5 @@ mod properties {
     }
 }
 
+mod files;
 mod v3;

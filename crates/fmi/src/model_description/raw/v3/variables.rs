@@ -5,8 +5,12 @@
 //!   all its elements keep the array's value reference. `index` is the position in this
 //!   expanded list (from 1) and `handle` is `index − 1`.
 //! - **Dimensions.** A `Dimension` gives its size in `start`, or names (`valueReference`) a
-//!   scalar variable of an integer type whose start value is the size: mastersim never
-//!   changes structural parameters, so sizes are fixed at load. A size of 0 gives no scalars
+//!   scalar variable of an integer type whose start value is the size: a constant, or a
+//!   structural parameter of variability fixed or tunable (mastersim never changes
+//!   structural parameters, so sizes are fixed at load). An input, output, local or
+//!   (calculated) parameter is refused: its value, and so the size, may change. FMI 3.0 asks
+//!   for a UInt64; another integer type, and a structural parameter without `variability`,
+//!   are read with a warning. A size of 0 gives no scalars
 //!   (with a warning). Limits ([`expand::MAX_SCALARS`] and its neighbours): at most
 //!   1 000 000 scalars in all, 32 dimensions per array, and about 1 GiB of scalars (a long
 //!   description is copied into every element).
@@ -23,7 +27,8 @@
 //!   should be unique across all scalars, aliases and clocks; a name used more than once is
 //!   read with a warning, as in FMI 1.0 and 2.0 (`convert::consistency`): all are kept, and
 //!   the master refuses a reference to the name unless its scalars are one value.
-//! - **Clocks** go to [`ClockVariable`]s only.
+//! - **Clocks** go to [`ClockVariable`]s only. The `clocks` attribute of a variable must
+//!   list value references of clocks.
 //!
 //! Spec: FMI 3.0 §2.4.7 (`ModelVariables`), §2.4.7.4 (common variable attributes), §2.4.7.5
 //! (type-specific attributes, `Alias`), §2.4.7.6 (`Dimension`, array start values).
@@ -166,6 +171,7 @@ impl<'a> Reader<'a> {
         definitions: &Definitions,
     ) -> Result<(Vec<ScalarVariable>, Vec<ClockVariable>, Vec<u32>)> {
         let (declarations, by_reference) = self.declarations(model_variables)?;
+        self.check_clocks(&declarations, &by_reference)?;
         let mut expansion = Expansion::default();
         let mut clocks = Vec::new();
         let mut clock_owners = Vec::new();
@@ -458,6 +464,8 @@ impl<'a> Reader<'a> {
                     Some("is not of an integer type")
                 } else if self.tree.child(target.node, "Dimension").is_some() {
                     Some("is an array")
+                } else if let Some(problem) = self.sizing_problem(element, target)? {
+                    Some(problem)
                 } else if start.is_none() {
                     Some("has no start value")
                 } else {
@@ -481,6 +489,109 @@ impl<'a> Reader<'a> {
                 attribute: "start or valueReference",
             }),
         }
+    }
+
+    /// Why the integer scalar `target` cannot give the size of the dimension `element` by its
+    /// causality and variability, if it cannot: its value must stay at its start value, so
+    /// it must be a constant, or a structural parameter (which mastersim never sets) of
+    /// variability fixed or tunable. A structural parameter without `variability`, and one
+    /// of another integer type than UInt64, are read with a warning.
+    ///
+    /// # Errors
+    /// An invalid `causality` or `variability` of `target`.
+    ///
+    /// Spec: FMI 3.0 §2.4.7.6 (`Dimension`: array variables and structural parameters),
+    /// §2.4.7.4 (`structuralParameter`: variability fixed or tunable).
+    fn sizing_problem(
+        &self,
+        element: &str,
+        target: &Declaration<'_>,
+    ) -> Result<Option<&'static str>> {
+        let (causality, variability, _) =
+            self.kinds(&target.element, target.node, Variability::Fixed)?;
+        let problem = match (causality, variability) {
+            (_, Variability::Constant) => None,
+            (Causality::StructuralParameter, Variability::Fixed | Variability::Tunable) => None,
+            (Causality::StructuralParameter, _) => Some(
+                "is a structuralParameter of variability discrete or continuous (FMI 3.0 \
+                 allows fixed or tunable)",
+            ),
+            (Causality::Input, _) => Some("is an input: its value may change during the run"),
+            (Causality::Output, _) => Some("is an output, computed by the FMU"),
+            (Causality::Local, _) => Some("is a local variable, computed by the FMU"),
+            (Causality::Parameter, _) => Some(
+                "is a parameter, not a structuralParameter: it may be set without the array \
+                 changing its size",
+            ),
+            (Causality::CalculatedParameter, _) => {
+                Some("is a calculatedParameter, computed by the FMU")
+            }
+            (Causality::Independent, _) => Some("is the independent variable"),
+        };
+        if problem.is_some() {
+            return Ok(problem);
+        }
+        if causality == Causality::StructuralParameter && target.node.get("variability").is_none() {
+            self.warn_once((&target.element, "variability"), || {
+                format!(
+                    "{}: structuralParameter without 'variability' (FMI 3.0 asks for fixed or \
+                     tunable); read as fixed",
+                    target.element
+                )
+            });
+        }
+        if target.kind != Kind::Data(DataType::UInt64) {
+            self.warn_once((&target.element, "Dimension"), || {
+                format!(
+                    "{element}: sized by {}, which FMI 3.0 asks to be a UInt64; its start value \
+                     is read as the size",
+                    target.element
+                )
+            });
+        }
+        Ok(None)
+    }
+
+    /// Checks the `clocks` attribute of every variable: each value reference it lists must
+    /// name a `Clock`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidAttribute`] for an item that is not a value reference,
+    /// [`Error::ClockReference`] for one that names no variable or one that is not a clock.
+    ///
+    /// Spec: FMI 3.0 §2.4.7.4 (`clocks`).
+    fn check_clocks(
+        &self,
+        declarations: &[Declaration<'_>],
+        by_reference: &HashMap<u32, usize>,
+    ) -> Result<()> {
+        for declaration in declarations {
+            let Some(list) = declaration.node.get("clocks") else {
+                continue;
+            };
+            for item in list.split_whitespace() {
+                let value_reference = item.parse::<u32>().map_err(|_| {
+                    self.ctx.invalid(
+                        &declaration.element,
+                        "clocks",
+                        list,
+                        "value references of Clock variables, separated by spaces",
+                    )
+                })?;
+                let target = by_reference
+                    .get(&value_reference)
+                    .map(|&i| &declarations[i]);
+                if target.is_none_or(|t| t.kind != Kind::Clock) {
+                    return Err(Error::ClockReference {
+                        path: self.ctx.path.to_owned(),
+                        element: declaration.element.clone(),
+                        value_reference,
+                        target: target.map(|t| t.element.clone()),
+                    });
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The start values of a variable with `len` elements (1 for a scalar).

@@ -169,12 +169,12 @@ fn v3_dimension_sizes_must_be_non_negative_integers() {
         &["ModelVariables/Float64[1] 'x'/Dimension[1]: size '-1' is not a non-negative integer"],
     );
     let err = parse_err(&v3_vars(
-        r#"<Int32 name="n" valueReference="2" start="-2"/>
+        r#"<UInt64 name="n" valueReference="2" causality="structuralParameter" variability="fixed" start="-2"/>
            <Float64 name="x" valueReference="1"><Dimension valueReference="2"/></Float64>"#,
     ));
     assert_message(
         &err,
-        &["size '-2' (the start value of ModelVariables/Int32[1] 'n')"],
+        &["size '-2' (the start value of ModelVariables/UInt64[1] 'n')"],
     );
     let err = parse_err(&v3_vars(
         r#"<Float64 name="x" valueReference="1"><Dimension start="two"/></Float64>"#,
