@@ -12,5 +12,6 @@ mod names;
 mod numbers;
 mod projects;
 pub(crate) mod rows;
+mod special_files;
 mod ssp;
 mod tables;

@@ -397,9 +397,12 @@ fn pack_ssp(name: &str, path: &Path) {
     let mut writer = zip::ZipWriter::new(std::fs::File::create(path).expect("create .ssp"));
     let options = zip::write::SimpleFileOptions::default();
     let entries = std::iter::once(("SystemStructure.ssd".to_owned(), text.into_bytes())).chain(
-        referenced
-            .into_iter()
-            .map(|r| (r.clone(), std::fs::read(dir.join(&r)).expect("referenced file"))),
+        referenced.into_iter().map(|r| {
+            (
+                r.clone(),
+                std::fs::read(dir.join(&r)).expect("referenced file"),
+            )
+        }),
     );
     for (name, data) in entries {
         writer

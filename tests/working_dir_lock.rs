@@ -65,7 +65,10 @@ fn a_second_run_in_a_held_working_directory_stops_at_once_and_writes_nothing() {
         stderr.contains(&format!("pid {} on host", long.id())),
         "{stderr}"
     );
-    assert!(stderr.contains(LONG), "names the holder's command line: {stderr}");
+    assert!(
+        stderr.contains(LONG),
+        "names the holder's command line: {stderr}"
+    );
     assert!(second.stdout().is_empty(), "{}", second.stdout());
     assert!(long.wait().expect("the long run ends").success());
 

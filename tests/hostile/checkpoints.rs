@@ -54,7 +54,12 @@ fn with_checkpoint(s: &Sandbox) -> Input {
 /// returns the input `mastersim --resume sys`.
 fn with_ssp_checkpoint(s: &Sandbox) -> Input {
     let examples = example_workspace().join("projects/ssp");
-    for file in ["parameter_mapping.ssd", "gain.ssv", "gain.ssm", "fmus/Scale.fmu"] {
+    for file in [
+        "parameter_mapping.ssd",
+        "gain.ssv",
+        "gain.ssm",
+        "fmus/Scale.fmu",
+    ] {
         let bytes = std::fs::read(examples.join(file)).expect("bundled SSP example");
         s.write(&format!("sys/{file}"), &bytes);
     }
@@ -96,7 +101,10 @@ macro_rules! ssp_changed {
             let input = with_ssp_checkpoint(s);
             let path = s.dir().join("sys").join($file);
             let text = std::fs::read_to_string(&path).expect("SSP file");
-            s.write(&format!("sys/{}", $file), replace_once(&text, $from, $to).as_bytes());
+            s.write(
+                &format!("sys/{}", $file),
+                replace_once(&text, $from, $to).as_bytes(),
+            );
             input
         }
     };
@@ -229,7 +237,14 @@ fn cases() -> Vec<Case> {
                 input
             },
         ),
-        case("resume_valid_ssp_checkpoint", 0, "", "", &[], with_ssp_checkpoint),
+        case(
+            "resume_valid_ssp_checkpoint",
+            0,
+            "",
+            "",
+            &[],
+            with_ssp_checkpoint,
+        ),
         case(
             "resume_after_parameter_values_changed",
             2,
@@ -252,7 +267,11 @@ fn cases() -> Vec<Case> {
             "sys/parameter_mapping.ssd",
             "which the project",
             &["changed since the checkpoint"],
-            ssp_changed!("parameter_mapping.ssd", "stopTime=\"1\"", "stopTime=\"1.0\""),
+            ssp_changed!(
+                "parameter_mapping.ssd",
+                "stopTime=\"1\"",
+                "stopTime=\"1.0\""
+            ),
         ),
         case(
             "resume_from_a_device",

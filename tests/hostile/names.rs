@@ -14,8 +14,7 @@
 //! `slave_folders_are_escaped_names_inside_slaves` checks the folders themselves.
 
 use super::rows::{
-    Case, Input, Sandbox, case, check_table, fmu_entries, patched_entries, replace_once,
-    zip_bytes,
+    Case, Input, Sandbox, case, check_table, fmu_entries, patched_entries, replace_once, zip_bytes,
 };
 
 /// `AllTypes.fmu` whose `string_in` is the String parameter `ResultsRootDir`, as `rr.fmu`.
@@ -73,7 +72,14 @@ fn ssp_component(s: &Sandbox, name: &str) -> Input {
 
 fn cases() -> Vec<Case> {
     vec![
-        case("plain_name", 0, "", "", &[], slave_named!("Plain", "unused")),
+        case(
+            "plain_name",
+            0,
+            "",
+            "",
+            &[],
+            slave_named!("Plain", "unused"),
+        ),
         case(
             "absolute_path",
             0,
@@ -99,7 +105,10 @@ fn cases() -> Vec<Case> {
             "",
             "",
             &[],
-            slave_named!("//tmp//mastersim-hostile-doubled", "/tmp/mastersim-hostile-doubled"),
+            slave_named!(
+                "//tmp//mastersim-hostile-doubled",
+                "/tmp/mastersim-hostile-doubled"
+            ),
         ),
         case(
             "backslashes",
@@ -109,14 +118,9 @@ fn cases() -> Vec<Case> {
             &[],
             slave_named!("\\tmp\\mastersim-hostile-back", "unused"),
         ),
-        case(
-            "very_long_name",
-            0,
-            "",
-            "",
-            &[],
-            |s| named(s, &"n".repeat(400)),
-        ),
+        case("very_long_name", 0, "", "", &[], |s| {
+            named(s, &"n".repeat(400))
+        }),
         case(
             "parent_of_parent",
             2,

@@ -135,14 +135,9 @@ fn time_cases() -> Vec<Case> {
             &[],
             extra!("adjustStepSize yes\nmaxIterations 3\nhMin 1e-300 s\nhMax 1 s"),
         ),
-        case(
-            "output_spacing_of_1e_300",
-            0,
-            "",
-            "",
-            &[],
-            |s| times!("tStart 0 s\ntEnd 1 s\nhStart 0.1 s\nhOutputMin 1e-300 s")(s).limit(QUICK),
-        ),
+        case("output_spacing_of_1e_300", 0, "", "", &[], |s| {
+            times!("tStart 0 s\ntEnd 1 s\nhStart 0.1 s\nhOutputMin 1e-300 s")(s).limit(QUICK)
+        }),
         case(
             "output_spacing_below_resolution_at_large_times",
             0,
@@ -269,5 +264,8 @@ fn sigterm_ends_a_run_with_an_output_spacing_below_the_resolution() {
     };
     assert_eq!(status.code(), Some(143));
     let rows = std::fs::read_to_string(wd.join("results/values.csv")).expect("values.csv");
-    assert!(rows.lines().count() > 100, "rows written at every point before the stop");
+    assert!(
+        rows.lines().count() > 100,
+        "rows written at every point before the stop"
+    );
 }

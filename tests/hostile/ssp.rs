@@ -525,7 +525,11 @@ fn outside_cases() -> Vec<Case> {
             2,
             SSD,
             "Component 'Source'",
-            &[OUTSIDE, "source=\"../Scale.fmu\"", "--allow-outside-references"],
+            &[
+                OUTSIDE,
+                "source=\"../Scale.fmu\"",
+                "--allow-outside-references",
+            ],
             |s| {
                 s.write("Scale.fmu", &super::rows::packed_fmu("Scale"));
                 Input::project(system(s, |ssd| {
@@ -591,10 +595,7 @@ fn outside_cases() -> Vec<Case> {
             SSD,
             "ParameterBinding",
             &[OUTSIDE, "file:///etc/passwd"],
-            patch!(
-                "source=\"params.ssv\"",
-                "source=\"file:///etc/passwd\""
-            ),
+            patch!("source=\"params.ssv\"", "source=\"file:///etc/passwd\""),
         ),
         case(
             "parameter_mapping_outside",
@@ -632,8 +633,11 @@ fn outside_cases() -> Vec<Case> {
             |s| {
                 secret(s);
                 let input = patch!("source=\"params.ssv\"", "source=\"link.ssv\"")(s);
-                std::os::unix::fs::symlink(s.dir().join("secret.ssv"), s.dir().join("sys/link.ssv"))
-                    .expect("symlink");
+                std::os::unix::fs::symlink(
+                    s.dir().join("secret.ssv"),
+                    s.dir().join("sys/link.ssv"),
+                )
+                .expect("symlink");
                 input
             },
         ),

@@ -143,7 +143,8 @@ struct Args {
     /// Relative threshold of the adaptive output filter [default: the project's outputThreshold, off].
     #[arg(long, value_name = "THRESHOLD")]
     output_threshold: Option<f64>,
-    /// Largest total size an FMU archive may extract to, in MiB (protects against zip bombs).
+    /// Largest total size an FMU or .ssp archive may extract to, in MiB (protects against zip
+    /// bombs).
     #[arg(long, value_name = "MIB", default_value_t = 4096)]
     max_fmu_size: u64,
     /// Abandon the run when one FMU call (doStep, state or initialization call) takes longer
@@ -390,7 +391,8 @@ fn run(args: &Args, interrupt: Option<&signals::Interrupt>) -> Result<u8, Failur
     let wd = options.working_dir_for(&project);
     // Before the log file is opened: another run may own the directory. The session shares
     // this lock; it is held until the live view closes.
-    let _lock = mastersim::WorkingDirLock::acquire(&wd).map_err(|e| Failure::new(INPUT_ERROR, &e))?;
+    let _lock =
+        mastersim::WorkingDirLock::acquire(&wd).map_err(|e| Failure::new(INPUT_ERROR, &e))?;
     let log_dir = wd.join("log");
     std::fs::create_dir_all(&log_dir).map_err(|e| Failure {
         code: INPUT_ERROR,

@@ -62,8 +62,8 @@ pub enum Error {
         /// The underlying error.
         source: std::io::Error,
     },
-    /// A `simulator` line names a file that does not exist.
-    #[error("{at}: simulator '{slave}': file '{}' not found", path.display())]
+    /// A `simulator` line names a file that does not exist, or is not a regular file.
+    #[error("{at}: simulator '{slave}': file '{}' {problem}", path.display())]
     SlaveFileNotFound {
         /// Where the simulator is defined.
         at: Location,
@@ -71,6 +71,9 @@ pub enum Error {
         slave: String,
         /// The missing file.
         path: PathBuf,
+        /// What is wrong with it: "not found", or "is not a regular file (a named pipe)" and
+        /// the like.
+        problem: String,
     },
     /// A `simulator` line names a file that is neither an FMU nor a CSV/TSV table.
     #[error("{at}: simulator '{slave}': unrecognised file extension of '{}', expected .fmu, .csv or .tsv", path.display())]

@@ -106,6 +106,7 @@ pub fn import_fmus(
                 at: project.location(Some(def.line)),
                 slave: def.name.clone(),
                 path: path.to_path_buf(),
+                problem: file_problem(path),
             });
         }
         // One component inside `fmus/`, whatever the file is called (`..fmu` has the stem `.`).
@@ -174,6 +175,7 @@ pub fn resolve_slave(
         at: at(),
         slave: def.name.clone(),
         path: def.path.clone(),
+        problem: file_problem(&def.path),
     };
     match slave_file(&def.path) {
         SlaveFile::Fmu => {
@@ -256,4 +258,13 @@ pub fn instantiate(plan: &SimulationPlan, logging_on: bool) -> Result<Vec<AnySla
             }
         })
         .collect()
+}
+
+/// What is wrong with the slave file `path` that is not a regular file: "not found" (MasterSim's
+/// words) when it does not exist, else what it is.
+fn file_problem(path: &Path) -> String {
+    match output::input::why_not_a_file(path).as_str() {
+        "does not exist" => "not found".to_owned(),
+        other => other.to_owned(),
+    }
 }

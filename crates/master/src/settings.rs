@@ -83,8 +83,10 @@ impl Settings {
         };
         let t_start = project.t_start.seconds;
         let t_end = project.t_end.seconds;
-        if !(t_start.is_finite() && t_end.is_finite() && t_end > t_start)
-            || !(t_end - t_start).is_finite()
+        if !(t_start.is_finite()
+            && t_end.is_finite()
+            && t_end > t_start
+            && (t_end - t_start).is_finite())
         {
             return Err(invalid(
                 "tEnd",

@@ -168,7 +168,7 @@ impl OutputSchedule {
         let mut k = ((target / h).floor()).max(1.0);
         // Beyond 2^52 multiples, consecutive `k` are no longer distinct doubles: the spacing
         // is finer than time is resolved, and every communication point is due.
-        if !(k < 4_503_599_627_370_496.0) {
+        if k >= 4_503_599_627_370_496.0 || k.is_nan() {
             return target;
         }
         // The quotient is only an estimate; settle on the exact product comparison.

@@ -61,16 +61,31 @@ pub(crate) struct FileHash {
 }
 
 impl FileHash {
-    /// Hashes the file at `path`.
+    /// Hashes the file at `path`, reading it in pieces (an FMU archive may be large).
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming the file when it cannot be read.
     pub fn of(path: &Path) -> Result<FileHash> {
-        let bytes = std::fs::read(path).map_err(|source| Error::Io {
+        let mut hasher = Sha256::new();
+        let mut hash = || -> std::io::Result<()> {
+            use std::io::Read as _;
+            let mut file = File::open(path)?;
+            let mut buffer = vec![0u8; 1 << 16];
+            loop {
+                match file.read(&mut buffer)? {
+                    0 => return Ok(()),
+                    n => hasher.update(&buffer[..n]),
+                }
+            }
+        };
+        hash().map_err(|source| Error::Io {
             action: "read",
             path: path.to_path_buf(),
             source,
         })?;
         Ok(FileHash {
             path: path.to_path_buf(),
-            sha256: Sha256::digest(&bytes).into(),
+            sha256: hasher.finalize().into(),
         })
     }
 
@@ -457,7 +472,6 @@ impl Checkpoint {
             )
         })
     }
-
 }
 
 #[cfg(test)]
@@ -500,14 +514,20 @@ mod tests {
         assert_eq!(check(base(), &base()), None);
         let other_ssv = sources(vec![hash("a.ssv", 3)], vec![slave("A"), slave("B")]);
         let text = check(base(), &other_ssv).expect("refused");
-        assert!(text.contains("the file 'a.ssv', which the project"), "{text}");
+        assert!(
+            text.contains("the file 'a.ssv', which the project"),
+            "{text}"
+        );
         let more_inputs = sources(
             vec![hash("a.ssv", 2), hash("b.ssm", 4)],
             vec![slave("A"), slave("B")],
         );
         let text = check(base(), &more_inputs).expect("refused");
         assert!(text.contains("'b.ssm'"), "{text}");
-        let three = sources(vec![hash("a.ssv", 2)], vec![slave("A"), slave("B"), slave("C")]);
+        let three = sources(
+            vec![hash("a.ssv", 2)],
+            vec![slave("A"), slave("B"), slave("C")],
+        );
         let text = check(base(), &three).expect("refused");
         assert!(
             text.contains("holds 2 slaves (A, B), the project now 3 (A, B, C)"),

@@ -38,6 +38,15 @@ pub enum Error {
         /// The path given.
         path: PathBuf,
     },
+    /// The path given as the project file exists but is not a regular file (a named pipe, a
+    /// device).
+    #[error("'{}' {problem}; expected a project file (.msim), an FMU (.fmu) or an SSP system", path.display())]
+    ProjectNotAFile {
+        /// The path given.
+        path: PathBuf,
+        /// What it is: "is not a regular file (a named pipe)" and the like.
+        problem: String,
+    },
     /// The path given as the project file is a directory without `SystemStructure.ssd`.
     #[error("'{}' is a directory without SystemStructure.ssd; expected a project file (.msim), an FMU (.fmu) or an SSP system", path.display())]
     ProjectIsDirectory {

@@ -95,7 +95,7 @@ impl WorkingDirLock {
             .truncate(false)
             .open(&path)
             .map_err(io("open the lock file", &path))?;
-        let file = match file.try_lock() {
+        let file = match try_lock_patiently(&file) {
             Ok(()) => {
                 // Best effort: the holder line only helps the message of a second run.
                 let _ = write_holder(&mut file);
@@ -159,10 +159,32 @@ impl WorkingDirLock {
                 });
             }
         };
-        match file.try_lock() {
+        // A shared lock only asks: a run that starts at this instant and finds it taken
+        // tries again (see `try_lock_patiently`).
+        match file.try_lock_shared() {
             Ok(()) => Ok(None),
             Err(TryLockError::WouldBlock) => Ok(Some(read_holder(&mut file))),
             Err(TryLockError::Error(_)) => Ok(None),
+        }
+    }
+}
+
+/// How long [`try_lock_patiently`] tries: far longer than [`WorkingDirLock::holder_of`] holds
+/// its shared lock, far shorter than a person notices.
+const PATIENCE: std::time::Duration = std::time::Duration::from_millis(200);
+
+/// Takes the exclusive lock of `file`, trying again for up to [`PATIENCE`] while it is held:
+/// another process asking whether the directory is held ([`WorkingDirLock::holder_of`]) holds
+/// a shared lock for an instant, and must not make a run fail. A run that holds the directory
+/// holds it for its life, so this waits [`PATIENCE`] at most before the refusal.
+fn try_lock_patiently(file: &File) -> Result<(), TryLockError> {
+    let started = std::time::Instant::now();
+    loop {
+        match file.try_lock() {
+            Err(TryLockError::WouldBlock) if started.elapsed() < PATIENCE => {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            other => return other,
         }
     }
 }

@@ -154,6 +154,12 @@ impl Session {
             });
         }
         if !project_path.is_file() {
+            if project_path.exists() {
+                return Err(Error::ProjectNotAFile {
+                    path: project_path.to_path_buf(),
+                    problem: output::input::why_not_a_file(project_path),
+                });
+            }
             return Err(Error::ProjectNotFound {
                 path: project_path.to_path_buf(),
             });

@@ -144,10 +144,11 @@ impl RawTable {
     ///
     /// Spec: MasterSim reference §4.1.
     pub fn read(path: &Path, options: &ReadOptions) -> Result<RawTable> {
-        let bytes = std::fs::read(path).map_err(|source| Error::Read {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let bytes =
+            crate::input::read(path, crate::input::TABLE_LIMIT).map_err(|source| Error::Read {
+                path: path.to_path_buf(),
+                source,
+            })?;
         RawTable::parse(&String::from_utf8_lossy(&bytes), path, options)
     }
 

@@ -223,7 +223,11 @@ impl<'a> Builder<'a> {
                             &c.file,
                             c.line,
                             format!("Component '{}'", c.name),
-                            format!("the FMU '{}' does not exist", fmu.display()),
+                            format!(
+                                "the FMU '{}' {}",
+                                fmu.display(),
+                                output::input::why_not_a_file(&fmu)
+                            ),
                         ));
                     }
                     let description =

@@ -144,10 +144,11 @@ fn locate(path: &Path, options: &LoadOptions) -> Result<PathBuf> {
         return Ok(std::path::absolute(&ssd).unwrap_or(ssd));
     }
     if !path.is_file() {
+        let problem = output::input::why_not_a_file(path);
         return Err(SspError::file(
             ErrorKind::Io,
             path,
-            "the file does not exist",
+            format!("the file {problem}"),
         ));
     }
     if !has_extension(path, "ssp") {

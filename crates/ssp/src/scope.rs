@@ -141,10 +141,7 @@ mod tests {
         std::os::unix::fs::symlink(tmp.path().join("secret.ssv"), root.join("link.ssv"))
             .expect("symlink");
         let error = check(root.join("link.ssv")).expect_err("the link leads outside");
-        assert!(
-            error.to_string().contains("outside the SSP"),
-            "{error}"
-        );
+        assert!(error.to_string().contains("outside the SSP"), "{error}");
         let open = Scope::new(&root, None, true);
         assert!(
             open.check(&ssd, 3, "e", "s", Path::new("/etc/passwd"))

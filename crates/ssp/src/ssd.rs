@@ -446,7 +446,11 @@ fn read_reference(doc: &Doc, node: &Node, ctx: &mut Ctx) -> Result<System> {
     if !path.is_file() {
         return Err(doc.error(
             node,
-            format!("the system file '{}' does not exist", path.display()),
+            format!(
+                "the system file '{}' {}",
+                path.display(),
+                output::input::why_not_a_file(&path)
+            ),
         ));
     }
     let inner = Doc::read(&path)?;

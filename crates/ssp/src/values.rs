@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 
 use fmi::xml_tree::Node;
 
-use crate::scope::Scope;
 use crate::error::{Result, SspError};
+use crate::scope::Scope;
 use crate::xml::Doc;
 
 /// A unit: `value_SI = factor · value + offset`, with the exponents of the SI base units.
@@ -530,7 +530,11 @@ fn read_referenced(ssd: &Path, line: usize, element: &str, path: &Path, what: &s
             ssd,
             line,
             element,
-            format!("the {what} file '{}' does not exist", path.display()),
+            format!(
+                "the {what} file '{}' {}",
+                path.display(),
+                output::input::why_not_a_file(path)
+            ),
         ));
     }
     Doc::read(path)

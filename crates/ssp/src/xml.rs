@@ -29,17 +29,13 @@ impl Doc {
     /// [`ErrorKind::Io`] when it cannot be read; [`ErrorKind::Invalid`] when it is larger than
     /// [`MAX_FILE_SIZE`], not UTF-8, or not well-formed XML (with the line).
     pub fn read(path: &Path) -> Result<Doc> {
-        let io =
-            |e: std::io::Error| SspError::file(ErrorKind::Io, path, format!("cannot read it: {e}"));
-        let size = std::fs::metadata(path).map_err(io)?.len();
-        if size > MAX_FILE_SIZE {
-            return Err(SspError::file(
-                ErrorKind::Invalid,
-                path,
-                format!("{size} bytes is larger than the limit of {MAX_FILE_SIZE} bytes"),
-            ));
-        }
-        let bytes = std::fs::read(path).map_err(io)?;
+        let bytes = output::input::read(path, MAX_FILE_SIZE).map_err(|e| {
+            let kind = match e.kind() {
+                std::io::ErrorKind::InvalidInput => ErrorKind::Invalid,
+                _ => ErrorKind::Io,
+            };
+            SspError::file(kind, path, format!("cannot read it: {e}"))
+        })?;
         let text = String::from_utf8(bytes).map_err(|e| {
             let line = line_of(e.as_bytes(), e.utf8_error().valid_up_to());
             SspError {

@@ -552,9 +552,11 @@ impl Project {
     ///
     /// Spec: MasterSim reference §3.
     pub fn from_file(path: &Path) -> Result<Project, ProjectError> {
-        let bytes = std::fs::read(path).map_err(|source| ProjectError::Io {
-            path: path.to_path_buf(),
-            source,
+        let bytes = output::input::read(path, output::input::PROJECT_LIMIT).map_err(|source| {
+            ProjectError::Io {
+                path: path.to_path_buf(),
+                source,
+            }
         })?;
         let text = String::from_utf8(bytes).map_err(|e| {
             let valid = e.utf8_error().valid_up_to();

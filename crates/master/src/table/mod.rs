@@ -78,9 +78,11 @@ impl Table {
     ///
     /// Spec: MasterSim reference §4.
     pub fn from_file(path: &Path) -> Result<Table, TableError> {
-        let bytes = std::fs::read(path).map_err(|source| TableError::Io {
-            path: path.to_path_buf(),
-            source,
+        let bytes = output::input::read(path, output::input::TABLE_LIMIT).map_err(|source| {
+            TableError::Io {
+                path: path.to_path_buf(),
+                source,
+            }
         })?;
         Table::parse(&String::from_utf8_lossy(&bytes), path)
     }

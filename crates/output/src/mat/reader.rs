@@ -51,10 +51,11 @@ enum Order {
 /// MATv4 Result File Format"; Otter, "Signal Tables" (2022) §2.2.
 pub fn read(path: impl AsRef<Path>) -> Result<MatFile> {
     let path = path.as_ref();
-    let bytes = std::fs::read(path).map_err(|source| Error::Read {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let bytes =
+        crate::input::read(path, crate::input::TABLE_LIMIT).map_err(|source| Error::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
     let matrices = parse(path, &bytes)?;
     drop(bytes);
     Trajectory::new(path, &matrices)?.signals()

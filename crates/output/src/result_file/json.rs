@@ -25,10 +25,11 @@ use crate::{Error, JsonProblem as P, Result};
 /// Reads a Signal Table JSON file (see [`super::read`] for the mapping).
 pub(super) fn read(path: &Path) -> Result<ResultFile> {
     let path_buf = || path.to_path_buf();
-    let bytes = std::fs::read(path).map_err(|source| Error::Read {
-        path: path_buf(),
-        source,
-    })?;
+    let bytes =
+        crate::input::read(path, crate::input::TABLE_LIMIT).map_err(|source| Error::Read {
+            path: path_buf(),
+            source,
+        })?;
     let text = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&bytes);
     let mut parser = serde_json::Deserializer::from_slice(text);
     let table = Seed(Table::default()).deserialize(&mut parser);
