@@ -450,58 +450,26 @@ impl ModelDescription {
 }
 
 /// The bytes of the regular file `path`, refused beyond `limit` bytes: by its size before
-/// reading, and by what was read (for a file that grows while it is read).
+/// reading, and by what was read (for a file that grows while it is read); see
+/// [`output::input::read`].
 fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>> {
-    use std::io::Read;
-    let io_error = |source| crate::Error::Io {
-        path: path.to_owned(),
-        source,
-    };
-    // Checked before opening: opening a named pipe would block until a writer comes.
-    let metadata = std::fs::metadata(path).map_err(io_error)?;
-    let file_type = metadata.file_type();
-    if !file_type.is_file() {
-        return Err(crate::Error::NotAFile {
+    use output::input::InputError;
+    output::input::read(path, limit).map_err(|e| match e {
+        InputError::NotAFile { kind } => crate::Error::NotAFile {
             path: path.to_owned(),
-            kind: file_kind(&file_type),
-        });
-    }
-    let too_large = |size| crate::Error::DescriptionTooLarge {
-        path: path.to_owned(),
-        size,
-        declared: false,
-        limit,
-    };
-    if metadata.len() > limit {
-        return Err(too_large(Some(metadata.len())));
-    }
-    let file = std::fs::File::open(path).map_err(io_error)?;
-    let mut bytes = Vec::with_capacity(usize::try_from(metadata.len()).unwrap_or(0));
-    file.take(limit.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(io_error)?;
-    if bytes.len() as u64 > limit {
-        return Err(too_large(None));
-    }
-    Ok(bytes)
-}
-
-/// What a file that is not a regular file is, in words.
-fn file_kind(file_type: &std::fs::FileType) -> &'static str {
-    use std::os::unix::fs::FileTypeExt;
-    if file_type.is_dir() {
-        "a directory"
-    } else if file_type.is_char_device() {
-        "a character device"
-    } else if file_type.is_block_device() {
-        "a block device"
-    } else if file_type.is_fifo() {
-        "a named pipe"
-    } else if file_type.is_socket() {
-        "a socket"
-    } else {
-        "neither a file nor a directory"
-    }
+            kind,
+        },
+        InputError::TooLarge { size, .. } => crate::Error::DescriptionTooLarge {
+            path: path.to_owned(),
+            size,
+            declared: false,
+            limit,
+        },
+        other => crate::Error::Io {
+            path: path.to_owned(),
+            source: other.into(),
+        },
+    })
 }
 
 #[cfg(test)]

@@ -8,8 +8,9 @@
 //! read, so a file that grows while it is read cannot exhaust memory either. The limits are far
 //! beyond real files of each kind ([`PROJECT_LIMIT`], [`TABLE_LIMIT`]).
 //!
-//! Errors are [`std::io::Error`]s (kind `InvalidInput` for a refusal) whose text says what was
-//! found, so every caller reports them as it reports a file it cannot read.
+//! Refusals are [`InputError`]s; they convert into [`std::io::Error`]s (kind `InvalidInput`)
+//! whose text says what was found, so a caller can report them as it reports a file it cannot
+//! read.
 
 use std::io::Read as _;
 use std::os::unix::fs::{FileTypeExt as _, OpenOptionsExt as _};
@@ -26,41 +27,70 @@ pub const TABLE_LIMIT: u64 = 16 << 30;
 /// `O_NONBLOCK` of Linux.
 const O_NONBLOCK: i32 = 0o4000;
 
+/// Why an input file was not read.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum InputError {
+    /// The path is not a regular file; nothing was read.
+    #[error("not a regular file ({kind}); expected a file")]
+    NotAFile {
+        /// What it is, in words (see [`file_kind`]).
+        kind: &'static str,
+    },
+    /// The file is larger than the limit.
+    #[error("{}, more than the {limit} bytes a file of this kind may have", match size {
+        Some(size) => format!("the file has {size} bytes"),
+        None => "the file grew while it was read".to_owned(),
+    })]
+    TooLarge {
+        /// Its size, bytes; `None` when reading passed the limit (it grew meanwhile).
+        size: Option<u64>,
+        /// The limit, bytes.
+        limit: u64,
+    },
+    /// The operating system's error opening or reading it.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}
+
+impl From<InputError> for std::io::Error {
+    fn from(error: InputError) -> Self {
+        match error {
+            InputError::Io(e) => e,
+            other => std::io::Error::new(std::io::ErrorKind::InvalidInput, other.to_string()),
+        }
+    }
+}
+
 /// The bytes of the regular file at `path`, at most `limit` of them (see the module
 /// documentation).
 ///
 /// # Errors
-/// The operating system's error when the file cannot be opened or read; an error of kind
-/// `InvalidInput` naming what was found when it is not a regular file, or its size and
-/// `limit` when it is larger.
-pub fn read(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
+/// [`InputError::Io`] when the file cannot be opened or read, [`InputError::NotAFile`] when
+/// it is not a regular file, [`InputError::TooLarge`] beyond `limit`.
+pub fn read(path: &Path, limit: u64) -> Result<Vec<u8>, InputError> {
     let mut file = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(O_NONBLOCK)
         .open(path)?;
     let metadata = file.metadata()?;
-    let refuse = |text: String| std::io::Error::new(std::io::ErrorKind::InvalidInput, text);
     if !metadata.is_file() {
-        return Err(refuse(format!(
-            "not a regular file ({}); expected a file",
-            file_kind(&metadata.file_type())
-        )));
+        return Err(InputError::NotAFile {
+            kind: file_kind(&metadata.file_type()),
+        });
     }
-    let too_large = |size: u64| {
-        refuse(format!(
-            "the file has {size} bytes, more than the {} bytes a file of this kind may have",
-            limit
-        ))
-    };
     if metadata.len() > limit {
-        return Err(too_large(metadata.len()));
+        return Err(InputError::TooLarge {
+            size: Some(metadata.len()),
+            limit,
+        });
     }
     let mut bytes = Vec::with_capacity(usize::try_from(metadata.len()).unwrap_or(0));
     (&mut file)
         .take(limit.saturating_add(1))
         .read_to_end(&mut bytes)?;
     if bytes.len() as u64 > limit {
-        return Err(too_large(bytes.len() as u64));
+        return Err(InputError::TooLarge { size: None, limit });
     }
     Ok(bytes)
 }
@@ -125,11 +155,8 @@ mod tests {
         // Returns at once: the open does not wait for a writer.
         let error = read(&fifo, 100).expect_err("a pipe");
         assert!(error.to_string().contains("a named pipe"), "{error}");
-        assert_eq!(
-            read(&tmp.path().join("missing"), 100)
-                .expect_err("missing")
-                .kind(),
-            std::io::ErrorKind::NotFound
-        );
+        let missing =
+            std::io::Error::from(read(&tmp.path().join("missing"), 100).expect_err("missing"));
+        assert_eq!(missing.kind(), std::io::ErrorKind::NotFound);
     }
 }

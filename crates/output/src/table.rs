@@ -147,7 +147,7 @@ impl RawTable {
         let bytes =
             crate::input::read(path, crate::input::TABLE_LIMIT).map_err(|source| Error::Read {
                 path: path.to_path_buf(),
-                source,
+                source: source.into(),
             })?;
         RawTable::parse(&String::from_utf8_lossy(&bytes), path, options)
     }

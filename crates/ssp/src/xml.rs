@@ -30,9 +30,9 @@ impl Doc {
     /// [`MAX_FILE_SIZE`], not UTF-8, or not well-formed XML (with the line).
     pub fn read(path: &Path) -> Result<Doc> {
         let bytes = output::input::read(path, MAX_FILE_SIZE).map_err(|e| {
-            let kind = match e.kind() {
-                std::io::ErrorKind::InvalidInput => ErrorKind::Invalid,
-                _ => ErrorKind::Io,
+            let kind = match e {
+                output::input::InputError::Io(_) => ErrorKind::Io,
+                _ => ErrorKind::Invalid,
             };
             SspError::file(kind, path, format!("cannot read it: {e}"))
         })?;

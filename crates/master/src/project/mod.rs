@@ -555,7 +555,7 @@ impl Project {
         let bytes = output::input::read(path, output::input::PROJECT_LIMIT).map_err(|source| {
             ProjectError::Io {
                 path: path.to_path_buf(),
-                source,
+                source: source.into(),
             }
         })?;
         let text = String::from_utf8(bytes).map_err(|e| {

@@ -81,7 +81,7 @@ impl Table {
         let bytes = output::input::read(path, output::input::TABLE_LIMIT).map_err(|source| {
             TableError::Io {
                 path: path.to_path_buf(),
-                source,
+                source: source.into(),
             }
         })?;
         Table::parse(&String::from_utf8_lossy(&bytes), path)

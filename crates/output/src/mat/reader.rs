@@ -54,7 +54,7 @@ pub fn read(path: impl AsRef<Path>) -> Result<MatFile> {
     let bytes =
         crate::input::read(path, crate::input::TABLE_LIMIT).map_err(|source| Error::Read {
             path: path.to_path_buf(),
-            source,
+            source: source.into(),
         })?;
     let matrices = parse(path, &bytes)?;
     drop(bytes);

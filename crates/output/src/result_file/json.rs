@@ -28,7 +28,7 @@ pub(super) fn read(path: &Path) -> Result<ResultFile> {
     let bytes =
         crate::input::read(path, crate::input::TABLE_LIMIT).map_err(|source| Error::Read {
             path: path_buf(),
-            source,
+            source: source.into(),
         })?;
     let text = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&bytes);
     let mut parser = serde_json::Deserializer::from_slice(text);
