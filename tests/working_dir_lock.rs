@@ -57,6 +57,7 @@ fn a_second_run_in_a_held_working_directory_stops_at_once_and_writes_nothing() {
     );
     assert_eq!(second.code(), 2, "{}", second.said());
     assert!(took < Duration::from_secs(1), "refused after {took:?}");
+    println!("the second run was refused after {took:?}: {}", second.stderr().trim());
     let stderr = second.stderr();
     assert_eq!(stderr.lines().count(), 1, "one error line: {stderr}");
     assert!(stderr.contains(&format!("'{}'", wd.display())), "{stderr}");
