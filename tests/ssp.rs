@@ -117,22 +117,18 @@ fn ssp_precedence_later_and_higher_bindings_win() {
     assert_eq!(values, reals(&[3.0, 5.0, 10.0, 1.0, 4.0, 0.25]));
 }
 
-/// A binding's `prefix` is stripped from the names of its set: a system binding with prefix
-/// `Plant.` reaches `Gain1` through `Plant.Gain1.k`, a component binding with prefix `Gain2.`
-/// binds `Gain2.k`; the names without the prefix are ignored with a warning.
+/// A binding's `prefix` is prepended to the names of its set: a system binding with prefix
+/// `Gain1.` reaches `Gain1.k` through the set's bare `k`, one with prefix `Gain2.` reaches
+/// `Gain2`; a prefixed name that matches no variable is warned about.
 #[test]
-fn ssp_prefix_is_stripped_and_unprefixed_names_are_ignored() {
+fn ssp_prefix_is_prepended_to_the_names_of_the_set() {
     let tmp = tempfile::tempdir().expect("temp dir");
     let run = run_ok(&example("prefix"), tmp.path(), "wd", &[]);
     assert_column(&run, "Gain1.y", 8.5);
     assert_column(&run, "Gain2.y", 3.0);
     let said = run.said();
-    for warning in [
-        "plant.ssv:8: parameter 'k' does not start with the binding's prefix 'Plant.'; ignored",
-        "parameter 'offset' does not start with the binding's prefix 'Gain2.'; ignored",
-    ] {
-        assert!(said.contains(warning), "no warning '{warning}' in:\n{said}");
-    }
+    let warning = "plant.ssv:8: parameter 'Gain1.gain' matches no variable of 'Gain1'";
+    assert!(said.contains(warning), "no warning '{warning}' in:\n{said}");
     let values = initial_values(
         "prefix",
         None,
@@ -146,12 +142,11 @@ fn ssp_prefix_is_stripped_and_unprefixed_names_are_ignored() {
         ],
         tmp.path(),
     );
-    // The ignored "k" = 99 and "offset" = 7 leave the start values (offset 0).
     assert_eq!(values, reals(&[2.0, 4.0, 0.5, 1.0, 3.0, 0.0]));
 }
 
 /// km/h → m/s (factor 1/3.6) and °C → K (offset 273.15) on connections, a linear
-/// transformation applied in the start connector's unit before the conversion, and
+/// transformation applied to the value converted to the end connector's unit (SSP §4), and
 /// `suppressUnitConversion="true"` passing the value unconverted.
 #[test]
 fn ssp_units_convert_on_connections_unless_suppressed() {
@@ -161,14 +156,14 @@ fn ssp_units_convert_on_connections_unless_suppressed() {
         ("Car.y", 36.0),
         ("Speed.y", 10.0),
         ("SpeedRaw.y", 36.0),
-        ("SpeedShifted.y", 20.0),
+        ("SpeedShifted.y", 46.0),
         ("Room.y", 20.0),
         ("Kelvin.y", 293.15),
         ("KelvinRaw.y", 20.0),
     ] {
         assert_column(&run, column, expected);
     }
-    // Exactly, as set into the inputs: 36·(0.2777777777777778/1) = 10, (36 + 36)·… = 20,
+    // Exactly, as set into the inputs: 36·(0.2777777777777778/1) = 10, 10 + 36 = 46,
     // 1·20 + 273.15 = 293.15 in f64.
     let values = initial_values(
         "units",
@@ -182,7 +177,7 @@ fn ssp_units_convert_on_connections_unless_suppressed() {
         ],
         tmp.path(),
     );
-    assert_eq!(values, reals(&[10.0, 36.0, 20.0, 293.15, 20.0]));
+    assert_eq!(values, reals(&[10.0, 36.0, 46.0, 293.15, 20.0]));
 }
 
 /// A subsystem connected through its own connectors (with linear transformations on both
