@@ -151,8 +151,17 @@ fn read_connector(doc: &Doc, c: &Node) -> Result<Connector> {
         match t.local_name() {
             "ConnectorGeometry" | "Annotations" | "Description" => continue,
             "Dimension" => dimensions.push(types::read_dimension(doc, t)?),
+            "Clock" if t.get("name").is_none() => {
+                return Err(doc
+                    .error(
+                        c,
+                        "type Clock: clocks are not supported (mastersim has no clock \
+                         activation; see docs/fmi3.md)",
+                    )
+                    .unsupported());
+            }
             // A Clock element with a name associates the connector with a clock.
-            "Clock" if t.get("name").is_some() => {
+            "Clock" => {
                 return Err(doc
                     .error(
                         c,
