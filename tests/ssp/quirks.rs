@@ -85,14 +85,24 @@ fn line_of(text: &str, fragment: &str) -> usize {
         .unwrap_or_else(|| panic!("no '{fragment}' in:\n{text}"))
 }
 
+/// Runs the folder `dir` and asserts exit code 0; returns the run and its warnings.
+fn run_folder(dir: &Path) -> (Run, Vec<String>) {
+    let run = run_mastersim(dir, &dir.with_extension("wd"), &[]);
+    run.assert_success();
+    let warnings = run
+        .said()
+        .lines()
+        .filter(|l| l.starts_with("Warning:"))
+        .map(str::to_owned)
+        .collect();
+    (run, warnings)
+}
+
 /// Runs the folder `dir`, asserts exit code 0 and exactly one warning, which holds every one
 /// of `fragments`.
 fn run_with_one_warning(dir: &Path, fragments: &[&str]) -> Run {
-    let run = run_mastersim(dir, &dir.with_extension("wd"), &[]);
-    run.assert_success();
-    let said = run.said();
-    let warnings: Vec<&str> = said.lines().filter(|l| l.starts_with("Warning:")).collect();
-    assert_eq!(warnings.len(), 1, "expected one warning, got:\n{said}");
+    let (run, warnings) = run_folder(dir);
+    assert_eq!(warnings.len(), 1, "expected one warning, got:\n{}", run.said());
     for fragment in fragments {
         assert!(
             warnings[0].contains(fragment),
@@ -375,4 +385,52 @@ fn oscillator_with_internal_x0() -> Vec<u8> {
         })
         .collect();
     zip_bytes(&entries)
+}
+
+/// An FMU input connected to a subsystem's input connector that no connection drives, but
+/// that a binding of the enclosing system sets (`Sub.in` = 5), takes the bound value: no
+/// warning that it keeps its start value, an info line saying where its value comes from.
+#[test]
+fn ssp_input_set_by_a_binding_through_a_system_connector_is_driven_by_it() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let inner = r#"<ssd:Connection startConnector="in" endElement="Gain" endConnector="u"/>"#;
+    let ssd = format!(
+        r#"{HEAD}  <ssd:System name="S">
+    {}
+    <ssd:Elements>
+      <ssd:Component name="Source" source="fmus/Scale.fmu">
+        <ssd:Connectors><ssd:Connector name="y" kind="output"><ssc:Real/></ssd:Connector></ssd:Connectors>
+      </ssd:Component>
+      <ssd:Component name="Probe" source="fmus/Scale.fmu">
+        <ssd:Connectors><ssd:Connector name="u" kind="input"><ssc:Real/></ssd:Connector></ssd:Connectors>
+      </ssd:Component>
+      <ssd:System name="Sub">
+        <ssd:Connectors><ssd:Connector name="in" kind="input"><ssc:Real/></ssd:Connector></ssd:Connectors>
+        <ssd:Elements>
+          <ssd:Component name="Gain" source="fmus/Scale.fmu">
+            <ssd:Connectors><ssd:Connector name="u" kind="input"><ssc:Real/></ssd:Connector></ssd:Connectors>
+          </ssd:Component>
+        </ssd:Elements>
+        <ssd:Connections>
+          {inner}
+        </ssd:Connections>
+      </ssd:System>
+    </ssd:Elements>
+    <ssd:Connections>
+      <ssd:Connection startElement="Source" startConnector="y" endElement="Probe" endConnector="u"/>
+    </ssd:Connections>
+  </ssd:System>
+{TAIL}"#,
+        bind_real("Sub.in", "5")
+    );
+    let dir = folder(tmp.path(), "bound", &ssd, &[], &["Scale"]);
+    let (run, warnings) = run_folder(&dir);
+    assert!(warnings.is_empty(), "{}", run.said());
+    let info = format!(
+        "SystemStructure.ssd:{}: input 'Gain.u' is connected to 'Sub.in', which no connection \
+         drives; it keeps the value its parameter binding sets",
+        line_of(&ssd, inner)
+    );
+    assert!(run.said().contains(&info), "no '{info}' in:\n{}", run.said());
+    assert_column(&run, "Gain.y", 5.0);
 }
