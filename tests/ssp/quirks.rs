@@ -102,7 +102,12 @@ fn run_folder(dir: &Path) -> (Run, Vec<String>) {
 /// of `fragments`.
 fn run_with_one_warning(dir: &Path, fragments: &[&str]) -> Run {
     let (run, warnings) = run_folder(dir);
-    assert_eq!(warnings.len(), 1, "expected one warning, got:\n{}", run.said());
+    assert_eq!(
+        warnings.len(),
+        1,
+        "expected one warning, got:\n{}",
+        run.said()
+    );
     for fragment in fragments {
         assert!(
             warnings[0].contains(fragment),
@@ -431,6 +436,10 @@ fn ssp_input_set_by_a_binding_through_a_system_connector_is_driven_by_it() {
          drives; it keeps the value its parameter binding sets",
         line_of(&ssd, inner)
     );
-    assert!(run.said().contains(&info), "no '{info}' in:\n{}", run.said());
+    assert!(
+        run.said().contains(&info),
+        "no '{info}' in:\n{}",
+        run.said()
+    );
     assert_column(&run, "Gain.y", 5.0);
 }
