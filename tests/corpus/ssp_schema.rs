@@ -1,13 +1,14 @@
-//! The own SSP 2.0 examples of `projects/ssp/` validated against the SSP 2.0 XML schemas with
-//! Python's xmlschema: every `.ssd`, `.ssv`, `.ssm` and `.ssb` file there whose root says
-//! `version="2.0"`. A `.ssd` file is validated twice: against the XSD 1.0 schema
+//! The own SSP examples of `projects/ssp/` validated against the SSP 2.0 XML schemas with
+//! Python's xmlschema: every `.ssd`, `.ssv`, `.ssm` and `.ssb` file there, those whose root
+//! says `version="2.0"` and the SSP 1.0 ones (the 2.0 schemas admit `version="1.0"` and
+//! describe the 1.0 content too; the 1.0 schemas themselves are not kept beside them). A
+//! `.ssd` file is validated twice: against the XSD 1.0 schema
 //! (`SystemStructureDescription.xsd`, which leaves inline parameter sets and mappings open)
 //! and against its XSD 1.1 variant (`SystemStructureDescription11.xsd`, which checks them too).
 //!
 //! The schemas are those of the SSP 2.0 release (2024-12-20): `$MASTERSIM_SSP2_SCHEMAS`, or
 //! `../shared/standards/ssp-2.0/schema` next to the workspace. The test fails naming the folder
-//! when they are missing. (No SSP 1.0 schemas are kept there, so the 1.0 examples are not
-//! validated here.)
+//! when they are missing.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -54,6 +55,11 @@ fn schema_dir() -> PathBuf {
 
 /// Whether the root element of the XML file `path` says `version="2.0"`.
 fn says_ssp2(path: &Path) -> bool {
+    root_tag(path).contains("version=\"2.0\"")
+}
+
+/// The start tag of the root element of the XML file `path`.
+fn root_tag(path: &Path) -> String {
     let text = std::fs::read_to_string(path).expect("readable example");
     let mut rest = text.as_str();
     loop {
@@ -70,14 +76,14 @@ fn says_ssp2(path: &Path) -> bool {
             .find(close)
             .unwrap_or_else(|| panic!("an unclosed tag in '{}'", path.display()));
         if skip.is_none() {
-            return rest[..end].contains("version=\"2.0\"");
+            return rest[..end].to_owned();
         }
         rest = &rest[end + close.len()..];
     }
 }
 
-/// The SSP 2.0 files of `projects/ssp/`, sorted.
-fn ssp2_examples() -> Vec<PathBuf> {
+/// The SSP files of `projects/ssp/`, sorted.
+fn examples() -> Vec<PathBuf> {
     let folder = workspace_root().join("projects/ssp");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&folder)
         .expect("projects/ssp")
@@ -87,30 +93,32 @@ fn ssp2_examples() -> Vec<PathBuf> {
                 .and_then(|e| e.to_str())
                 .is_some_and(|e| matches!(e, "ssd" | "ssv" | "ssm" | "ssb"))
         })
-        .filter(|path| says_ssp2(path))
         .collect();
     files.sort();
     files
 }
 
 #[test]
-fn ssp2_examples_validate_against_the_ssp2_schemas() {
-    let files = ssp2_examples();
-    let names: Vec<String> = files
-        .iter()
-        .map(|f| {
-            f.file_name()
-                .expect("file name")
-                .to_string_lossy()
-                .into_owned()
-        })
-        .collect();
+fn ssp_examples_validate_against_the_ssp2_schemas() {
+    let files = examples();
+    let name = |f: &PathBuf| {
+        f.file_name()
+            .expect("file name")
+            .to_string_lossy()
+            .into_owned()
+    };
+    let ssp2: Vec<String> = files.iter().filter(|f| says_ssp2(f)).map(name).collect();
     for kind in ["ssd", "ssv", "ssm", "ssb"] {
         assert!(
-            names.iter().any(|n| n.ends_with(kind)),
-            "no SSP 2.0 .{kind} example among {names:?}"
+            ssp2.iter().any(|n| n.ends_with(kind)),
+            "no SSP 2.0 .{kind} example among {ssp2:?}"
         );
     }
+    let names: Vec<String> = files.iter().map(name).collect();
+    assert!(
+        names.len() > ssp2.len() + 10,
+        "expected the SSP 1.0 examples beside the 2.0 ones: {names:?}"
+    );
     let out = Command::new(python())
         .args(["-c", VALIDATE])
         .arg(schema_dir())
@@ -120,7 +128,7 @@ fn ssp2_examples_validate_against_the_ssp2_schemas() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
-        "an SSP 2.0 example is not valid: {stdout}{}",
+        "an SSP example is not valid: {stdout}{}",
         String::from_utf8_lossy(&out.stderr)
     );
     let ssd = names.iter().filter(|n| n.ends_with(".ssd")).count();
