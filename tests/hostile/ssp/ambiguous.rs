@@ -4,8 +4,9 @@
 //! of an enumeration nobody declares, an FMI 1.0 variable without a start value bound as a
 //! parameter), what SSP 2.0 adds that mastersim refuses (clocks, single array elements on
 //! connections, nested `.ssp` packages, structural parameters), and broken 2.0 content (signal
-//! dictionaries, values out of their width, array values that do not fit). Each row exits 2
-//! with one error line naming the file and the element.
+//! dictionaries, among them a malformed `.ssb` and one outside the system's folder, values out
+//! of their width, array values that do not fit). Each row exits 2 with one error line naming
+//! the file and the element.
 
 use super::super::rows::{Case, Input, Sandbox, case, replace_once};
 use super::{SSD, copy_fmu, patch, system, with_element};
@@ -57,6 +58,10 @@ const DICTIONARY: &str = "    <ssd:SignalDictionaries><ssd:SignalDictionary name
      xmlns:ssb=\"http://ssp-standard.org/SSP1/SystemStructureSignalDictionary\">\
      <ssb:DictionaryEntry name=\"speed\"><ssc:Real unit=\"m/s\"/></ssb:DictionaryEntry>\
      </ssb:SignalDictionary></ssd:SignalDictionary></ssd:SignalDictionaries>\n  </ssd:System>";
+
+/// The signal dictionary `bus` declared in the top system from the file `bus.ssb`.
+const SSB: &str = "    <ssd:SignalDictionaries><ssd:SignalDictionary name=\"bus\" \
+     source=\"bus.ssb\"/></ssd:SignalDictionaries>\n  </ssd:System>";
 
 /// A reference `Bus` to the dictionary `dictionary` with the connector `connector`.
 fn reference(dictionary: &str, connector: &str) -> String {
@@ -289,16 +294,51 @@ pub(super) fn cases<const V2: bool>() -> Vec<Case> {
             },
         ),
         case(
+            "ssb_not_well_formed",
+            2,
+            "sys/bus.ssb",
+            "DictionaryEntry",
+            &[],
+            |s| {
+                s.write(
+                    "sys/bus.ssb",
+                    b"<ssb:SignalDictionary version=\"2.0\" \
+                      xmlns:ssb=\"http://ssp-standard.org/SSP1/SystemStructureSignalDictionary\">\n\
+                      <ssb:DictionaryEntry name=\"speed\">\n</ssb:SignalDictionary>\n",
+                );
+                Input::project(system::<V2>(s, |ssd| {
+                    replace_once(ssd, "  </ssd:System>", SSB)
+                }))
+            },
+        ),
+        case(
+            "ssb_outside_is_not_read",
+            2,
+            SSD,
+            "SignalDictionary 'bus'",
+            &["refers to a file outside the SSP", "../secret.ssb"],
+            |s| {
+                s.write("secret.ssb", b"the secret key is 1234\n");
+                Input::project(system::<V2>(s, |ssd| {
+                    replace_once(
+                        ssd,
+                        "  </ssd:System>",
+                        &SSB.replace("source=\"bus.ssb\"", "source=\"../secret.ssb\""),
+                    )
+                }))
+            },
+        ),
+        case(
             "ssb_file_missing",
             2,
             SSD,
             "SignalDictionary 'bus'",
             &["bus.ssb", "does not exist"],
-            patch!(
-                "  </ssd:System>",
-                "    <ssd:SignalDictionaries><ssd:SignalDictionary name=\"bus\" \
-                 source=\"bus.ssb\"/></ssd:SignalDictionaries>\n  </ssd:System>"
-            ),
+            |s| {
+                Input::project(system::<V2>(s, |ssd| {
+                    replace_once(ssd, "  </ssd:System>", SSB)
+                }))
+            },
         ),
     ]
 }
