@@ -13,4 +13,5 @@ mod mastersim;
 mod model_quirks;
 mod readers;
 mod ssp;
+mod ssp_schema;
 mod sweeps;
