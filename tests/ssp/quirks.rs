@@ -394,7 +394,8 @@ fn oscillator_with_internal_x0() -> Vec<u8> {
 
 /// An FMU input connected to a subsystem's input connector that no connection drives, but
 /// that a binding of the enclosing system sets (`Sub.in` = 5), takes the bound value: no
-/// warning that it keeps its start value, an info line saying where its value comes from.
+/// warning that it keeps its start value, an info line saying where its value comes from. The
+/// connector feeds two inputs; the binding sets both.
 #[test]
 fn ssp_input_set_by_a_binding_through_a_system_connector_is_driven_by_it() {
     let tmp = tempfile::tempdir().expect("temp dir");
@@ -415,9 +416,13 @@ fn ssp_input_set_by_a_binding_through_a_system_connector_is_driven_by_it() {
           <ssd:Component name="Gain" source="fmus/Scale.fmu">
             <ssd:Connectors><ssd:Connector name="u" kind="input"><ssc:Real/></ssd:Connector></ssd:Connectors>
           </ssd:Component>
+          <ssd:Component name="Gain2" source="fmus/Scale.fmu">
+            <ssd:Connectors><ssd:Connector name="u" kind="input"><ssc:Real/></ssd:Connector></ssd:Connectors>
+          </ssd:Component>
         </ssd:Elements>
         <ssd:Connections>
           {inner}
+          <ssd:Connection startConnector="in" endElement="Gain2" endConnector="u"/>
         </ssd:Connections>
       </ssd:System>
     </ssd:Elements>
@@ -442,4 +447,5 @@ fn ssp_input_set_by_a_binding_through_a_system_connector_is_driven_by_it() {
         run.said()
     );
     assert_column(&run, "Gain.y", 5.0);
+    assert_column(&run, "Gain2.y", 5.0);
 }

@@ -240,48 +240,50 @@ impl<'a> Builder<'a> {
         out: &mut Vec<Assignment>,
     ) -> Result<()> {
         let (p, set) = (bound.parameter, bound.set);
-        let comp = match target {
-            Target::Comp(c) => Some((c, name.to_owned())),
+        let reached = match target {
+            Target::Comp(c) => vec![(c, name.to_owned())],
             Target::Sys(s) => self.resolve_in_system(s, name),
         };
-        let Some((c, variable)) = comp else {
+        if reached.is_empty() {
             log::warn!(
                 "{}:{}: parameter '{name}' matches nothing in {}; ignored",
                 set.file.display(),
                 p.line,
                 self.target_name(target)
             );
-            return Ok(());
-        };
-        let comp = &self.comps[c];
-        let Some(v) = fmu_variable(&comp.description, &variable) else {
-            log::warn!(
-                "{}:{}: parameter '{name}' matches no variable of '{}' ({}); ignored",
-                set.file.display(),
-                p.line,
-                comp.element.name,
-                comp.element.source
-            );
-            return Ok(());
-        };
-        let connector = comp.element.connectors.iter().find(|k| k.name == variable);
-        for (scalar, value) in self.parameter_lines(bound, comp, &v, connector)? {
-            out.push(Assignment {
-                comp: c,
-                variable: scalar,
-                value,
-                file: set.file.clone(),
-                line: p.line,
-                ssd_line,
-            });
+        }
+        for (c, variable) in reached {
+            let comp = &self.comps[c];
+            let Some(v) = fmu_variable(&comp.description, &variable) else {
+                log::warn!(
+                    "{}:{}: parameter '{name}' matches no variable of '{}' ({}); ignored",
+                    set.file.display(),
+                    p.line,
+                    comp.element.name,
+                    comp.element.source
+                );
+                continue;
+            };
+            let connector = comp.element.connectors.iter().find(|k| k.name == variable);
+            for (scalar, value) in self.parameter_lines(bound, comp, &v, connector)? {
+                out.push(Assignment {
+                    comp: c,
+                    variable: scalar,
+                    value,
+                    file: set.file.clone(),
+                    line: p.line,
+                    ssd_line,
+                });
+            }
         }
         Ok(())
     }
 
-    /// The component and variable a name bound at system `s` reaches: `Element.rest`
+    /// The components and variables a name bound at system `s` reaches: `Element.rest`
     /// descends into the element (the longest matching element name first); a connector of
-    /// the system follows its connections to the components' connectors.
-    fn resolve_in_system(&self, s: usize, name: &str) -> Option<(usize, String)> {
+    /// the system follows each of its connections to the components' connectors, so a
+    /// system connector wired to several inputs sets all of them. Empty when nothing matches.
+    fn resolve_in_system(&self, s: usize, name: &str) -> Vec<(usize, String)> {
         let sys = &self.systems[s];
         let mut best: Option<(usize, &str, Child)> = None;
         for (element, child) in &sys.children {
@@ -293,12 +295,13 @@ impl<'a> Builder<'a> {
         }
         if let Some((_, rest, child)) = best {
             return match child {
-                Child::Comp(c) => Some((c, rest.to_owned())),
+                Child::Comp(c) => vec![(c, rest.to_owned())],
                 Child::Sys(inner) => self.resolve_in_system(inner, rest),
-                Child::Ref(_) => None,
+                Child::Ref(_) => Vec::new(),
             };
         }
         // A connector of the system: follow its connections one level down.
+        let mut reached = Vec::new();
         if sys.element.connectors.iter().any(|k| k.name == name) {
             for c in &sys.element.connections {
                 let other = if c.start.element.is_none() && c.start.connector == name {
@@ -309,11 +312,11 @@ impl<'a> Builder<'a> {
                     continue;
                 };
                 if let Some(e) = &other.element {
-                    return self.resolve_in_system(s, &format!("{e}.{}", other.connector));
+                    reached.extend(self.resolve_in_system(s, &format!("{e}.{}", other.connector)));
                 }
             }
         }
-        None
+        reached
     }
 }
 
