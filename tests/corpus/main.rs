@@ -12,5 +12,6 @@ mod leaks;
 mod mastersim;
 mod model_quirks;
 mod readers;
+mod resume;
 mod ssp;
 mod sweeps;
