@@ -237,4 +237,29 @@ mod tests {
         assert_eq!(meta.columns[1].slave, "B");
         assert_eq!(meta.columns[0].unit, "-");
     }
+
+    #[test]
+    fn appended_rows_follow_the_held_ones_matched_by_name() {
+        let store = Store::replay(
+            "r",
+            &[0.0],
+            vec![
+                (Column::new("A.x", ""), vec![1.0]),
+                (Column::new("B.y", ""), vec![2.0]),
+            ],
+        );
+        // Another column order, an extra column, and B.y missing: matched by name, NaN.
+        store.append(&ResultTable {
+            time: vec![0.5, 1.0],
+            names: vec!["C.z".into(), "A.x".into()],
+            units: vec![String::new(), String::new()],
+            columns: vec![vec![9.0, 9.0], vec![3.0, 4.0]],
+        });
+        let rows = store.rows(0, 9);
+        assert_eq!(rows.len(), 3);
+        assert_eq!(rows[0], vec![0.0, 1.0, 2.0]);
+        assert_eq!(&rows[1][..2], &[0.5, 3.0]);
+        assert_eq!(&rows[2][..2], &[1.0, 4.0]);
+        assert!(rows[1][2].is_nan() && rows[2][2].is_nan(), "{rows:?}");
+    }
 }

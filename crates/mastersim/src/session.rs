@@ -95,8 +95,9 @@ pub struct Session {
     failure: Option<String>,
     /// Initialized, result files created and the first row written.
     initialized: bool,
-    /// Brought to a checkpoint by [`Session::open_resume`].
-    resumed: bool,
+    /// The checkpoint's communication point (s), when [`Session::open_resume`] brought the
+    /// session there.
+    resumed_at: Option<f64>,
     /// Result files finished and slaves terminated.
     closed: bool,
     /// What the project holds that a `.msim` file cannot state (SSP mapping
@@ -382,7 +383,7 @@ impl Session {
             stop_cause: "stop requested".into(),
             failure: None,
             initialized: false,
-            resumed: false,
+            resumed_at: None,
             closed: false,
             not_in_msim,
             _lock: lock,

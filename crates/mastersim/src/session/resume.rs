@@ -321,7 +321,7 @@ impl Session {
             }
         }
         self.initialized = true;
-        self.resumed = true;
+        self.resumed_at = Some(master.t);
         Ok(())
     }
 
@@ -401,9 +401,9 @@ impl Session {
     ///
     /// Spec: `docs/checkpoints.md` (result files of a resumed run).
     pub fn resumed_rows(&mut self) -> Result<Option<ResultTable>> {
-        if !self.resumed {
+        let Some(t) = self.resumed_at else {
             return Ok(None);
-        }
+        };
         if let Some(files) = self.record.lock().files.as_mut() {
             files.flush()?;
         }
@@ -421,6 +421,11 @@ impl Session {
                     self.sim.settings().output_time_unit,
                 )
             } else {
+                log::info!(
+                    "The rows of the interrupted run up to t={t} s are in no result file to \
+                     read back: the Signal Table and the MAT file with the output filter are \
+                     written at the end"
+                );
                 return Ok(None);
             };
         let mut table = output::result_file::read(&path)?
