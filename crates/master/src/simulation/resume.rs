@@ -85,13 +85,14 @@ impl Simulation {
     /// state again and frees it. So the slaves end in the state they had, whatever the check
     /// found, and the run goes on unchanged. Not counted in the statistics.
     ///
-    /// Returns, per slave, the failure of the check (naming the FMI function that failed),
-    /// `None` where the state restores or the slave has none.
+    /// Returns, per slave, the failure of the check (naming the FMI function that failed;
+    /// a failing `fmi2GetFMUstate` too, as the check cannot be made safely then), `None`
+    /// where the state restores or the slave has none.
     ///
     /// # Errors
     /// [`Error::InvalidSetting`] when `states` does not have one entry per slave; a failing
-    /// `fmi2GetFMUstate`, or an `fmi2SetFMUstate` / `fmi2FreeFMUstate` of the state saved in
-    /// memory: the slave may then not be in its state any more, and the run must not go on.
+    /// `fmi2SetFMUstate` or `fmi2FreeFMUstate` of the state saved in memory: the slave may
+    /// then not be in its state any more, and the run must not go on.
     ///
     /// Spec: FMI 2.0.2 §2.1.3 (after `fmi2Error`, a state saved before may be set again),
     /// §2.1.8.
@@ -106,7 +107,15 @@ impl Simulation {
                 found.push(None);
                 continue;
             };
-            let saved = node.slave.get_state(None)?;
+            // Without a state saved in memory to go back to, the check would lose the
+            // slave's state: a slave that cannot save one counts as not restoring.
+            let saved = match node.slave.get_state(None) {
+                Ok(saved) => saved,
+                Err(e) => {
+                    found.push(Some(e));
+                    continue;
+                }
+            };
             let check = node.slave.deserialize_state(bytes);
             let restored = node.slave.set_state(saved);
             let freed = node.slave.free_state(saved);
