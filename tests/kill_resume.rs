@@ -39,7 +39,7 @@ impl Random {
     }
 
     /// A number in [0, 1).
-    pub fn next(&mut self) -> f64 {
+    pub fn uniform(&mut self) -> f64 {
         self.0 ^= self.0 << 13;
         self.0 ^= self.0 >> 7;
         self.0 ^= self.0 << 17;
@@ -217,7 +217,7 @@ pub fn kill_and_resume(
         }
         let mut child = start(project, &wd, &args, &[]);
         if report.kills < kills {
-            let delay = Duration::from_secs_f64(min_delay + random.next() * seconds / 10.0);
+            let delay = Duration::from_secs_f64(min_delay + random.uniform() * seconds / 10.0);
             if signal_after(&mut child, delay, "-KILL") {
                 report.kills += 1;
                 let _ = child.wait();

@@ -97,10 +97,10 @@ impl Store {
     ///
     /// # Errors
     /// The session refuses the observer, or the result files cannot be read back
-    /// ([`mastersim::Error`], naming the file).
+    /// ([`mastersim::Error`], boxed, naming the file).
     ///
     /// Spec: `docs/live.md` (a resumed run).
-    pub fn attach(session: &mut Session, title: &str) -> Result<Store, mastersim::Error> {
+    pub fn attach(session: &mut Session, title: &str) -> Result<Store, Box<mastersim::Error>> {
         let store = Store::live(title);
         session.add_observer(Box::new(store.clone()))?;
         if let Some(table) = session.resumed_rows()? {
