@@ -338,8 +338,7 @@ mod tests {
             pacer.release(f64::from(k) * 0.01, sleep_until); // 20 ms of wall time in all
         }
         // A pacer never runs ahead of its factor; on a loaded machine a sleep may end late, so
-        // the lower bounds leave room for the scheduler (a benchmark, not this test, measures
-        // how closely the factor is kept).
+        // the lower bounds leave room for the scheduler.
         let f = pacer.figures();
         assert!(f.total_factor <= 10.5, "{f:?}");
         assert!(f.total_factor > 5.0, "{f:?}");
