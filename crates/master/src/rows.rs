@@ -164,6 +164,9 @@ impl RowWriter {
         for (value, &(s, slot)) in row.string.iter_mut().zip(&sources.string) {
             value.clone_from(nodes[s.0].string.cached(slot));
         }
+        for (value, &(s, slot)) in row.binary.iter_mut().zip(&sources.binary) {
+            value.clone_from(nodes[s.0].binary.cached(slot));
+        }
         let result = observer
             .output(t, &self.row)
             .map_err(|source| Error::Observer { source });
@@ -191,8 +194,9 @@ impl RowWriter {
                         fmi::VarType::String => {
                             node.slave.get_string(&vrs, &mut values.string[k..=k])
                         }
-                        // Not a result type (`OUTPUT_TYPE_ORDER`).
-                        fmi::VarType::Binary => Ok(()),
+                        fmi::VarType::Binary => {
+                            node.slave.get_binary(&vrs, &mut values.binary[k..=k])
+                        }
                     };
                     if let Err(e) = result {
                         log::warn!(
