@@ -156,16 +156,16 @@ impl RowWriter {
             *value = *nodes[s.0].real.cached(slot);
         }
         for (value, &(s, slot)) in row.integer.iter_mut().zip(&sources.integer) {
-            *value = *nodes[s.0].integer.cached(slot);
+            *value = *nodes[s.0].discrete.integer.cached(slot);
         }
         for (value, &(s, slot)) in row.boolean.iter_mut().zip(&sources.boolean) {
-            *value = *nodes[s.0].boolean.cached(slot);
+            *value = *nodes[s.0].discrete.boolean.cached(slot);
         }
         for (value, &(s, slot)) in row.string.iter_mut().zip(&sources.string) {
-            value.clone_from(nodes[s.0].string.cached(slot));
+            value.clone_from(nodes[s.0].discrete.string.cached(slot));
         }
         for (value, &(s, slot)) in row.binary.iter_mut().zip(&sources.binary) {
-            value.clone_from(nodes[s.0].binary.cached(slot));
+            value.clone_from(nodes[s.0].discrete.binary.cached(slot));
         }
         let result = observer
             .output(t, &self.row)

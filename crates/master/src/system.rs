@@ -222,22 +222,156 @@ impl<T: Transfer> Links<T> {
     }
 }
 
+/// One connected Real input: the connection feeding it and the connection's transform.
+#[derive(Debug, Clone, Copy)]
+struct RealInput {
+    /// The connection feeding the input.
+    source: GlobalIndex,
+    /// The input is `offset + scale · value` of the connection.
+    offset: f64,
+    /// See `offset`.
+    scale: f64,
+}
+
+/// A slave's Real transfers, which nearly every step makes, packed: the [`Links`] of `f64` in
+/// four exact-size blocks, allocated one after the other when the system is built (so that
+/// the blocks of consecutive slaves are adjacent too), with a header of one cache line and a
+/// half in the slave's node. A step of a slave with one Real input and output reads two cache
+/// lines of these blocks; the eight vectors of [`Links`] took up to eight lines more
+/// (`docs/performance.md`, "A slave's data together").
+#[derive(Debug, Default)]
+pub(crate) struct RealLinks {
+    /// Value references: the selected outputs in cache order (the coupled ones first), then the
+    /// connected inputs.
+    vrs: Box<[ValueRef]>,
+    /// Values: the outputs as read last (the cache, in cache order), then the input values of
+    /// the next set call.
+    values: Box<[f64]>,
+    /// `(global, slot)`: copy the cached output `slot` into the coupling vector at `global`.
+    sync: Box<[(GlobalIndex, usize)]>,
+    /// Where each input comes from, in input order.
+    inputs: Box<[RealInput]>,
+    /// Number of selected outputs (the first entries of `vrs` and `values`).
+    outputs: usize,
+    /// Number of coupled outputs (the first entries of the cache).
+    coupled: usize,
+}
+
+impl RealLinks {
+    /// Packs the Real links built by [`System::new`].
+    fn pack(links: &Links<f64>) -> Self {
+        debug_assert_eq!(links.transforms.len(), links.input_vrs.len());
+        let inputs =
+            links
+                .sources
+                .iter()
+                .zip(&links.transforms)
+                .map(|(&source, &(offset, scale))| RealInput {
+                    source,
+                    offset,
+                    scale,
+                });
+        RealLinks {
+            vrs: links
+                .output_vrs
+                .iter()
+                .chain(&links.input_vrs)
+                .copied()
+                .collect(),
+            values: links.cache.iter().chain(&links.buffer).copied().collect(),
+            sync: links.sync.as_slice().into(),
+            inputs: inputs.collect(),
+            outputs: links.output_vrs.len(),
+            coupled: links.coupled,
+        }
+    }
+
+    /// The value in cache slot `slot` (`slot` < the number of selected outputs).
+    pub fn cached(&self, slot: usize) -> &f64 {
+        &self.values[..self.outputs][slot]
+    }
+
+    /// The cached coupled outputs.
+    fn coupled_cache(&self) -> &[f64] {
+        &self.values[..self.coupled]
+    }
+
+    /// Reads the coupled outputs (one batched call, none without coupled outputs).
+    #[inline]
+    fn read_coupled(&mut self, slave: &mut AnySlave) -> Result<()> {
+        let k = self.coupled;
+        if k == 0 {
+            return Ok(());
+        }
+        slave.get_real(&self.vrs[..k], &mut self.values[..k])
+    }
+
+    /// Reads the outputs that feed no connection (one batched call, none without such outputs).
+    fn read_uncoupled(&mut self, slave: &mut AnySlave) -> Result<()> {
+        let (k, n) = (self.coupled, self.outputs);
+        if k == n {
+            return Ok(());
+        }
+        slave.get_real(&self.vrs[k..n], &mut self.values[k..n])
+    }
+
+    /// Copies the cached coupled outputs into the coupling vector `target` (one entry per
+    /// connection).
+    #[inline]
+    fn sync_into(&self, target: &mut [f64]) {
+        for &(g, slot) in &*self.sync {
+            target[g.0] = self.values[slot];
+        }
+    }
+
+    /// Sets the inputs to `offset + scale · value` of their connections in the coupling vector
+    /// `source` (one batched call, none without inputs).
+    #[inline]
+    fn update_from(&mut self, slave: &mut AnySlave, source: &[f64]) -> Result<()> {
+        if self.inputs.is_empty() {
+            return Ok(());
+        }
+        let n = self.outputs;
+        let buffer = &mut self.values[n..];
+        for (b, input) in buffer.iter_mut().zip(&*self.inputs) {
+            *b = input.offset + input.scale * source[input.source.0];
+        }
+        slave.set_real(&self.vrs[n..], buffer)
+    }
+}
+
+/// The Integer, Boolean, String and Binary transfers of a slave: off the node's hot lines,
+/// since most slaves step with Real connections only.
+#[derive(Debug, Default)]
+pub(crate) struct DiscreteLinks {
+    /// Integer outputs and inputs.
+    pub integer: Links<i128>,
+    /// Boolean outputs and inputs.
+    pub boolean: Links<bool>,
+    /// String outputs and inputs.
+    pub string: Links<String>,
+    /// Binary outputs and inputs (FMI 3.0).
+    pub binary: Links<Vec<u8>>,
+}
+
 /// One slave with everything the algorithms need to move its values.
 ///
-/// The fields one step touches come first (`repr(C)` keeps the order), so that a step of a
-/// slave with few connections reads a few adjacent cache lines of its node.
-#[repr(C)]
+/// The fields one step touches come first (`repr(C)` keeps the order): a step of a slave with
+/// Real connections only reads the node's first three cache lines (`align(64)` makes them
+/// whole lines) and the few lines of the slave's instance wrapper that follow.
+#[repr(C, align(64))]
 pub(crate) struct SlaveNode {
-    pub slave: AnySlave,
     /// Real outputs and inputs.
-    pub real: Links<f64>,
+    pub real: RealLinks,
     /// The slave's own clock, s: its current communication point.
     pub clock: f64,
-    /// Wall-clock supervision of this slave's calls, when installed.
-    pub monitor: Option<Arc<CallMonitor>>,
+    /// Index of this slave in the plan.
+    index: SlaveIndex,
     /// Multi-rate runs: the communication point this slave steps to at the current instant, s
     /// (set by the scheduler; `None` in single-rate runs, where the master's step applies).
     pub target: Option<f64>,
+    /// Wall-clock supervision of this slave's calls, when installed.
+    pub monitor: Option<Arc<CallMonitor>>,
     /// Multi-rate runs: the slave does not step at the current instant (parallel Gauss-Jacobi
     /// skips it); only the due slaves are cleared, for the instant.
     pub idle: bool,
@@ -250,14 +384,9 @@ pub(crate) struct SlaveNode {
     /// A step completed since the outputs that feed no connection were last read.
     stale: bool,
     pub stats: SlaveStatistics,
-    /// Integer outputs and inputs.
-    pub integer: Links<i128>,
-    /// Boolean outputs and inputs.
-    pub boolean: Links<bool>,
-    /// String outputs and inputs.
-    pub string: Links<String>,
-    /// Binary outputs and inputs (FMI 3.0).
-    pub binary: Links<Vec<u8>>,
+    pub slave: AnySlave,
+    /// Integer, Boolean, String and Binary outputs and inputs.
+    pub discrete: Box<DiscreteLinks>,
     states: [Option<StateId>; 2],
     /// Clock at the time each slot was saved, s.
     state_clocks: [f64; 2],
@@ -265,8 +394,6 @@ pub(crate) struct SlaveNode {
     real_names: Vec<String>,
     /// Cache slot of every selected output, per type, by local index.
     slots: PerType<Vec<usize>>,
-    /// Index of this slave in the plan.
-    index: SlaveIndex,
     /// The outcome of this slave's part of a parallel step, until the serial phase takes it.
     pub pending: Option<Result<StepOutcome>>,
 }
@@ -349,7 +476,9 @@ impl SlaveNode {
     /// [`Error::NonFiniteOutput`] naming the slave, the variable and `t` (s).
     #[inline]
     pub fn check_coupled_outputs(&self, t: f64) -> Result<()> {
-        match self.real.cache[..self.real.coupled]
+        match self
+            .real
+            .coupled_cache()
             .iter()
             .position(|v| !v.is_finite())
         {
@@ -365,7 +494,7 @@ impl SlaveNode {
             slave: self.name().to_string(),
             variable: self.real_names[slot].clone(),
             t,
-            value: self.real.cache[slot],
+            value: *self.real.cached(slot),
         }
     }
 
@@ -382,11 +511,11 @@ impl SlaveNode {
     /// The Integer, Boolean and String part of [`SlaveNode::read_coupled_outputs`].
     #[inline(never)]
     fn read_coupled_discrete(&mut self) -> Result<()> {
-        let s = &mut self.slave;
-        self.integer.read_coupled(s)?;
-        self.boolean.read_coupled(s)?;
-        self.string.read_coupled(s)?;
-        self.binary.read_coupled(s)
+        let (s, d) = (&mut self.slave, &mut *self.discrete);
+        d.integer.read_coupled(s)?;
+        d.boolean.read_coupled(s)?;
+        d.string.read_coupled(s)?;
+        d.binary.read_coupled(s)
     }
 
     /// Reads the outputs that feed no connection into the cache, if a step completed since
@@ -395,12 +524,12 @@ impl SlaveNode {
         if !self.stale {
             return Ok(());
         }
-        let s = &mut self.slave;
+        let (s, d) = (&mut self.slave, &mut *self.discrete);
         self.real.read_uncoupled(s)?;
-        self.integer.read_uncoupled(s)?;
-        self.boolean.read_uncoupled(s)?;
-        self.string.read_uncoupled(s)?;
-        self.binary.read_uncoupled(s)?;
+        d.integer.read_uncoupled(s)?;
+        d.boolean.read_uncoupled(s)?;
+        d.string.read_uncoupled(s)?;
+        d.binary.read_uncoupled(s)?;
         self.stale = false;
         Ok(())
     }
@@ -418,28 +547,18 @@ impl SlaveNode {
     /// The Integer, Boolean and String part of [`SlaveNode::sync`].
     #[inline(never)]
     fn sync_discrete(&self, target: &mut TypedValues) {
-        self.integer.sync_into(&mut target.integer);
-        self.boolean.sync_into(&mut target.boolean);
-        self.string.sync_into(&mut target.string);
-        self.binary.sync_into(&mut target.binary);
+        let d = &*self.discrete;
+        d.integer.sync_into(&mut target.integer);
+        d.boolean.sync_into(&mut target.boolean);
+        d.string.sync_into(&mut target.string);
+        d.binary.sync_into(&mut target.binary);
     }
 
     /// Sets this slave's inputs from the coupling vectors `source`; Reals become
     /// `offset + scale_factor * value`.
     #[inline]
     pub fn update(&mut self, source: &TypedValues, real_only: bool) -> Result<()> {
-        let real = &mut self.real;
-        if !real.input_vrs.is_empty() {
-            for ((b, &g), &(offset, scale)) in real
-                .buffer
-                .iter_mut()
-                .zip(&real.sources)
-                .zip(&real.transforms)
-            {
-                *b = offset + scale * source.real[g.0];
-            }
-            self.slave.set_real(&real.input_vrs, &real.buffer)?;
-        }
+        self.real.update_from(&mut self.slave, &source.real)?;
         if real_only || self.only_real {
             return Ok(());
         }
@@ -450,11 +569,11 @@ impl SlaveNode {
     /// path, which most slaves take alone).
     #[inline(never)]
     fn update_discrete(&mut self, source: &TypedValues) -> Result<()> {
-        let s = &mut self.slave;
-        self.integer.update_from(s, &source.integer)?;
-        self.boolean.update_from(s, &source.boolean)?;
-        self.string.update_from(s, &source.string)?;
-        self.binary.update_from(s, &source.binary)
+        let (s, d) = (&mut self.slave, &mut *self.discrete);
+        d.integer.update_from(s, &source.integer)?;
+        d.boolean.update_from(s, &source.boolean)?;
+        d.string.update_from(s, &source.string)?;
+        d.binary.update_from(s, &source.binary)
     }
 
     /// Advances the slave by `h` (s) from the master's communication point `t` (s) — or, with
@@ -569,13 +688,13 @@ fn connect<T: Transfer>(
     nodes: &mut [SlaveNode],
     connections: &[crate::plan::Connection],
     ty: VarType,
-    links: impl Fn(&mut SlaveNode) -> &mut Links<T>,
+    links: impl Fn(&mut DiscreteLinks) -> &mut Links<T>,
 ) {
     for (global, c) in connections.iter().enumerate() {
         let out = &mut nodes[c.output_slave.0];
         let slot = out.slot(ty, c.output_local);
-        links(out).add_output(GlobalIndex(global), slot);
-        let inputs = links(&mut nodes[c.input_slave.0]);
+        links(&mut out.discrete).add_output(GlobalIndex(global), slot);
+        let inputs = links(&mut nodes[c.input_slave.0].discrete);
         inputs.add_input(GlobalIndex(global), c.input_vr);
         if let Some(map) = &c.value_map {
             inputs.maps.push((inputs.input_vrs.len() - 1, map.clone()));
@@ -595,6 +714,8 @@ impl System {
             string: coupled_locals(&c.string, n),
             binary: coupled_locals(&c.binary, n),
         };
+        // The Real links are built here and packed into the nodes at the end.
+        let mut real_links = Vec::with_capacity(n);
         let mut nodes: Vec<SlaveNode> = plan
             .slaves
             .iter()
@@ -613,12 +734,13 @@ impl System {
                         name.clone_from(&var.name);
                     }
                 }
+                real_links.push(real);
                 SlaveNode {
-                    slave,
-                    real,
+                    real: RealLinks::default(),
                     clock: plan.settings.t_start,
-                    monitor: None,
                     target: None,
+                    monitor: None,
+                    index: SlaveIndex(index),
                     idle: plan.multirate.is_some(),
                     own_clock: plan.settings.time_arithmetic == TimeArithmetic::MasterSim,
                     only_real: false,
@@ -627,10 +749,13 @@ impl System {
                         name: p.name.clone(),
                         ..Default::default()
                     },
-                    integer,
-                    boolean,
-                    string,
-                    binary,
+                    slave,
+                    discrete: Box::new(DiscreteLinks {
+                        integer,
+                        boolean,
+                        string,
+                        binary,
+                    }),
                     states: [None, None],
                     state_clocks: [plan.settings.t_start; 2],
                     real_names,
@@ -641,28 +766,33 @@ impl System {
                         string: string_slots,
                         binary: binary_slots,
                     },
-                    index: SlaveIndex(index),
                     pending: None,
                 }
             })
             .collect();
         for (global, c) in c.real.iter().enumerate() {
-            let out = &mut nodes[c.output_slave.0];
-            let slot = out.slot(VarType::Real, c.output_local);
-            out.real.add_output(GlobalIndex(global), slot);
-            let inputs = &mut nodes[c.input_slave.0].real;
+            let slot = nodes[c.output_slave.0].slot(VarType::Real, c.output_local);
+            real_links[c.output_slave.0].add_output(GlobalIndex(global), slot);
+            let inputs = &mut real_links[c.input_slave.0];
             inputs.add_input(GlobalIndex(global), c.input_vr);
             inputs.transforms.push((c.offset, c.scale_factor));
         }
-        connect(&mut nodes, &c.integer, VarType::Integer, |n| &mut n.integer);
-        connect(&mut nodes, &c.boolean, VarType::Boolean, |n| &mut n.boolean);
-        connect(&mut nodes, &c.string, VarType::String, |n| &mut n.string);
-        connect(&mut nodes, &c.binary, VarType::Binary, |n| &mut n.binary);
+        // All packed before any builder is freed, so that the blocks come one after the other.
+        let packed: Vec<RealLinks> = real_links.iter().map(RealLinks::pack).collect();
+        for (node, real) in nodes.iter_mut().zip(packed) {
+            node.real = real;
+        }
+        drop(real_links);
+        connect(&mut nodes, &c.integer, VarType::Integer, |d| &mut d.integer);
+        connect(&mut nodes, &c.boolean, VarType::Boolean, |d| &mut d.boolean);
+        connect(&mut nodes, &c.string, VarType::String, |d| &mut d.string);
+        connect(&mut nodes, &c.binary, VarType::Binary, |d| &mut d.binary);
         for node in &mut nodes {
-            node.only_real = node.integer.idle_per_step()
-                && node.boolean.idle_per_step()
-                && node.string.idle_per_step()
-                && node.binary.idle_per_step();
+            let d = &node.discrete;
+            node.only_real = d.integer.idle_per_step()
+                && d.boolean.idle_per_step()
+                && d.string.idle_per_step()
+                && d.binary.idle_per_step();
         }
         let lengths = plan.connection_counts();
         System {
