@@ -456,7 +456,7 @@ impl Table {
         for row in 0..col.values.len() {
             let value = map(col.integer(row));
             if value < min || value > max {
-                return Err(TableError::IntegerRange {
+                return Err(TableError::IntegerRange(Box::new(IntegerOutOfRange {
                     path: self.path.clone(),
                     line: self.lines.get(row).copied().unwrap_or(0),
                     column: column + 2,
@@ -466,7 +466,7 @@ impl Table {
                     type_name: type_name.to_owned(),
                     min,
                     max,
-                });
+                })));
             }
         }
         Ok(())
@@ -483,6 +483,34 @@ impl Table {
     pub fn boolean_at_rows(&self, column: usize, rows: usize) -> Option<bool> {
         self.step_at_rows(column, rows).map(|v| v != 0.0)
     }
+}
+
+/// A table integer that does not fit the integer input its column feeds
+/// ([`TableError::IntegerRange`]).
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "{path}:{line}: column {column} ('{caption}'): {value} does not fit the {type_name} \
+     input '{input}', expected an integer from {min} to {max}"
+)]
+pub struct IntegerOutOfRange {
+    /// The file.
+    pub path: PathBuf,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column of the file (1 is time).
+    pub column: usize,
+    /// Caption of the column.
+    pub caption: String,
+    /// The integer of the cell (after a value mapping, if the connection has one).
+    pub value: i128,
+    /// The input, `<slave>.<variable>`.
+    pub input: String,
+    /// The input's data type (`Int8`, `UInt64`, FMI 2.0 `Integer`, …).
+    pub type_name: String,
+    /// Smallest value of the type.
+    pub min: i128,
+    /// Largest value of the type.
+    pub max: i128,
 }
 
 /// A table file error.
@@ -595,31 +623,10 @@ pub enum TableError {
         /// 1-based line of the previous row.
         previous_line: usize,
     },
-    /// An integer that does not fit the integer input its column feeds.
-    #[error(
-        "{path}:{line}: column {column} ('{caption}'): {value} does not fit the {type_name} \
-         input '{input}', expected an integer from {min} to {max}"
-    )]
-    IntegerRange {
-        /// The file.
-        path: PathBuf,
-        /// 1-based line.
-        line: usize,
-        /// 1-based column of the file (1 is time).
-        column: usize,
-        /// Caption of the column.
-        caption: String,
-        /// The integer of the cell (after a value mapping, if the connection has one).
-        value: i128,
-        /// The input, `<slave>.<variable>`.
-        input: String,
-        /// The input's data type (`Int8`, `UInt64`, FMI 2.0 `Integer`, …).
-        type_name: String,
-        /// Smallest value of the type.
-        min: i128,
-        /// Largest value of the type.
-        max: i128,
-    },
+    /// An integer that does not fit the integer input its column feeds (boxed: the variant
+    /// would make every `Result` of a table large).
+    #[error("{0}")]
+    IntegerRange(Box<IntegerOutOfRange>),
     /// A value reference that is not a column index of the table.
     #[error("{path}: no column with value reference {column}, expected 0..{count}")]
     NoSuchColumn {
