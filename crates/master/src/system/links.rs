@@ -210,10 +210,10 @@ struct RealInput {
 
 /// A slave's Real transfers, which nearly every step makes, packed: the [`Links`] of `f64` in
 /// four exact-size blocks, allocated one after the other when the system is built (so that
-/// the blocks of consecutive slaves are adjacent too), with a header of one cache line and a
-/// half in the slave's node. A step of a slave with one Real input and output reads two cache
-/// lines of these blocks; the eight vectors of [`Links`] took up to eight lines more
-/// (`docs/performance.md`, "A slave's data together").
+/// the blocks of consecutive slaves are adjacent too), with an 80-byte header at the start of
+/// the slave's node. A step of a slave with one Real input and output reads about two cache
+/// lines of these blocks, where the 200-byte header and the seven blocks of [`Links`] took
+/// about eight (`docs/performance.md`, "A slave's data together").
 #[derive(Debug, Default)]
 pub(crate) struct RealLinks {
     /// Value references: the selected outputs in cache order (the coupled ones first), then the
