@@ -1,14 +1,15 @@
 //! The shape of the code base, checked from its source: no import cycle between the modules
-//! of any crate, each concept in one type in one module, one table reader, and a binary crate
-//! that only drives the library.
+//! of any crate (the product's `crates/*` and the test FMUs' `fmus/*`), each concept in one
+//! type in one module, one table reader, and a binary crate that only drives the library.
 //!
-//! Every crate under `crates/` is parsed with `syn`. Its module tree is followed from the crate
-//! root through `mod` declarations (test modules, `#[cfg(test)]`, are left out: they are not part
-//! of the architecture). Every path a module names — in `use` declarations and in code, starting
-//! with `crate::`, `super::` or `self::` — is resolved to the module that defines it, following
-//! `pub use` re-exports. Among the children of each module, child A depends on child B when
-//! anything inside A names anything inside B; this graph must be acyclic. A module and its own
-//! children are not compared: a child naming its parent's items is structure, not a cycle.
+//! Every crate under `crates/` and `fmus/` is parsed with `syn`. Its module tree is followed
+//! from the crate root through `mod` declarations (test modules, `#[cfg(test)]`, are left out:
+//! they are not part of the architecture; modules behind a feature are read). Every path a
+//! module names — in `use` declarations and in code, starting with `crate::`, `super::` or
+//! `self::` — is resolved to the module that defines it, following `pub use` re-exports. Among
+//! the children of each module, child A depends on child B when anything inside A names
+//! anything inside B; this graph must be acyclic. A module and its own children are not
+//! compared: a child naming its parent's items is structure, not a cycle.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -397,10 +398,11 @@ fn strongly_connected(edges: &[BTreeSet<usize>]) -> Vec<Vec<usize>> {
     s.components
 }
 
-fn workspace_crates() -> Vec<PathBuf> {
-    let crates = mastersim_tests::workspace_root().join("crates");
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&crates)
-        .unwrap_or_else(|e| panic!("cannot list '{}': {e}", crates.display()))
+/// The crates in `<workspace root>/<folder>` (each directory with a `Cargo.toml`), sorted.
+fn crates_in(folder: &str) -> Vec<PathBuf> {
+    let dir = mastersim_tests::workspace_root().join(folder);
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("cannot list '{}': {e}", dir.display()))
         .map(|e| e.expect("directory entry").path())
         .filter(|p| p.join("Cargo.toml").is_file())
         .collect();
@@ -408,10 +410,28 @@ fn workspace_crates() -> Vec<PathBuf> {
     dirs
 }
 
+/// The crates of the product, `crates/*`.
+fn workspace_crates() -> Vec<PathBuf> {
+    crates_in("crates")
+}
+
+/// The test FMUs and their helper crates, `fmus/*` (the support library, the packer and every
+/// FMU crate).
+fn fmu_crates() -> Vec<PathBuf> {
+    let found = crates_in("fmus");
+    for needed in ["support", "packer", "workload"] {
+        assert!(
+            found.iter().any(|d| d.ends_with(needed)),
+            "fmus/{needed} not found among {found:?}"
+        );
+    }
+    found
+}
+
 #[test]
 fn no_import_cycles_between_modules() {
     let mut cycles = Vec::new();
-    for dir in workspace_crates() {
+    for dir in workspace_crates().into_iter().chain(fmu_crates()) {
         cycles.extend(Crate::read(&dir).cycles());
     }
     let text: Vec<String> = cycles.iter().map(|c| c.join(" ↔ ")).collect();

@@ -313,3 +313,149 @@ fn fmi3_early_return_continues_from_the_event() {
     assert_eq!(at(&table, "EarlyReturn.switched", 0.3), 0.0);
     assert_eq!(at(&table, "EarlyReturn.switched", 0.4), 1.0);
 }
+
+/// The integer inputs of AllTypes fed from a table, with the extremes of every type at 0 s
+/// (minimum) and 1 s (maximum; the UInt64 in scientific notation) and small values at 2 s.
+const INTEGER_TABLE: &[(&str, [&str; 3])] = &[
+    ("int8", ["-128", "127", "-1"]),
+    ("uint8", ["0", "255", "1"]),
+    ("int16", ["-32768", "32767", "-2"]),
+    ("uint16", ["0", "65535", "2"]),
+    ("int32", ["-2147483648", "2147483647", "-3"]),
+    ("uint32", ["0", "4294967295", "3"]),
+    (
+        "int64",
+        ["-9223372036854775808", "9223372036854775807", "-4"],
+    ),
+    (
+        "uint64",
+        ["0", "1.8446744073709551615e19", "9007199254740993"],
+    ),
+    (
+        "int64_min",
+        ["-9223372036854775807", "9223372036854775806", "0"],
+    ),
+    (
+        "int64_minus_max",
+        ["9223372036854775807", "-9223372036854775808", "5"],
+    ),
+    ("enum", ["-1", "1000", "0"]),
+];
+
+/// Writes `extremes.tsv` (the rows of [`INTEGER_TABLE`], `edit` applied to its text) and a
+/// project feeding its columns to AllTypes' integer inputs; returns the project.
+fn integer_table_project(dir: &Path, edit: impl Fn(String) -> String) -> PathBuf {
+    let mut table = String::from("time [s]");
+    for (name, _) in INTEGER_TABLE {
+        table += &format!("\t{name}");
+    }
+    for row in 0..3 {
+        table += &format!("\n{row}");
+        for (_, values) in INTEGER_TABLE {
+            table += &format!("\t{}", values[row]);
+        }
+    }
+    std::fs::write(dir.join("extremes.tsv"), edit(table + "\n")).expect("write table");
+    let fmu = example_workspace().join("fmus/packed/AllTypes.fmu");
+    let mut project = format!(
+        "tEnd 2 s\nhStart 0.5 s\nhOutputMin 0.5 s\nMasterMode GAUSS_SEIDEL\n\
+         simulator 0 0 Table #ff0000 \"extremes.tsv\"\nsimulator 1 0 Sink #00ff00 \"{}\"\n",
+        fmu.display()
+    );
+    for (name, _) in INTEGER_TABLE {
+        project += &format!("graph Table.{name} Sink.{name}_in\n");
+    }
+    let path = dir.join("extremes.msim");
+    std::fs::write(&path, project).expect("write project");
+    path
+}
+
+/// Every integer input fed from a table receives the table's value exactly, over the whole
+/// range of its type (Int8 … UInt64 and an enumeration), into values.csv and the Signal Table;
+/// the Binary output is in strings.csv and the Signal Table as lowercase hexadecimal text.
+#[test]
+fn fmi3_table_integers_reach_every_integer_input_exactly() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let project = integer_table_project(tmp.path(), |t| t);
+    let run = run_mastersim(
+        &project,
+        &tmp.path().join("wd"),
+        &["--result-format", "csv,json"],
+    );
+    run.assert_success();
+    let table = ResultTable::read(&run.path("results/values.csv"));
+    let json: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(run.path("results/extremes.json")).expect("extremes.json"),
+    )
+    .expect("valid JSON");
+    let times = table.numbers("Time");
+    for (name, values) in INTEGER_TABLE {
+        let column = table.column(&format!("Sink.{name}_out"));
+        let signal = json[format!("Sink.{name}_out")]["values"]
+            .as_array()
+            .unwrap_or_else(|| panic!("no signal Sink.{name}_out"));
+        for (row, &t) in times.iter().enumerate() {
+            // The value of the last table row at or before t (a step), as an exact integer.
+            let written = values[t.floor().min(2.0) as usize];
+            let expected: i128 = match written.parse() {
+                Ok(exact) => exact,
+                Err(_) => i128::from(u64::MAX), // 1.8446744073709551615e19
+            };
+            assert_eq!(
+                table.rows[row][column],
+                expected.to_string(),
+                "Sink.{name}_out at t = {t} in values.csv"
+            );
+            assert_eq!(
+                signal[row].to_string(),
+                expected.to_string(),
+                "Sink.{name}_out at t = {t} in the Signal Table"
+            );
+        }
+    }
+    let strings = ResultTable::read(&run.path("results/strings.csv"));
+    let binary = strings.column("Sink.binary_out");
+    assert!(
+        strings.rows.iter().all(|r| r[binary] == "0001ff7f80"),
+        "binary_out in strings.csv: {:?}",
+        strings.rows
+    );
+    assert_eq!(json["Sink.binary_out"]["values"][0], "0001ff7f80");
+}
+
+/// A table value outside the range of the input it feeds is an error at load that names the
+/// table, the line and the column; nothing runs.
+#[test]
+fn fmi3_table_integer_out_of_range_is_refused_at_load() {
+    for (from, to, line, column, input) in [
+        ("\t127\t", "\t128\t", 3, 2, "Sink.int8_in (Int8"),
+        ("\t-32768\t", "\t-32769\t", 2, 4, "Sink.int16_in (Int16"),
+        (
+            "\t1.8446744073709551615e19\t",
+            "\t18446744073709551616\t",
+            3,
+            9,
+            "Sink.uint64_in (UInt64",
+        ),
+    ] {
+        let tmp = tempfile::tempdir().expect("temp dir");
+        let project = integer_table_project(tmp.path(), |t| t.replacen(from, to, 1));
+        let run = run_mastersim(&project, &tmp.path().join("wd"), &[]);
+        assert_eq!(run.code(), 2, "{}", run.said());
+        let said = run.said();
+        let input = input.split(' ').next().expect("the input's name");
+        let value = to.trim();
+        assert!(
+            said.contains(&format!("extremes.tsv:{line}: column {column} (")),
+            "{said}"
+        );
+        assert!(
+            said.contains(&format!("{value} does not fit the")) && said.contains(input),
+            "{said}"
+        );
+        assert!(
+            !run.path("results/values.csv").exists(),
+            "no result rows after a refused table"
+        );
+    }
+}

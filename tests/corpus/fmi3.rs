@@ -1,7 +1,7 @@
 //! FMI 3.0 Reference FMUs v0.0.37 (`corpus/fmi3`) checked by their definitions: Feedthrough
-//! (every type through a connection, into every result format), Resource (a value read from
-//! its `resources/` folder) and Stair (Event Mode: counts the seconds, then asks to end the
-//! run). BouncingBall, Dahlquist, Stair and VanDerPol are also compared with OMSimulator's
+//! (every type through a connection, into every result format; every integer type at its
+//! extremes from an input table), Resource (a value read from its `resources/` folder) and
+//! Stair (Event Mode: counts the seconds, then asks to end the run). BouncingBall, Dahlquist, Stair and VanDerPol are also compared with OMSimulator's
 //! results in `crosscheck.rs`.
 
 use std::path::{Path, PathBuf};
@@ -95,6 +95,11 @@ fn fmi3_feedthrough_every_type_through_a_connection() {
         assert_eq!(cell(output), expected, "{output} in values.csv");
     }
 
+    // Binary values as lowercase hexadecimal text in strings.csv.
+    let strings = ResultTable::read(&run.path("results/strings.csv"));
+    let binary = strings.column("Sink.Binary_output");
+    assert_eq!(strings.rows[strings.rows.len() - 1][binary], "00ff10ab");
+
     // Signal Table: exact JSON integers.
     let json: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(run.path("results/chain.json")).expect("chain.json"),
@@ -130,8 +135,8 @@ fn fmi3_feedthrough_every_type_through_a_connection() {
     );
 }
 
-/// Binary values are not written to result files; the library reads them back: the bytes set
-/// into `Source` arrive in `Sink` unchanged, NUL byte included.
+/// The library reads Binary values back: the bytes set into `Source` arrive in `Sink`
+/// unchanged, NUL byte included (the result files hold them as hexadecimal text).
 #[test]
 fn fmi3_feedthrough_copies_binary_values() {
     let tmp = tempfile::tempdir().expect("temp dir");
@@ -150,6 +155,85 @@ fn fmi3_feedthrough_copies_binary_values() {
         session.value("Sink.UInt64_output").expect("value"),
         master::Value::Integer(i128::from(u64::MAX))
     );
+}
+
+/// The integer inputs of Feedthrough and the extremes of their types: the minimum at 0 s, the
+/// maximum at 1 s (the UInt64 also in scientific notation), small values at 2 s.
+const TABLE_EXTREMES: &[(&str, [&str; 3])] = &[
+    ("Int8_input", ["-128", "127", "-1"]),
+    ("UInt8_input", ["0", "255", "1"]),
+    ("Int16_input", ["-32768", "32767", "-2"]),
+    ("UInt16_input", ["0", "65535", "2"]),
+    ("Int32_input", ["-2147483648", "2147483647", "-3"]),
+    ("UInt32_input", ["0", "4294967295", "3"]),
+    (
+        "Int64_input",
+        ["-9223372036854775808", "9223372036854775807", "-4"],
+    ),
+    (
+        "UInt64_input",
+        ["0", "1.8446744073709551615e19", "9007199254740993"],
+    ),
+    ("Enumeration_input", ["1", "2", "1"]),
+];
+
+/// Feedthrough (FMI 3.0) fed from a table holding the extremes of every integer type: every
+/// integer input and output in values.csv equals the table exactly, at every row, and
+/// strings.csv holds `Binary_output` as `666f6f` ("foo", the start value of `Binary_input`),
+/// as in the Reference FMUs' own published results.
+#[test]
+fn fmi3_feedthrough_integers_from_a_table_are_exact() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let mut table = String::from("time [s]");
+    for (input, _) in TABLE_EXTREMES {
+        table += &format!("\t{input}");
+    }
+    for row in 0..3 {
+        table += &format!("\n{row}");
+        for (_, values) in TABLE_EXTREMES {
+            table += &format!("\t{}", values[row]);
+        }
+    }
+    std::fs::write(tmp.path().join("extremes.tsv"), table + "\n").expect("write table");
+    let mut project = format!(
+        "tEnd 2 s\nhStart 0.5 s\nhOutputMin 0.5 s\nMasterMode GAUSS_SEIDEL\n\
+         writeInternalVariables yes\n\
+         simulator 0 0 Table #ff0000 \"extremes.tsv\"\n\
+         simulator 1 0 Feedthrough #00ff00 \"{}\"\n",
+        fmu("Feedthrough").display()
+    );
+    for (input, _) in TABLE_EXTREMES {
+        project += &format!("graph Table.{input} Feedthrough.{input}\n");
+    }
+    let path = tmp.path().join("extremes.msim");
+    std::fs::write(&path, project).expect("write project");
+    let run = run_mastersim(&path, &tmp.path().join("wd"), &[]);
+    run.assert_success();
+
+    let values = ResultTable::read(&run.path("results/values.csv"));
+    let times = values.numbers("Time");
+    assert_eq!(times, [0.0, 0.5, 1.0, 1.5, 2.0]);
+    for (input, cells) in TABLE_EXTREMES {
+        let output = input.replace("_input", "_output");
+        for (row, &t) in times.iter().enumerate() {
+            let cell = cells[t.floor() as usize];
+            let expected: i128 = cell.parse().unwrap_or(i128::from(u64::MAX));
+            for name in [input.to_string(), output.clone()] {
+                let column = values.column(&format!("Feedthrough.{name}"));
+                assert_eq!(
+                    values.rows[row][column],
+                    expected.to_string(),
+                    "Feedthrough.{name} at t = {t}"
+                );
+            }
+        }
+    }
+    let strings = ResultTable::read(&run.path("results/strings.csv"));
+    let binary = strings.column("Feedthrough.Binary_output");
+    assert_eq!(strings.rows.len(), 5);
+    for row in &strings.rows {
+        assert_eq!(row[binary], "666f6f", "Binary_output in strings.csv");
+    }
 }
 
 /// Resource reads the first character of `resources/y.txt` ('a' = 97): this works only when

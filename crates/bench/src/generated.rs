@@ -63,24 +63,6 @@ impl Spec<'_> {
         std::fs::write(&path, text).expect("write project");
         path
     }
-
-    /// Runs the project `runs` times with every contender, alternating (one unmeasured run
-    /// each first, which extracts the FMUs); returns the measurements per contender.
-    fn measure_alternating(&self, contenders: &[Contender], runs: usize) -> Vec<Vec<Measured>> {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let project = self.write(dir.path());
-        let wd = |k: usize| dir.path().join(format!("wd{k}"));
-        for (k, c) in contenders.iter().enumerate() {
-            process::run(c.binary, &project, &wd(k), &c.args);
-        }
-        let mut measured: Vec<Vec<Measured>> = contenders.iter().map(|_| Vec::new()).collect();
-        for _ in 0..runs {
-            for (k, c) in contenders.iter().enumerate() {
-                measured[k].push(process::run(c.binary, &project, &wd(k), &c.args));
-            }
-        }
-        measured
-    }
 }
 
 /// Median `WallClockTime` (s) of `runs`.
@@ -92,8 +74,53 @@ fn wall_clock(runs: &[Measured]) -> f64 {
     )
 }
 
+/// Runs of one configuration at several N: every project `runs` times (at most 3 times from
+/// N = 10,000) with every contender, round robin over the projects and the contenders (one
+/// unmeasured run each first, which extracts the FMUs), so that a drift of the machine's speed
+/// falls on every N alike. Returns the measurements per spec, then per contender.
+fn measure_round_robin(
+    specs: &[Spec],
+    contenders: &[Contender],
+    runs: usize,
+) -> Vec<Vec<Vec<Measured>>> {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let projects: Vec<PathBuf> = specs
+        .iter()
+        .enumerate()
+        .map(|(i, spec)| {
+            let d = dir.path().join(format!("n{i}"));
+            std::fs::create_dir_all(&d).expect("project dir");
+            spec.write(&d)
+        })
+        .collect();
+    let wd = |i: usize, k: usize| dir.path().join(format!("n{i}/wd{k}"));
+    let runs_of = |spec: &Spec| if spec.n >= 10_000 { runs.min(3) } else { runs };
+    for (i, project) in projects.iter().enumerate() {
+        for (k, c) in contenders.iter().enumerate() {
+            process::run(c.binary, project, &wd(i, k), &c.args);
+        }
+    }
+    let mut measured: Vec<Vec<Vec<Measured>>> = specs
+        .iter()
+        .map(|_| contenders.iter().map(|_| Vec::new()).collect())
+        .collect();
+    for run in 0..runs {
+        for (i, (spec, project)) in specs.iter().zip(&projects).enumerate() {
+            if run >= runs_of(spec) {
+                continue;
+            }
+            for (k, c) in contenders.iter().enumerate() {
+                measured[i][k].push(process::run(c.binary, project, &wd(i, k), &c.args));
+            }
+        }
+    }
+    measured
+}
+
 /// Chains and rings of N cheap FMUs: µs per slave per step, for every contender (their runs
-/// alternate), and the ratio of the first to each other one.
+/// alternate), and the ratio of the first to each other one. Then, per configuration and
+/// contender, the cost per slave-step at the largest N against N = 100, from the same
+/// round-robin runs (the figure of `docs/performance.md`, target at most 1.3).
 pub fn stepping(contenders: &[Contender], runs: usize, max_n: usize) {
     println!(
         "\n## Stepping cost: chains and rings of Scale FMUs, 10,000 steps, a row per simulated second\n"
@@ -109,26 +136,32 @@ pub fn stepping(contenders: &[Contender], runs: usize, max_n: usize) {
     );
     println!("|---|---|---|---|{}", "---|---|".repeat(contenders.len()));
     let mut ratios = Vec::new();
+    let mut growth = Vec::new();
     for (topology, algorithm) in [
         (Topology::Chain, "GAUSS_JACOBI"),
         (Topology::Chain, "GAUSS_SEIDEL"),
         (Topology::Ring, "GAUSS_JACOBI"),
         (Topology::Ring, "GAUSS_SEIDEL"),
     ] {
-        for n in [10, 100, 1_000, 10_000].into_iter().filter(|&n| n <= max_n) {
-            let runs = if n >= 10_000 { runs.min(3) } else { runs };
-            let spec = Spec {
+        let specs: Vec<Spec> = [10, 100, 1_000, 10_000]
+            .into_iter()
+            .filter(|&n| n <= max_n)
+            .map(|n| Spec {
                 n,
                 fmu: "Scale",
                 topology,
                 algorithm,
                 h_output: "1 s",
                 parameter: None,
-            };
-            let measured = spec.measure_alternating(contenders, runs);
+            })
+            .collect();
+        let measured = measure_round_robin(&specs, contenders, runs);
+        let mut costs = Vec::new();
+        for (spec, measured) in specs.iter().zip(&measured) {
+            let n = spec.n;
             let mut cells = Vec::new();
             let mut per_step = Vec::new();
-            for runs in &measured {
+            for runs in measured {
                 let us = wall_clock(runs) / (n as f64 * STEPS) * 1e6;
                 // Reading the project, loading and instantiating, initialization, the summary.
                 let outside = median(
@@ -140,13 +173,46 @@ pub fn stepping(contenders: &[Contender], runs: usize, max_n: usize) {
                 per_step.push(us);
             }
             println!(
-                "| {topology:?} | {algorithm} | {n} | {runs} | {} |",
+                "| {topology:?} | {algorithm} | {n} | {} | {} |",
+                measured[0].len(),
                 cells.join(" | ")
             );
+            costs.push((n, per_step.clone()));
             ratios.push(per_step);
         }
+        growth.push((topology, algorithm, costs));
     }
     print_ratios(&labels, &ratios, "µs per slave per step");
+    print_growth(&labels, &growth);
+}
+
+/// Per configuration and contender: µs per slave-step at N = 100 and at the largest N, and
+/// their ratio (nothing when N = 100 is the largest).
+#[allow(clippy::type_complexity)]
+fn print_growth(labels: &[&str], growth: &[(Topology, &str, Vec<(usize, Vec<f64>)>)]) {
+    let Some((_, _, costs)) = growth.first() else {
+        return;
+    };
+    let Some(&(large, _)) = costs.last().filter(|&&(n, _)| n > 100) else {
+        return;
+    };
+    println!("\n## Cost per slave-step at N = {large} against N = 100 (same runs)\n");
+    println!("| topology | algorithm | contender | N = 100 µs | N = {large} µs | {large} / 100 |");
+    println!("|---|---|---|---|---|---|");
+    for (topology, algorithm, costs) in growth {
+        let at = |n: usize| costs.iter().find(|(m, _)| *m == n).map(|(_, c)| c);
+        let (Some(small), Some(big)) = (at(100), at(large)) else {
+            continue;
+        };
+        for (k, label) in labels.iter().enumerate() {
+            println!(
+                "| {topology:?} | {algorithm} | {label} | {:.4} | {:.4} | {:.2} |",
+                small[k],
+                big[k],
+                big[k] / small[k]
+            );
+        }
+    }
 }
 
 /// For two or more contenders: the ratio of the first to each later one, per configuration

@@ -4,8 +4,9 @@
 //! projects and is the median over repeated runs:
 //! - `loop`: chains and rings of N = 10 … 10,000 `Scale` FMUs (`y = k·u + offset`), Gauss-Jacobi
 //!   and Gauss-Seidel, 10,000 fixed steps, one result row per simulated second. Figure: µs
-//!   per slave per step, from `WallClockTime` of `summary.txt` (first row to last), and the
-//!   whole-process time outside the loop (setup and end);
+//!   per slave per step, from `WallClockTime` of `summary.txt` (first row to last), the
+//!   whole-process time outside the loop (setup and end), and the cost per slave-step at
+//!   N = 10,000 against N = 100 (the N of a configuration are run round robin);
 //! - `write`: the same chain with a row on every step, CSV and MAT. Figure: ns per written
 //!   value (extra whole-process wall time over the one-row-per-second run, divided by the
 //!   extra values; the runs alternate and the median of the pairs' differences is taken);

@@ -13,8 +13,8 @@ use crate::{Error, Result};
 /// A slave that replays a [`Table`]: its outputs are the table's columns.
 ///
 /// It has its own clock: `setup_experiment` sets it to `t_start`, `do_step(t, h)` to `t + h`,
-/// and getters evaluate the table at that time (Real: linear, Integer: truncated step, Boolean:
-/// step ≠ 0, String: always empty). Setters are accepted and ignored. Saved states hold the
+/// and getters evaluate the table at that time (Real: linear, Integer: truncated step, exact
+/// over the whole 64-bit ranges, Boolean: step ≠ 0, String: always empty). Setters are accepted and ignored. Saved states hold the
 /// clock.
 ///
 /// Spec: MasterSim reference §4.4, §9.
@@ -164,7 +164,7 @@ impl Slave for FileReaderSlave {
     fn get_integer(&mut self, vrs: &[ValueRef], values: &mut [i128]) -> Result<()> {
         let rows = self.rows;
         self.get("get_integer", vrs, values, |table, column, _| {
-            table.integer_at_rows(column, rows).map(i128::from)
+            table.integer_at_rows(column, rows)
         })
     }
 

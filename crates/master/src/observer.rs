@@ -70,9 +70,10 @@ impl OutputColumn {
 
 /// The result columns and the parameters written once.
 ///
-/// Booleans, Integers and Reals go to `values.csv` in that order; Strings go to `strings.csv`
-/// (MasterSim reference §12.1–12.2). Parameters and constants (only when requested for MAT or
-/// Signal Table files) carry the values read after initialization.
+/// Booleans, Integers and Reals go to `values.csv` in that order; Strings, then Binaries (as
+/// hexadecimal text) go to `strings.csv` (MasterSim reference §12.1–12.2). Parameters and
+/// constants (only when requested for MAT or Signal Table files) carry the values read after
+/// initialization.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct OutputLayout {
     /// Start time of the run, s.

@@ -156,13 +156,16 @@ impl RowWriter {
             *value = *nodes[s.0].real.cached(slot);
         }
         for (value, &(s, slot)) in row.integer.iter_mut().zip(&sources.integer) {
-            *value = *nodes[s.0].integer.cached(slot);
+            *value = *nodes[s.0].discrete.integer.cached(slot);
         }
         for (value, &(s, slot)) in row.boolean.iter_mut().zip(&sources.boolean) {
-            *value = *nodes[s.0].boolean.cached(slot);
+            *value = *nodes[s.0].discrete.boolean.cached(slot);
         }
         for (value, &(s, slot)) in row.string.iter_mut().zip(&sources.string) {
-            value.clone_from(nodes[s.0].string.cached(slot));
+            value.clone_from(nodes[s.0].discrete.string.cached(slot));
+        }
+        for (value, &(s, slot)) in row.binary.iter_mut().zip(&sources.binary) {
+            value.clone_from(nodes[s.0].discrete.binary.cached(slot));
         }
         let result = observer
             .output(t, &self.row)
@@ -191,8 +194,9 @@ impl RowWriter {
                         fmi::VarType::String => {
                             node.slave.get_string(&vrs, &mut values.string[k..=k])
                         }
-                        // Not a result type (`OUTPUT_TYPE_ORDER`).
-                        fmi::VarType::Binary => Ok(()),
+                        fmi::VarType::Binary => {
+                            node.slave.get_binary(&vrs, &mut values.binary[k..=k])
+                        }
                     };
                     if let Err(e) = result {
                         log::warn!(

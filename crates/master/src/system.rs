@@ -20,12 +20,16 @@
 
 use std::sync::Arc;
 
-use fmi::{ValueRef, VarType};
+use fmi::VarType;
+
+mod links;
+
+use links::{DiscreteLinks, Links, RealLinks, Transfer};
 
 use crate::any_slave::AnySlave;
 use crate::index::{GlobalIndex, LocalIndex, SlaveIndex};
-use crate::plan::{OutputVariable, SimulationPlan};
-use crate::project::{TimeArithmetic, ValueMap};
+use crate::plan::SimulationPlan;
+use crate::project::TimeArithmetic;
 use crate::slave::{Slave, StateId, StepOutcome};
 use crate::statistics::{Counters, SlaveStatistics};
 use crate::values::{PerType, TypedValues};
@@ -41,203 +45,24 @@ pub(crate) enum StateSlot {
     Err,
 }
 
-/// The cache slot of an output that is neither coupled nor written: it is never read.
-const NOT_READ: usize = usize::MAX;
-
-/// A value type the master moves between slaves: the batched get and set calls of its type.
-pub(crate) trait Transfer: Clone + Default + Send {
-    /// Reads `values` (one per value reference) from `slave`.
-    fn get(slave: &mut AnySlave, vrs: &[ValueRef], values: &mut [Self]) -> Result<()>;
-    /// Writes `values` (one per value reference) into `slave`.
-    fn set(slave: &mut AnySlave, vrs: &[ValueRef], values: &[Self]) -> Result<()>;
-    /// Applies a connection's value mapping (Integer and Boolean; the plan refuses it on the
-    /// other types, which keep this no-op).
-    fn map(&mut self, _map: &ValueMap) {}
-}
-
-impl Transfer for f64 {
-    fn get(slave: &mut AnySlave, vrs: &[ValueRef], values: &mut [f64]) -> Result<()> {
-        slave.get_real(vrs, values)
-    }
-    fn set(slave: &mut AnySlave, vrs: &[ValueRef], values: &[f64]) -> Result<()> {
-        slave.set_real(vrs, values)
-    }
-}
-
-impl Transfer for i128 {
-    fn get(slave: &mut AnySlave, vrs: &[ValueRef], values: &mut [i128]) -> Result<()> {
-        slave.get_integer(vrs, values)
-    }
-    fn set(slave: &mut AnySlave, vrs: &[ValueRef], values: &[i128]) -> Result<()> {
-        slave.set_integer(vrs, values)
-    }
-    fn map(&mut self, map: &ValueMap) {
-        *self = map.apply(*self);
-    }
-}
-
-impl Transfer for bool {
-    fn get(slave: &mut AnySlave, vrs: &[ValueRef], values: &mut [bool]) -> Result<()> {
-        slave.get_boolean(vrs, values)
-    }
-    fn set(slave: &mut AnySlave, vrs: &[ValueRef], values: &[bool]) -> Result<()> {
-        slave.set_boolean(vrs, values)
-    }
-    fn map(&mut self, map: &ValueMap) {
-        *self = map.apply(i128::from(*self)) != 0;
-    }
-}
-
-impl Transfer for String {
-    fn get(slave: &mut AnySlave, vrs: &[ValueRef], values: &mut [String]) -> Result<()> {
-        slave.get_string(vrs, values)
-    }
-    fn set(slave: &mut AnySlave, vrs: &[ValueRef], values: &[String]) -> Result<()> {
-        slave.set_string(vrs, values)
-    }
-}
-
-impl Transfer for Vec<u8> {
-    fn get(slave: &mut AnySlave, vrs: &[ValueRef], values: &mut [Vec<u8>]) -> Result<()> {
-        slave.get_binary(vrs, values)
-    }
-    fn set(slave: &mut AnySlave, vrs: &[ValueRef], values: &[Vec<u8>]) -> Result<()> {
-        slave.set_binary(vrs, values)
-    }
-}
-
-/// Everything one slave moves in values of one FMI type: its selected outputs (value
-/// references and the values read last, coupled outputs first), where coupled outputs go in
-/// the coupling vectors, and its connected inputs (value references, where each comes from,
-/// the values handed to the set call).
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Links<T> {
-    /// Value references of the selected outputs in cache order: the coupled ones first.
-    output_vrs: Vec<ValueRef>,
-    /// Outputs as read last, in cache order.
-    cache: Vec<T>,
-    /// Number of coupled outputs (the first entries of the cache).
-    coupled: usize,
-    /// `(global, slot)`: copy `cache[slot]` into the coupling vector at `global`.
-    sync: Vec<(GlobalIndex, usize)>,
-    /// Value references of the connected inputs.
-    input_vrs: Vec<ValueRef>,
-    /// The connection feeding each input.
-    sources: Vec<GlobalIndex>,
-    /// `(offset, scale_factor)` per input (Real only; empty for the other types).
-    transforms: Vec<(f64, f64)>,
-    /// `(input position, mapping)` of the inputs whose connection maps values (Integer and
-    /// Boolean; usually empty).
-    maps: Vec<(usize, ValueMap)>,
-    /// The input values of the next set call, one per input.
-    buffer: Vec<T>,
-}
-
-impl<T: Transfer> Links<T> {
-    /// The selected `outputs` of one type: those at `coupled` (local indices, any order,
-    /// repeats allowed) first, then the other written ones; an output that is neither coupled
-    /// nor written (`outputOnly`) is never read. Returns the links and the cache slot of every
-    /// local index ([`NOT_READ`] for outputs that are not read).
-    fn outputs(outputs: &[OutputVariable], coupled: &[LocalIndex]) -> (Self, Vec<usize>) {
-        let is_coupled = |l: usize| coupled.iter().any(|c| c.0 == l);
-        let order: Vec<usize> = (0..outputs.len())
-            .filter(|&l| is_coupled(l))
-            .chain((0..outputs.len()).filter(|&l| !is_coupled(l) && outputs[l].written))
-            .collect();
-        let mut slot_of = vec![NOT_READ; outputs.len()];
-        for (slot, &l) in order.iter().enumerate() {
-            slot_of[l] = slot;
-        }
-        let links = Links {
-            output_vrs: order.iter().map(|&l| outputs[l].vr).collect(),
-            cache: vec![T::default(); order.len()],
-            coupled: order.iter().filter(|&&l| is_coupled(l)).count(),
-            ..Links::default()
-        };
-        (links, slot_of)
-    }
-
-    /// Adds connection `global` of this type, whose output is in cache slot `slot`.
-    fn add_output(&mut self, global: GlobalIndex, slot: usize) {
-        self.sync.push((global, slot));
-    }
-
-    /// Adds connection `global` of this type feeding the input `vr`.
-    fn add_input(&mut self, global: GlobalIndex, vr: ValueRef) {
-        self.input_vrs.push(vr);
-        self.sources.push(global);
-        self.buffer.push(T::default());
-    }
-
-    /// Nothing to move at a step: no coupled outputs and no inputs (outputs that feed no
-    /// connection are read only for result rows).
-    fn idle_per_step(&self) -> bool {
-        self.coupled == 0 && self.input_vrs.is_empty()
-    }
-
-    /// The value in cache slot `slot`.
-    pub fn cached(&self, slot: usize) -> &T {
-        &self.cache[slot]
-    }
-
-    /// Reads the coupled outputs (one batched call, none without coupled outputs).
-    fn read_coupled(&mut self, slave: &mut AnySlave) -> Result<()> {
-        let k = self.coupled;
-        if k == 0 {
-            return Ok(());
-        }
-        T::get(slave, &self.output_vrs[..k], &mut self.cache[..k])
-    }
-
-    /// Reads the outputs that feed no connection (one batched call, none without such outputs).
-    fn read_uncoupled(&mut self, slave: &mut AnySlave) -> Result<()> {
-        let k = self.coupled;
-        if k == self.output_vrs.len() {
-            return Ok(());
-        }
-        T::get(slave, &self.output_vrs[k..], &mut self.cache[k..])
-    }
-
-    /// Copies the cached coupled outputs into the coupling vector `target` (one entry per
-    /// connection).
-    fn sync_into(&self, target: &mut [T]) {
-        for &(g, slot) in &self.sync {
-            target[g.0].clone_from(&self.cache[slot]);
-        }
-    }
-
-    /// Sets the inputs from the coupling vector `source` (one batched call, none without
-    /// inputs).
-    fn update_from(&mut self, slave: &mut AnySlave, source: &[T]) -> Result<()> {
-        if self.input_vrs.is_empty() {
-            return Ok(());
-        }
-        for (b, &g) in self.buffer.iter_mut().zip(&self.sources) {
-            b.clone_from(&source[g.0]);
-        }
-        for (i, map) in &self.maps {
-            self.buffer[*i].map(map);
-        }
-        T::set(slave, &self.input_vrs, &self.buffer)
-    }
-}
-
 /// One slave with everything the algorithms need to move its values.
 ///
-/// The fields one step touches come first (`repr(C)` keeps the order), so that a step of a
-/// slave with few connections reads a few adjacent cache lines of its node.
-#[repr(C)]
+/// The fields one step touches come first (`repr(C)` keeps the order): a step of a slave with
+/// Real connections only reads the node's first three cache lines (`align(64)` makes them
+/// whole lines) and the few lines of the slave's instance wrapper that follow.
+#[repr(C, align(64))]
 pub(crate) struct SlaveNode {
-    pub slave: AnySlave,
     /// Real outputs and inputs.
-    pub real: Links<f64>,
+    pub real: RealLinks,
     /// The slave's own clock, s: its current communication point.
     pub clock: f64,
-    /// Wall-clock supervision of this slave's calls, when installed.
-    pub monitor: Option<Arc<CallMonitor>>,
+    /// Index of this slave in the plan.
+    index: SlaveIndex,
     /// Multi-rate runs: the communication point this slave steps to at the current instant, s
     /// (set by the scheduler; `None` in single-rate runs, where the master's step applies).
     pub target: Option<f64>,
+    /// Wall-clock supervision of this slave's calls, when installed.
+    pub monitor: Option<Arc<CallMonitor>>,
     /// Multi-rate runs: the slave does not step at the current instant (parallel Gauss-Jacobi
     /// skips it); only the due slaves are cleared, for the instant.
     pub idle: bool,
@@ -250,14 +75,9 @@ pub(crate) struct SlaveNode {
     /// A step completed since the outputs that feed no connection were last read.
     stale: bool,
     pub stats: SlaveStatistics,
-    /// Integer outputs and inputs.
-    pub integer: Links<i128>,
-    /// Boolean outputs and inputs.
-    pub boolean: Links<bool>,
-    /// String outputs and inputs.
-    pub string: Links<String>,
-    /// Binary outputs and inputs (FMI 3.0).
-    pub binary: Links<Vec<u8>>,
+    pub slave: AnySlave,
+    /// Integer, Boolean, String and Binary outputs and inputs.
+    pub discrete: Box<DiscreteLinks>,
     states: [Option<StateId>; 2],
     /// Clock at the time each slot was saved, s.
     state_clocks: [f64; 2],
@@ -265,8 +85,6 @@ pub(crate) struct SlaveNode {
     real_names: Vec<String>,
     /// Cache slot of every selected output, per type, by local index.
     slots: PerType<Vec<usize>>,
-    /// Index of this slave in the plan.
-    index: SlaveIndex,
     /// The outcome of this slave's part of a parallel step, until the serial phase takes it.
     pub pending: Option<Result<StepOutcome>>,
 }
@@ -349,7 +167,9 @@ impl SlaveNode {
     /// [`Error::NonFiniteOutput`] naming the slave, the variable and `t` (s).
     #[inline]
     pub fn check_coupled_outputs(&self, t: f64) -> Result<()> {
-        match self.real.cache[..self.real.coupled]
+        match self
+            .real
+            .coupled_cache()
             .iter()
             .position(|v| !v.is_finite())
         {
@@ -365,7 +185,7 @@ impl SlaveNode {
             slave: self.name().to_string(),
             variable: self.real_names[slot].clone(),
             t,
-            value: self.real.cache[slot],
+            value: *self.real.cached(slot),
         }
     }
 
@@ -382,11 +202,11 @@ impl SlaveNode {
     /// The Integer, Boolean and String part of [`SlaveNode::read_coupled_outputs`].
     #[inline(never)]
     fn read_coupled_discrete(&mut self) -> Result<()> {
-        let s = &mut self.slave;
-        self.integer.read_coupled(s)?;
-        self.boolean.read_coupled(s)?;
-        self.string.read_coupled(s)?;
-        self.binary.read_coupled(s)
+        let (s, d) = (&mut self.slave, &mut *self.discrete);
+        d.integer.read_coupled(s)?;
+        d.boolean.read_coupled(s)?;
+        d.string.read_coupled(s)?;
+        d.binary.read_coupled(s)
     }
 
     /// Reads the outputs that feed no connection into the cache, if a step completed since
@@ -395,12 +215,12 @@ impl SlaveNode {
         if !self.stale {
             return Ok(());
         }
-        let s = &mut self.slave;
+        let (s, d) = (&mut self.slave, &mut *self.discrete);
         self.real.read_uncoupled(s)?;
-        self.integer.read_uncoupled(s)?;
-        self.boolean.read_uncoupled(s)?;
-        self.string.read_uncoupled(s)?;
-        self.binary.read_uncoupled(s)?;
+        d.integer.read_uncoupled(s)?;
+        d.boolean.read_uncoupled(s)?;
+        d.string.read_uncoupled(s)?;
+        d.binary.read_uncoupled(s)?;
         self.stale = false;
         Ok(())
     }
@@ -418,28 +238,18 @@ impl SlaveNode {
     /// The Integer, Boolean and String part of [`SlaveNode::sync`].
     #[inline(never)]
     fn sync_discrete(&self, target: &mut TypedValues) {
-        self.integer.sync_into(&mut target.integer);
-        self.boolean.sync_into(&mut target.boolean);
-        self.string.sync_into(&mut target.string);
-        self.binary.sync_into(&mut target.binary);
+        let d = &*self.discrete;
+        d.integer.sync_into(&mut target.integer);
+        d.boolean.sync_into(&mut target.boolean);
+        d.string.sync_into(&mut target.string);
+        d.binary.sync_into(&mut target.binary);
     }
 
     /// Sets this slave's inputs from the coupling vectors `source`; Reals become
     /// `offset + scale_factor * value`.
     #[inline]
     pub fn update(&mut self, source: &TypedValues, real_only: bool) -> Result<()> {
-        let real = &mut self.real;
-        if !real.input_vrs.is_empty() {
-            for ((b, &g), &(offset, scale)) in real
-                .buffer
-                .iter_mut()
-                .zip(&real.sources)
-                .zip(&real.transforms)
-            {
-                *b = offset + scale * source.real[g.0];
-            }
-            self.slave.set_real(&real.input_vrs, &real.buffer)?;
-        }
+        self.real.update_from(&mut self.slave, &source.real)?;
         if real_only || self.only_real {
             return Ok(());
         }
@@ -450,11 +260,11 @@ impl SlaveNode {
     /// path, which most slaves take alone).
     #[inline(never)]
     fn update_discrete(&mut self, source: &TypedValues) -> Result<()> {
-        let s = &mut self.slave;
-        self.integer.update_from(s, &source.integer)?;
-        self.boolean.update_from(s, &source.boolean)?;
-        self.string.update_from(s, &source.string)?;
-        self.binary.update_from(s, &source.binary)
+        let (s, d) = (&mut self.slave, &mut *self.discrete);
+        d.integer.update_from(s, &source.integer)?;
+        d.boolean.update_from(s, &source.boolean)?;
+        d.string.update_from(s, &source.string)?;
+        d.binary.update_from(s, &source.binary)
     }
 
     /// Advances the slave by `h` (s) from the master's communication point `t` (s) — or, with
@@ -569,13 +379,13 @@ fn connect<T: Transfer>(
     nodes: &mut [SlaveNode],
     connections: &[crate::plan::Connection],
     ty: VarType,
-    links: impl Fn(&mut SlaveNode) -> &mut Links<T>,
+    links: impl Fn(&mut DiscreteLinks) -> &mut Links<T>,
 ) {
     for (global, c) in connections.iter().enumerate() {
         let out = &mut nodes[c.output_slave.0];
         let slot = out.slot(ty, c.output_local);
-        links(out).add_output(GlobalIndex(global), slot);
-        let inputs = links(&mut nodes[c.input_slave.0]);
+        links(&mut out.discrete).add_output(GlobalIndex(global), slot);
+        let inputs = links(&mut nodes[c.input_slave.0].discrete);
         inputs.add_input(GlobalIndex(global), c.input_vr);
         if let Some(map) = &c.value_map {
             inputs.maps.push((inputs.input_vrs.len() - 1, map.clone()));
@@ -595,6 +405,8 @@ impl System {
             string: coupled_locals(&c.string, n),
             binary: coupled_locals(&c.binary, n),
         };
+        // The Real links are built here and packed into the nodes at the end.
+        let mut real_links = Vec::with_capacity(n);
         let mut nodes: Vec<SlaveNode> = plan
             .slaves
             .iter()
@@ -613,12 +425,13 @@ impl System {
                         name.clone_from(&var.name);
                     }
                 }
+                real_links.push(real);
                 SlaveNode {
-                    slave,
-                    real,
+                    real: RealLinks::default(),
                     clock: plan.settings.t_start,
-                    monitor: None,
                     target: None,
+                    monitor: None,
+                    index: SlaveIndex(index),
                     idle: plan.multirate.is_some(),
                     own_clock: plan.settings.time_arithmetic == TimeArithmetic::MasterSim,
                     only_real: false,
@@ -627,10 +440,13 @@ impl System {
                         name: p.name.clone(),
                         ..Default::default()
                     },
-                    integer,
-                    boolean,
-                    string,
-                    binary,
+                    slave,
+                    discrete: Box::new(DiscreteLinks {
+                        integer,
+                        boolean,
+                        string,
+                        binary,
+                    }),
                     states: [None, None],
                     state_clocks: [plan.settings.t_start; 2],
                     real_names,
@@ -641,28 +457,33 @@ impl System {
                         string: string_slots,
                         binary: binary_slots,
                     },
-                    index: SlaveIndex(index),
                     pending: None,
                 }
             })
             .collect();
         for (global, c) in c.real.iter().enumerate() {
-            let out = &mut nodes[c.output_slave.0];
-            let slot = out.slot(VarType::Real, c.output_local);
-            out.real.add_output(GlobalIndex(global), slot);
-            let inputs = &mut nodes[c.input_slave.0].real;
+            let slot = nodes[c.output_slave.0].slot(VarType::Real, c.output_local);
+            real_links[c.output_slave.0].add_output(GlobalIndex(global), slot);
+            let inputs = &mut real_links[c.input_slave.0];
             inputs.add_input(GlobalIndex(global), c.input_vr);
             inputs.transforms.push((c.offset, c.scale_factor));
         }
-        connect(&mut nodes, &c.integer, VarType::Integer, |n| &mut n.integer);
-        connect(&mut nodes, &c.boolean, VarType::Boolean, |n| &mut n.boolean);
-        connect(&mut nodes, &c.string, VarType::String, |n| &mut n.string);
-        connect(&mut nodes, &c.binary, VarType::Binary, |n| &mut n.binary);
+        // All packed before any builder is freed, so that the blocks come one after the other.
+        let packed: Vec<RealLinks> = real_links.iter().map(RealLinks::pack).collect();
+        for (node, real) in nodes.iter_mut().zip(packed) {
+            node.real = real;
+        }
+        drop(real_links);
+        connect(&mut nodes, &c.integer, VarType::Integer, |d| &mut d.integer);
+        connect(&mut nodes, &c.boolean, VarType::Boolean, |d| &mut d.boolean);
+        connect(&mut nodes, &c.string, VarType::String, |d| &mut d.string);
+        connect(&mut nodes, &c.binary, VarType::Binary, |d| &mut d.binary);
         for node in &mut nodes {
-            node.only_real = node.integer.idle_per_step()
-                && node.boolean.idle_per_step()
-                && node.string.idle_per_step()
-                && node.binary.idle_per_step();
+            let d = &node.discrete;
+            node.only_real = d.integer.idle_per_step()
+                && d.boolean.idle_per_step()
+                && d.string.idle_per_step()
+                && d.binary.idle_per_step();
         }
         let lengths = plan.connection_counts();
         System {

@@ -61,26 +61,21 @@ impl<T> PerType<Vec<T>> {
     }
 }
 
-/// The types in the order MasterSim writes result columns: Boolean, Integer, Real, then
-/// String (which goes to its own file). Binary values are coupled but not written to result
-/// files (`docs/fmi3.md`).
+/// The types in the order of the result columns: Boolean, Integer, Real (MasterSim's order
+/// in `values.csv`), then String and Binary (both in `strings.csv`, Binary as lowercase
+/// hexadecimal text; `docs/results.md`).
 ///
-/// Spec: MasterSim reference §12.1.
-pub const OUTPUT_TYPE_ORDER: [VarType; 4] = [
-    VarType::Boolean,
-    VarType::Integer,
-    VarType::Real,
-    VarType::String,
-];
-
-/// Every coupling class, in the order of [`OUTPUT_TYPE_ORDER`] followed by Binary.
-pub const ALL_TYPES: [VarType; 5] = [
+/// Spec: MasterSim reference §12.1 (Boolean, Integer, Real, then String); Binary is FMI 3.0's.
+pub const OUTPUT_TYPE_ORDER: [VarType; 5] = [
     VarType::Boolean,
     VarType::Integer,
     VarType::Real,
     VarType::String,
     VarType::Binary,
 ];
+
+/// Every coupling class, in the order of [`OUTPUT_TYPE_ORDER`].
+pub const ALL_TYPES: [VarType; 5] = OUTPUT_TYPE_ORDER;
 
 /// One value vector per coupling class.
 ///

@@ -6,6 +6,7 @@ pub mod csv;
 mod error;
 mod file;
 pub mod filter;
+pub mod hex;
 pub mod input;
 pub mod mat;
 pub mod number;

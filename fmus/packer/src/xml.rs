@@ -1,6 +1,6 @@
 //! A minimal reader for the hand-written modelDescription.xml files (FMI 1.0, 2.0 and 3.0),
 //! enough to pack them and to check them against the `VR_*` tables of the FMU crates. The FMI
-//! 3.0 variables and their checks are in [`crate::xml3`].
+//! 3.0 variable elements are in [`crate::xml3`], the FMI 3.0 checks in [`crate::check3`].
 
 use fmu_support::{Causality, VarType, Variable};
 use quick_xml::events::{BytesStart, Event};

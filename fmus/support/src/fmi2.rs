@@ -14,9 +14,10 @@ use std::ffi::{CString, c_char, c_int, c_uint, c_void};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::ptr;
 
-use crate::instance::{CallError, CallResult, Instance, Status as CallStatus, Version};
+use crate::instance::{CallError, CallResult, Instance};
 use crate::logger::{Category, Logger, LoggerFn, status};
 use crate::model::{Model, VarType};
+use crate::phase::{Status as CallStatus, Version};
 use crate::raw::{self, c_str, out, slice, slice_mut, with_instance};
 
 /// `fmi2Component`: the instance handle.

@@ -18,11 +18,11 @@ use std::ffi::{c_char, c_int, c_void};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::ptr;
 
-use crate::instance::Status as CallStatus;
 use crate::instance3::{Error3, Instance3, Result3, Setup};
 use crate::logger::status;
 use crate::logger3::{Category3, Logger3};
 use crate::model::Model;
+use crate::phase::Status as CallStatus;
 use crate::raw::{self, c_str, out, slice, slice_mut, with_instance3};
 
 pub use crate::logger3::LogMessageFn;

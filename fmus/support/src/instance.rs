@@ -6,54 +6,8 @@ use std::ffi::{CString, c_int};
 
 use crate::logger::{Category, Logger, status};
 use crate::model::{Causality, Model, ModelError, StepOutcome, VarType, Variable, find_variable};
+use crate::phase::{Phase, Status, Version};
 use crate::serialized::{self, FormatError};
-
-/// Which FMI version's rules apply.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Version {
-    /// FMI 1.0 co-simulation.
-    Fmi1,
-    /// FMI 2.0 co-simulation.
-    Fmi2,
-    /// FMI 3.0 co-simulation: only the registry code of [`crate::instance3::Instance3`]
-    /// values; an [`Instance`] never has it.
-    #[cfg(feature = "fmi3")]
-    Fmi3,
-}
-
-/// The call-sequence phase. Spec: FMI 2.0.2 §4.2.4 (state machine of the co-simulation slave);
-/// FMI 1.0 CS §3.3–3.5.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Phase {
-    /// After instantiate or reset.
-    Instantiated,
-    /// Between enter and exit initialization mode (FMI 2.0 only).
-    InitializationMode,
-    /// After exit initialization mode (FMI 2.0) or initialize slave (FMI 1.0).
-    StepMode,
-    /// After terminate.
-    Terminated,
-    /// After a call returned Error.
-    Error,
-}
-
-/// The non-error outcome of a call.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Status {
-    Ok,
-    Warning,
-    Discard,
-}
-
-impl Status {
-    pub(crate) fn code(self) -> c_int {
-        match self {
-            Self::Ok => status::OK,
-            Self::Warning => status::WARNING,
-            Self::Discard => status::DISCARD,
-        }
-    }
-}
 
 /// Why a call failed. [`CallError::is_discard`] tells which become Discard; all others become
 /// Error and move the instance to [`Phase::Error`].

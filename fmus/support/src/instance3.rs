@@ -10,11 +10,12 @@
 use std::ffi::{CString, c_int};
 use std::fmt;
 
-use crate::instance::{CallError, Phase, Status};
+use crate::instance::CallError;
 use crate::logger::status;
 use crate::logger3::{Category3, Logger3};
 use crate::model::{Model, ModelError, StepOutcome};
 use crate::model3::{DataType, time_reached};
+use crate::phase::{Phase, Status};
 use crate::serialized::{self, FormatError};
 
 mod values;

@@ -19,6 +19,7 @@ mod model;
 #[cfg(feature = "fmi3")]
 mod model3;
 mod model_enum;
+mod phase;
 mod raw;
 mod registry;
 mod serialized;

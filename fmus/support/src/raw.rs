@@ -5,11 +5,12 @@ use std::any::Any;
 use std::ffi::{CStr, c_char, c_int, c_void};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use crate::instance::{CallError, CallResult, Instance, Version};
+use crate::instance::{CallError, CallResult, Instance};
 #[cfg(feature = "fmi3")]
 use crate::instance3::{Error3, Instance3, Result3};
 use crate::logger::status;
 use crate::model::Model;
+use crate::phase::Version;
 use crate::registry;
 
 fn usable<T>(ptr: *const T, len: usize) -> bool {

@@ -17,7 +17,7 @@
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use crate::instance::Version;
+use crate::phase::Version;
 
 /// Number of slots (a power of two).
 const CAPACITY: usize = 1 << 16;

@@ -25,7 +25,7 @@
 //!
 //! Spec: FMI 2.0.2 §2.1.8 (serialization of the FMU state; the format is the FMU's own).
 
-use crate::instance::{Phase, Status};
+use crate::phase::{Phase, Status};
 
 /// The first eight bytes of every serialized state.
 pub(crate) const MAGIC: [u8; 8] = *b"MSIMFMUS";

@@ -219,6 +219,17 @@ impl<'a> GraphBuilder<'a> {
                         table.columns.iter().map(|c| c.name.as_str()),
                     ),
                 })?;
+                // Every integer of the column must fit the input it feeds (docs/fmi3.md).
+                if let Some(range) = input.data_type.integer_range() {
+                    let map = edge.value_map.as_ref();
+                    table.check_integer_range(
+                        column,
+                        range,
+                        |v| map.map_or(v, |m| m.apply(v)),
+                        &input_text,
+                        input.data_type.name(),
+                    )?;
+                }
                 let local = self.type_column(out_slave, column, ty, line, &output_text)?;
                 let held = &mut self.slaves[out_slave].held_columns;
                 if hold && !held.contains(&column) {

@@ -6,6 +6,12 @@
 //! interpolated linearly (Real) or taken as steps (Integer, Boolean) with MasterSim's exact
 //! arithmetic.
 //!
+//! Integers are exact over the whole range of every FMI integer type: a cell is kept as a
+//! double, and where the double no longer holds every integer (beyond 2^53 in magnitude) the
+//! cell's integer is also kept exactly, as written ([`TableColumn::wide`]). A column that feeds
+//! an integer input is checked at load against the input's range
+//! ([`Table::check_integer_range`]).
+//!
 //! Besides MasterSim's format, tables may contain blank lines and full-line `#` comments (before
 //! or after the header), and cells may have leading spaces and a leading `+`. Unlike MasterSim,
 //! a cell with text after its number, or a non-finite number, is an error.
@@ -29,12 +35,16 @@ pub struct TableColumn {
     pub unit: String,
     /// One value per row. Two rows may share a time (a jump, see [`Table::real_at`]).
     pub values: Vec<f64>,
+    /// The exact integers of the cells beyond 2^53 in magnitude whose integer (the cell's text
+    /// truncated toward zero) differs from their double's: `(row, integer)`, rows ascending.
+    /// Empty for almost every column; see [`Table::integer_at`].
+    pub wide: Vec<(usize, i128)>,
 }
 
 /// A parsed CSV/TSV table. Times are in seconds, strictly increasing.
 ///
-/// Shapes: `time.len() >= 1`, `columns.len() >= 1`, and every `columns[i].values.len() ==
-/// time.len()`.
+/// Shapes: `time.len() >= 1`, `columns.len() >= 1`, `lines.len() == time.len()`, and every
+/// `columns[i].values.len() == time.len()`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Table {
     /// The file read.
@@ -43,6 +53,8 @@ pub struct Table {
     pub time: Vec<f64>,
     /// Variable columns (file columns 1..n); the value reference of column `i` is `i`.
     pub columns: Vec<TableColumn>,
+    /// The 1-based line of the file each row comes from (for messages).
+    pub lines: Vec<usize>,
 }
 
 /// Splits a caption into name and unit: the unit is between the last `[` and the last `]`.
@@ -58,14 +70,88 @@ fn split_caption(caption: &str) -> (String, String) {
 }
 
 /// Reads a cell: surrounding blanks (and quotes) removed, an optional leading `+`, then a
-/// complete finite number.
-fn parse_cell(text: &str) -> Option<f64> {
+/// complete finite number. Returns the number and its text (without the `+`).
+fn parse_cell(text: &str) -> Option<(f64, &str)> {
     let text = text.trim_matches([' ', '\t', '\r', '"']);
     let body = match text.strip_prefix('+') {
         Some(b) if !b.starts_with(['+', '-']) => b,
         _ => text,
     };
-    parse_float(body).filter(|v| v.is_finite())
+    parse_float(body)
+        .filter(|v| v.is_finite())
+        .map(|v| (v, body))
+}
+
+/// Magnitude from which a double no longer holds every integer: 2^53.
+const EXACT_DOUBLE_LIMIT: f64 = 9_007_199_254_740_992.0;
+
+/// The integer of a cell whose number `value` was read from `text`: `value` truncated toward
+/// zero (saturating at the `i128` range), except beyond 2^53 in magnitude, where the truncation
+/// of the decimal number as written is taken exactly (`None` when it does not fit an `i128`,
+/// then out of the range of every integer input).
+///
+/// Spec: MasterSim reference §4.4 (Integer: the step value truncated toward zero).
+fn cell_integer(value: f64, text: &str) -> Option<i128> {
+    if value.abs() < EXACT_DOUBLE_LIMIT {
+        Some(value as i128)
+    } else {
+        truncate_decimal(text)
+    }
+}
+
+/// The decimal number `text` (an optional `-`, digits with an optional decimal point, an
+/// optional exponent: the form [`parse_float`] accepts, without `inf` and `nan`) truncated
+/// toward zero, exactly; `None` when the result does not fit an `i128` or `text` has another
+/// form.
+fn truncate_decimal(text: &str) -> Option<i128> {
+    let (negative, text) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    let (mantissa, exponent) = match text.find(['e', 'E']) {
+        Some(k) => (&text[..k], text[k + 1..].parse::<i64>().ok()?),
+        None => (text, 0),
+    };
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    if !(whole.bytes().chain(fraction.bytes())).all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    // The digits before the decimal point once the exponent has moved it.
+    let digits: Vec<u8> = whole.bytes().chain(fraction.bytes()).collect();
+    let point = i64::try_from(whole.len()).ok()?.checked_add(exponent)?;
+    let mut magnitude: i128 = 0;
+    for k in 0..point.max(0) {
+        let digit = usize::try_from(k)
+            .ok()
+            .and_then(|k| digits.get(k))
+            .map_or(0, |d| i128::from(d - b'0'));
+        magnitude = magnitude.checked_mul(10)?.checked_add(digit)?;
+    }
+    Some(if negative { -magnitude } else { magnitude })
+}
+
+impl TableColumn {
+    /// Appends the cell `(value, text)` as the next row.
+    fn push(&mut self, (value, text): (f64, &str)) {
+        let row = self.values.len();
+        self.values.push(value);
+        let integer =
+            cell_integer(value, text).unwrap_or(if value < 0.0 { i128::MIN } else { i128::MAX });
+        if integer != value as i128 {
+            self.wide.push((row, integer));
+        }
+    }
+
+    /// The integer of row `row` (see [`Table::integer_at`]); `row < values.len()`.
+    fn integer(&self, row: usize) -> i128 {
+        if self.wide.is_empty() {
+            return self.values[row] as i128;
+        }
+        match self.wide.binary_search_by_key(&row, |&(r, _)| r) {
+            Ok(k) => self.wide[k].1,
+            Err(_) => self.values[row] as i128,
+        }
+    }
 }
 
 impl Table {
@@ -171,8 +257,10 @@ impl Table {
                         unit.clone()
                     },
                     values: Vec::new(),
+                    wide: Vec::new(),
                 })
                 .collect(),
+            lines: Vec::new(),
         };
         let mut last_line = 0;
         for row in &raw.rows {
@@ -195,14 +283,19 @@ impl Table {
                     text: cell.clone(),
                 })?);
             }
-            let t = time_unit.to_seconds(row[0]);
+            let t = time_unit.to_seconds(row[0].0);
             let n = table.time.len();
             match table.time.last() {
                 // A third row at the same time replaces the second: a jump has two sides only.
                 Some(&prev) if t == prev && n >= 2 && table.time[n - 2] == prev => {
-                    for (col, v) in table.columns.iter_mut().zip(&row[1..]) {
-                        *col.values.last_mut().expect("invariant: one value per row") = *v;
+                    for (col, &cell) in table.columns.iter_mut().zip(&row[1..]) {
+                        col.values.pop();
+                        if col.wide.last().is_some_and(|&(r, _)| r == n - 1) {
+                            col.wide.pop();
+                        }
+                        col.push(cell);
                     }
+                    *table.lines.last_mut().expect("invariant: one line per row") = line;
                 }
                 Some(&prev) if t < prev => {
                     return Err(TableError::NotIncreasing {
@@ -215,8 +308,9 @@ impl Table {
                 }
                 _ => {
                     table.time.push(t);
-                    for (col, v) in table.columns.iter_mut().zip(&row[1..]) {
-                        col.values.push(*v);
+                    table.lines.push(line);
+                    for (col, &cell) in table.columns.iter_mut().zip(&row[1..]) {
+                        col.push(cell);
                     }
                 }
             }
@@ -305,18 +399,77 @@ impl Table {
         Some(y[rows.max(1) - 1])
     }
 
-    /// Integer value of `column` at `t` (s): the step value truncated toward zero.
+    /// Integer value of `column` at `t` (s): the step value truncated toward zero, exact over
+    /// the whole `i64` and `u64` ranges.
     ///
-    /// Values outside the `i32` range saturate (the C++ cast is undefined there); NaN gives 0.
+    /// Up to 2^53 in magnitude this is the cell's double truncated toward zero, as MasterSim
+    /// computes it; beyond, where a double no longer holds every integer, the cell's decimal
+    /// text truncated toward zero, exactly ([`TableColumn::wide`]). A cell beyond the `i128`
+    /// range gives `i128::MAX` or `i128::MIN` (outside every FMI integer type, so refused at load
+    /// by [`Table::check_integer_range`]).
     ///
-    /// Spec: MasterSim reference §4.4 (Integer).
-    pub fn integer_at(&self, column: usize, t: f64) -> Option<i32> {
+    /// Spec: MasterSim reference §4.4 (Integer; MasterSim's `(int)` cast is undefined outside
+    /// the `int` range).
+    ///
+    /// # Examples
+    /// ```
+    /// use std::path::Path;
+    /// use master::table::Table;
+    ///
+    /// let text = "time\tn\n0\t18446744073709551615\n1\t-2.7\n";
+    /// let table = Table::parse(text, Path::new("t.tsv"))?;
+    /// assert_eq!(table.integer_at(0, 0.0), Some(i128::from(u64::MAX)));
+    /// assert_eq!(table.integer_at(0, 1.0), Some(-2));
+    /// # Ok::<(), master::table::TableError>(())
+    /// ```
+    pub fn integer_at(&self, column: usize, t: f64) -> Option<i128> {
         self.integer_at_rows(column, self.rows_up_to(t))
     }
 
     /// [`Table::integer_at`] with `rows` = [`Table::rows_up_to`]`(t)` already known.
-    pub fn integer_at_rows(&self, column: usize, rows: usize) -> Option<i32> {
-        self.step_at_rows(column, rows).map(|v| v as i32)
+    pub fn integer_at_rows(&self, column: usize, rows: usize) -> Option<i128> {
+        self.column_values(column)?;
+        Some(self.columns[column].integer(rows.max(1) - 1))
+    }
+
+    /// Checks that every integer of `column` (see [`Table::integer_at`]), after `map`, lies in
+    /// `min..=max`, the range of the integer input `input` (of type `type_name`) it feeds.
+    ///
+    /// # Errors
+    /// [`TableError::IntegerRange`] naming the file, the line and the column of the first value
+    /// out of range; [`TableError::NoSuchColumn`] for an unknown column.
+    ///
+    /// Spec: `docs/fmi3.md` (file readers feeding integer inputs).
+    pub fn check_integer_range(
+        &self,
+        column: usize,
+        (min, max): (i128, i128),
+        map: impl Fn(i128) -> i128,
+        input: &str,
+        type_name: &str,
+    ) -> Result<(), TableError> {
+        let col = self.columns.get(column).ok_or(TableError::NoSuchColumn {
+            path: self.path.clone(),
+            column: column as u32,
+            count: self.columns.len(),
+        })?;
+        for row in 0..col.values.len() {
+            let value = map(col.integer(row));
+            if value < min || value > max {
+                return Err(TableError::IntegerRange(Box::new(IntegerOutOfRange {
+                    path: self.path.clone(),
+                    line: self.lines.get(row).copied().unwrap_or(0),
+                    column: column + 2,
+                    caption: col.name.clone(),
+                    value,
+                    input: input.to_owned(),
+                    type_name: type_name.to_owned(),
+                    min,
+                    max,
+                })));
+            }
+        }
+        Ok(())
     }
 
     /// Boolean value of `column` at `t` (s): the step value is non-zero.
@@ -330,6 +483,34 @@ impl Table {
     pub fn boolean_at_rows(&self, column: usize, rows: usize) -> Option<bool> {
         self.step_at_rows(column, rows).map(|v| v != 0.0)
     }
+}
+
+/// A table integer that does not fit the integer input its column feeds
+/// ([`TableError::IntegerRange`]).
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "{path}:{line}: column {column} ('{caption}'): {value} does not fit the {type_name} \
+     input '{input}', expected an integer from {min} to {max}"
+)]
+pub struct IntegerOutOfRange {
+    /// The file.
+    pub path: PathBuf,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column of the file (1 is time).
+    pub column: usize,
+    /// Caption of the column.
+    pub caption: String,
+    /// The integer of the cell (after a value mapping, if the connection has one).
+    pub value: i128,
+    /// The input, `<slave>.<variable>`.
+    pub input: String,
+    /// The input's data type (`Int8`, `UInt64`, FMI 2.0 `Integer`, …).
+    pub type_name: String,
+    /// Smallest value of the type.
+    pub min: i128,
+    /// Largest value of the type.
+    pub max: i128,
 }
 
 /// A table file error.
@@ -442,6 +623,10 @@ pub enum TableError {
         /// 1-based line of the previous row.
         previous_line: usize,
     },
+    /// An integer that does not fit the integer input its column feeds (boxed: the variant
+    /// would make every `Result` of a table large).
+    #[error("{0}")]
+    IntegerRange(Box<IntegerOutOfRange>),
     /// A value reference that is not a column index of the table.
     #[error("{path}: no column with value reference {column}, expected 0..{count}")]
     NoSuchColumn {

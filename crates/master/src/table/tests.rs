@@ -102,6 +102,97 @@ fn integer_truncates_toward_zero() {
     assert_eq!(t.boolean_at(0, 0.5), Some(true));
 }
 
+/// Integers keep every digit over the whole `i64` and `u64` ranges (a double holds only 53
+/// bits), in any notation; beyond 2^53 the decimal text is truncated toward zero exactly.
+#[test]
+fn integers_are_exact_over_the_64_bit_ranges() {
+    let text = "time\tu64\ti64\tsci\tfrac\n\
+                0\t18446744073709551615\t-9223372036854775808\t1.8446744073709551615e19\t+9007199254740993.9\n\
+                1\t9007199254740993\t9223372036854775807\t-9.223372036854775807E18\t\"0.5\"\n\
+                2\t0\t-1\t2e3\t-9007199254740993.5\n";
+    let t = table(text);
+    let column = |name: &str| t.column_index(name).expect(name);
+    let at = |name: &str, time: f64| t.integer_at(column(name), time).expect("a value");
+    assert_eq!(at("u64", 0.0), i128::from(u64::MAX));
+    assert_eq!(at("u64", 1.0), 9_007_199_254_740_993);
+    assert_eq!(at("u64", 2.0), 0);
+    assert_eq!(at("i64", 0.0), i128::from(i64::MIN));
+    assert_eq!(at("i64", 1.0), i128::from(i64::MAX));
+    assert_eq!(at("i64", 2.5), -1);
+    assert_eq!(at("sci", 0.0), i128::from(u64::MAX));
+    assert_eq!(at("sci", 1.0), -i128::from(i64::MAX));
+    assert_eq!(at("sci", 2.0), 2000);
+    assert_eq!(at("frac", 0.0), 9_007_199_254_740_993);
+    assert_eq!(at("frac", 1.0), 0);
+    assert_eq!(at("frac", 2.0), -9_007_199_254_740_993);
+    // The double of the same cell is what Real inputs see.
+    assert_eq!(t.step_at(column("u64"), 0.0), Some(u64::MAX as f64));
+    // Only the cells a double cannot hold are kept a second time.
+    assert_eq!(t.columns[column("u64")].wide.len(), 2);
+    assert_eq!(t.columns[column("sci")].wide.len(), 2);
+}
+
+/// A third row at the time of a jump replaces the second, its exact integer too; a cell beyond
+/// the `i128` range saturates, so that every input refuses it.
+#[test]
+fn jump_replacement_and_huge_cells_keep_exact_integers() {
+    let t = table(
+        "t\tv\n0\t1\n1\t9223372036854775807\n1\t2\n1\t18446744073709551615\n2\t1e60\n3\t-1e60\n",
+    );
+    assert_eq!(t.time, [0.0, 1.0, 1.0, 2.0, 3.0]);
+    assert_eq!(t.lines, [2, 3, 5, 6, 7]);
+    assert_eq!(t.integer_at(0, 1.0), Some(i128::from(u64::MAX)));
+    assert_eq!(t.integer_at(0, 2.0), Some(i128::MAX));
+    assert_eq!(t.integer_at(0, 3.0), Some(i128::MIN));
+    assert_eq!(
+        t.columns[0].wide,
+        [(1, i128::from(i64::MAX)), (2, i128::from(u64::MAX))]
+    );
+}
+
+/// The range check names the file, the line, the column and the input, and applies a
+/// connection's value mapping first.
+#[test]
+fn integer_range_errors_name_file_line_and_column() {
+    let t = table("# extremes\ntime\ta\tb\n0\t1\t-128\n1\t2\t255\n2\t3\t4\n");
+    let i8_range = (i128::from(i8::MIN), i128::from(i8::MAX));
+    assert!(
+        t.check_integer_range(0, i8_range, |v| v, "S.u", "Int8")
+            .is_ok()
+    );
+    let err = t
+        .check_integer_range(1, i8_range, |v| v, "S.u", "Int8")
+        .expect_err("255 does not fit an Int8");
+    let msg = err.to_string();
+    assert!(
+        msg.starts_with(&format!(
+            "{FILE}:4: column 3 ('b'): 255 does not fit the Int8 input 'S.u'"
+        )),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("expected an integer from -128 to 127"),
+        "{msg}"
+    );
+    // Mapped first: 255 becomes 0 and fits.
+    assert!(
+        t.check_integer_range(1, i8_range, |v| if v == 255 { 0 } else { v }, "S.u", "Int8")
+            .is_ok()
+    );
+    let u8_range = (0, i128::from(u8::MAX));
+    let err = t
+        .check_integer_range(1, u8_range, |v| v, "S.u", "UInt8")
+        .expect_err("-128 does not fit a UInt8");
+    assert!(
+        err.to_string().starts_with(&format!("{FILE}:3: column 3")),
+        "{err}"
+    );
+    assert!(matches!(
+        t.check_integer_range(7, u8_range, |v| v, "S.u", "UInt8"),
+        Err(TableError::NoSuchColumn { column: 7, .. })
+    ));
+}
+
 #[test]
 fn tab_flavour_header_units_and_time_conversion() {
     let t = table("Time [h] \tPrey.x [---] \tT [C]\tplain\n0\t1\t2\t3\n1.5\t4\t5\t6\t\n");

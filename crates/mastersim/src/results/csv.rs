@@ -2,7 +2,9 @@
 //! way to the writer thread ([`super::text`]) and the files they end up in.
 //!
 //! Spec: MasterSim reference §12.1–12.2. Deviation: `strings.csv` gives its time column in
-//! `outputTimeUnit`, like `values.csv` (MasterSim always writes seconds there).
+//! `outputTimeUnit`, like `values.csv` (MasterSim always writes seconds there). Extension: FMI
+//! 3.0 Binary outputs follow the String columns of `strings.csv`, as lowercase hexadecimal
+//! text (MasterSim has no Binary type).
 
 use std::path::{Path, PathBuf};
 
@@ -17,21 +19,22 @@ use super::Continued;
 /// Bytes reserved per String value of a batch (longer values grow their String once).
 const STRING_CAPACITY: usize = 32;
 
-/// Rows on their way to the writer: times, then the Boolean, Integer, Real and String values,
-/// each row-major.
+/// Rows on their way to the writer: times, then the Boolean, Integer, Real and text values,
+/// each row-major. The text values of a row are its Strings followed by its Binary values in
+/// lowercase hexadecimal (`strings.csv` holds both).
 pub struct Rows {
     times: Vec<f64>,
     booleans: Vec<bool>,
     integers: Vec<i128>,
     reals: Vec<f64>,
     strings: Vec<String>,
-    /// Number of String slots in use (`strings` keeps its Strings for reuse).
+    /// Number of text slots in use (`strings` keeps its Strings for reuse).
     string_count: usize,
 }
 
 impl Rows {
-    /// Room for `rows` rows of `[booleans, integers, reals]` numeric and `strings` String
-    /// values (each String with [`STRING_CAPACITY`] bytes).
+    /// Room for `rows` rows of `[booleans, integers, reals]` numeric and `strings` text values
+    /// (each String with [`STRING_CAPACITY`] bytes).
     pub fn with_capacity(rows: usize, numeric: [usize; 3], strings: usize) -> Self {
         let [booleans, integers, reals] = numeric;
         Rows {
@@ -47,23 +50,30 @@ impl Rows {
     }
 
     /// Appends the row of `values` at `t` (in the output time unit); allocates only beyond
-    /// the capacity (a longer String than ever before in its slot).
+    /// the capacity (a longer text than ever before in its slot).
     pub fn push(&mut self, t: f64, values: &TypedValues) {
         self.times.push(t);
         self.booleans.extend_from_slice(&values.boolean);
         self.integers.extend_from_slice(&values.integer);
         self.reals.extend_from_slice(&values.real);
         for s in &values.string {
-            if self.string_count < self.strings.len() {
-                self.strings[self.string_count].clone_from(s);
-            } else {
-                self.strings.push(s.clone());
-            }
-            self.string_count += 1;
+            self.next_text().clone_from(s);
+        }
+        for b in &values.binary {
+            output::hex::write_hex(b, self.next_text());
         }
     }
 
-    /// Values held (numeric and String).
+    /// The next text slot, reused when there is one.
+    fn next_text(&mut self) -> &mut String {
+        if self.string_count == self.strings.len() {
+            self.strings.push(String::new());
+        }
+        self.string_count += 1;
+        &mut self.strings[self.string_count - 1]
+    }
+
+    /// Values held (numeric and text).
     pub fn values(&self) -> usize {
         self.booleans.len() + self.integers.len() + self.reals.len() + self.string_count
     }
@@ -77,12 +87,12 @@ pub struct CsvFiles {
     pub numeric: usize,
     /// Boolean and Integer columns, the first of the `numeric` columns.
     pub discrete: [usize; 2],
-    /// String columns.
+    /// Columns of `strings.csv`: String, then Binary.
     pub string_columns: usize,
 }
 
 impl CsvFiles {
-    /// Creates `values.csv` (and `strings.csv` when there are String columns) in
+    /// Creates `values.csv` (and `strings.csv` when there are String or Binary columns) in
     /// `results_dir` and writes and flushes their headers, so that a run that crashes early
     /// leaves valid files.
     pub fn create(
@@ -115,17 +125,20 @@ impl CsvFiles {
             &columns,
             mode(lengths[0]),
         )?;
-        let strings = if c.string.is_empty() {
+        let texts = c.string.len() + c.binary.len();
+        let strings = if texts == 0 {
             log::debug!(
                 "Skipping output file 'strings.csv', no outputs of this type are generated."
             );
             None
         } else {
-            log::info!(
-                "Creating output file 'strings.csv' with {} outputs.",
-                c.string.len()
-            );
-            let names: Vec<String> = c.string.iter().map(|c| c.name.clone()).collect();
+            log::info!("Creating output file 'strings.csv' with {texts} outputs.");
+            let names: Vec<String> = c
+                .string
+                .iter()
+                .chain(&c.binary)
+                .map(|c| c.name.clone())
+                .collect();
             Some(StringsCsvWriter::open(
                 results_dir.join("strings.csv"),
                 time_unit.name(),
@@ -138,7 +151,7 @@ impl CsvFiles {
             strings,
             numeric: columns.len(),
             discrete: [c.boolean.len(), c.integer.len()],
-            string_columns: c.string.len(),
+            string_columns: texts,
         };
         files.flush()?;
         Ok(files)

@@ -1,4 +1,5 @@
-//! `results/<project>.json`: a Signal Table with time as the independent variable.
+//! `results/<project>.json`: a Signal Table with time as the independent variable. FMI 3.0
+//! Binary values are String signals (and parameters) of lowercase hexadecimal text.
 //!
 //! Spec: seed 002 §3.5 (Signal Tables on file).
 
@@ -25,6 +26,9 @@ fn variability(v: fmi::Variability) -> Variability {
 pub struct JsonSink {
     writer: SignalTableWriter,
     attributes: AttributeMap,
+    /// The text values of the row being written: Strings, then Binaries in hexadecimal (kept
+    /// for reuse; unused without Binary columns).
+    texts: Vec<String>,
 }
 
 /// Adds `column` (as signal or parameter number `index`) and its aliases to the layout.
@@ -59,6 +63,7 @@ impl JsonSink {
             (SignalType::Integer, &c.integer),
             (SignalType::Real, &c.real),
             (SignalType::String, &c.string),
+            (SignalType::String, &c.binary),
         ];
         for (ty, columns) in typed {
             for column in columns {
@@ -88,6 +93,13 @@ impl JsonSink {
                 p.string
                     .iter()
                     .zip(v.string.iter().map(|s| ParameterValue::String(s.clone()))),
+            )
+            .chain(
+                p.binary.iter().zip(
+                    v.binary
+                        .iter()
+                        .map(|b| ParameterValue::String(output::hex::to_hex(b))),
+                ),
             );
         for (column, value) in parameters {
             add_aliases(&mut table.aliases, column, table.parameters.len(), true);
@@ -112,18 +124,26 @@ impl JsonSink {
         Ok(JsonSink {
             writer: SignalTableWriter::create(path, &table)?,
             attributes,
+            texts: vec![String::new(); c.string.len() + c.binary.len()],
         })
     }
 
     /// Adds one row; `t` in the output time unit.
     pub fn write(&mut self, t: f64, values: &TypedValues) -> crate::Result<()> {
-        self.writer.push_row(
-            t,
-            &values.boolean,
-            &values.integer,
-            &values.real,
-            &values.string,
-        )?;
+        let texts = if values.binary.is_empty() {
+            &values.string
+        } else {
+            let (strings, binaries) = self.texts.split_at_mut(values.string.len());
+            for (to, from) in strings.iter_mut().zip(&values.string) {
+                to.clone_from(from);
+            }
+            for (to, from) in binaries.iter_mut().zip(&values.binary) {
+                output::hex::write_hex(from, to);
+            }
+            &self.texts
+        };
+        self.writer
+            .push_row(t, &values.boolean, &values.integer, &values.real, texts)?;
         Ok(())
     }
 

@@ -116,8 +116,10 @@ impl RowSinks {
         numeric_row(values, &mut self.numeric);
         let slot = (self.offered % 2) as usize;
         self.typed[slot].clone_from(values);
-        // A String change is kept exactly: the row where it happens is written.
-        let changed = self.offered > 0 && self.typed[1 - slot].string != values.string;
+        // A String or Binary change is kept exactly: the row where it happens is written.
+        let before = &self.typed[1 - slot];
+        let changed =
+            self.offered > 0 && (before.string != values.string || before.binary != values.binary);
         self.offered += 1;
         if let Some(kept) = filter.push(t, &self.numeric, changed) {
             let row = &self.typed[(kept.index % 2) as usize];
@@ -429,6 +431,7 @@ impl Observer for ResultFiles {
             && columns.integer.is_empty()
             && columns.real.is_empty()
             && columns.string.is_empty()
+            && columns.binary.is_empty()
         {
             log::warn!(
                 "no variable is written (the slaves have none, or no outputOnly pattern matches \

@@ -5,10 +5,10 @@
 
 use super::{Binary, Boolean, FmiString, Instance, Status, ValueReference};
 use super::{Float32, Float64, Int8, Int16, Int32, Int64, UInt8, UInt16, UInt32, UInt64};
-use crate::instance::Status as CallStatus;
 use crate::instance3::Instance3;
 use crate::model::Model;
 use crate::model3::{DataType, Values, ValuesMut};
+use crate::phase::Status as CallStatus;
 use crate::raw::{c_str, slice, slice_mut, with_instance3};
 
 /// Generates the numeric `fmi3Get…`/`fmi3Set…` entry points, which differ only in the C type.

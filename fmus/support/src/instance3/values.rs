@@ -5,11 +5,11 @@
 use std::ffi::CString;
 
 use super::{Error3, Instance3, Phase3, Result3};
-use crate::instance::Status;
 use crate::model::Model;
 use crate::model3::{
     Causality3, DataType, Dimension, Values, ValuesMut, Variable3, find_variable3,
 };
+use crate::phase::Status;
 
 /// Most elements one array variable may have (guards the product of dimensions that come
 /// from structural parameters).
