@@ -60,7 +60,7 @@ struct CaseArgs {
     #[arg(long, value_name = "DIR")]
     sweep_dir: Option<PathBuf>,
     /// Write a checkpoint every this many seconds of wall time [default: the plan's].
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     checkpoint_interval: Option<f64>,
     /// Under Slurm: when the time-limit warning SIGUSR1 stops the case, requeue its array task
     /// so that it continues from its checkpoint (the job scripts of the Slurm executor pass
@@ -99,7 +99,7 @@ struct ExecArgs {
     sweep_dir: Option<PathBuf>,
     /// Every case writes a checkpoint every this many seconds of wall time (and at SIGTERM
     /// in any case), so that an interrupted case continues where it stopped.
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     checkpoint_interval: Option<f64>,
     /// Also write a JUnit XML report of the collected results to this file.
     #[arg(long, value_name = "FILE")]

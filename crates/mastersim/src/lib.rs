@@ -6,6 +6,7 @@ pub mod checkpoint;
 mod console;
 mod error;
 mod exit;
+mod input;
 mod lock;
 mod options;
 pub mod pacing;
@@ -19,6 +20,7 @@ mod supervise;
 use std::path::Path;
 
 pub use error::{Error, Result};
+pub use input::InputKind;
 pub use lock::{LOCK_FILE, WorkingDirLock};
 pub use master;
 pub use master::project::ResultFormat;

@@ -120,6 +120,8 @@ impl Session {
     /// [`Error::InvalidOption`] for an option out of range, or an input table for a project
     /// file; [`Error::Io`] when the working
     /// directory cannot be created; [`Error::ProjectNotFound`]; [`Error::ProjectIsDirectory`];
+    /// [`Error::ProjectNotAFile`]; [`Error::UnknownInput`] for a file that is no project, FMU
+    /// or SSP system (these four before anything is created);
     /// [`Error::Master`] for a project,
     /// FMU, table or plan error (each names the file and line or the FMU); [`Error::Thread`]
     /// never (a supervisor thread that cannot start only disables supervision, with a warning).
@@ -139,6 +141,8 @@ impl Session {
         checkpoint: Option<(&Path, &Checkpoint)>,
     ) -> Result<Session> {
         let project_path = &crate::run_input(project);
+        // Before anything is created: a path that is no input leaves nothing behind.
+        let kind = crate::InputKind::check(project_path)?;
         let wd = options.working_dir_for(project_path);
         // Before anything is written: another run may own the directory.
         let lock = WorkingDirLock::acquire(&wd)?;
@@ -148,24 +152,8 @@ impl Session {
             path: log_dir.clone(),
             source,
         })?;
-        if project_path.is_dir() {
-            return Err(Error::ProjectIsDirectory {
-                path: project_path.to_path_buf(),
-            });
-        }
-        if !project_path.is_file() {
-            if project_path.exists() {
-                return Err(Error::ProjectNotAFile {
-                    path: project_path.to_path_buf(),
-                    problem: output::input::why_not_a_file(project_path),
-                });
-            }
-            return Err(Error::ProjectNotFound {
-                path: project_path.to_path_buf(),
-            });
-        }
-        let fmu_run = is_fmu(project_path);
-        let ssp_run = ssp::is_ssp(project_path);
+        let fmu_run = kind == crate::InputKind::Fmu;
+        let ssp_run = kind == crate::InputKind::Ssp;
         if fmu_run {
             log::info!("Running FMU '{}' on its own", project_path.display());
         } else if ssp_run {
@@ -542,7 +530,7 @@ impl Session {
             Ok(RunOutcome::Completed) => "completed".to_string(),
             _ => self
                 .ending()
-                .summary_lines()
+                .summary_lines(&self.sim.plan().time_format())
                 .into_iter()
                 .map(|(_, v)| v)
                 .next_back()
@@ -554,7 +542,8 @@ impl Session {
 
     fn steered(&mut self, steering: &Steering) -> Result<RunOutcome> {
         self.ensure_initialized()?;
-        let mut pacer = Pacer::new(self.sim.time(), steering.status().real_time);
+        let mut pacer = Pacer::new(self.sim.time(), steering.status().real_time)
+            .with_time_format(self.sim.plan().time_format());
         // The steering's command count when pacing last restarted; `None` while held.
         let mut paced_since = None;
         let mut published = Instant::now();
@@ -625,7 +614,7 @@ impl Session {
             ),
             Err(e) => log::warn!(
                 "the {why} checkpoint at t={} s could not be written: {}",
-                self.sim.time(),
+                self.sim.plan().time_format().show(self.sim.time()),
                 e.chain_text()
             ),
         }
@@ -737,12 +726,10 @@ impl Session {
     fn resume_once(&mut self, checkpoint: &Checkpoint) -> Result<()> {
         self.sim.initialize().map_err(Error::Initialization)?;
         let master = &checkpoint.master;
+        let t = self.sim.plan().time_format().show(master.t);
         match &checkpoint.slave_states {
             SlaveStates::Serialized(states) => {
-                log::info!(
-                    "Resuming at t={} s from the slaves' serialized states",
-                    master.t
-                );
+                log::info!("Resuming at t={t} s from the slaves' serialized states");
                 self.create_result_files(Continued::Resume(checkpoint.results.clone()))?;
                 self.sim.resume(master, states, &mut self.observers)?;
             }
@@ -756,15 +743,13 @@ impl Session {
                     )
                 };
                 log::warn!(
-                    "Resuming at t={} s by replaying the run from the start time, because {why}",
-                    master.t
+                    "Resuming at t={t} s by replaying the run from the start time, because {why}"
                 );
                 let started = std::time::Instant::now();
                 self.create_result_files(Continued::Replay(checkpoint.results.clone()))?;
                 self.replay(master).map_err(replay_error)?;
                 log::warn!(
-                    "Replay to t={} s ({} steps) took {:.3} s",
-                    master.t,
+                    "Replay to t={t} s ({} steps) took {:.3} s",
                     master.counters.steps,
                     started.elapsed().as_secs_f64()
                 );
