@@ -94,6 +94,20 @@ fn requests_need_the_token_and_the_own_host_and_origin() {
     assert_eq!(live.raw("GET", "/", "evil.example", &[], "").code, 403);
     // Nothing refused changed the run; the own page and a proper command work.
     assert_eq!(live.status()["state"], "waiting");
+    // Issue 28: pause before Start is 409, as docs/live.md says, with a JSON error; a body
+    // without a Content-Type is read as JSON; another declared type is 415 with a JSON error.
+    let r = live.raw("POST", &with_token, &host, &[], pause);
+    assert_eq!(r.code, 409, "{}", r.body);
+    assert!(
+        r.json()["error"].as_str().unwrap().contains("pause"),
+        "{}",
+        r.body
+    );
+    let text = ("Content-Type", "text/plain");
+    let r = live.raw("POST", &with_token, &host, &[text], pause);
+    assert_eq!(r.code, 415, "{}", r.body);
+    assert!(r.json()["error"].as_str().unwrap().contains("text/plain"));
+    assert_eq!(live.status()["state"], "waiting");
     assert_eq!(live.raw("GET", "/", &host, &[], "").code, 200);
     assert_eq!(
         live.raw("GET", "/", &format!("localhost:{}", live.port), &[], "")

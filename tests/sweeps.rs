@@ -349,6 +349,28 @@ fn sweep_interrupted_cases_continue_on_a_rerun() {
     }
 }
 
+/// Issue 28: a sweep stopped with Ctrl-C (SIGINT) stops its running case with SIGINT too:
+/// the case reports that SIGINT interrupted it, not SIGTERM, and the sweep exits with 130.
+#[test]
+fn sweep_stopped_with_ctrl_c_reports_sigint() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let sweep = long_sweep(tmp.path(), 1);
+    let dir = tmp.path().join("ctrl-c");
+    let mut child = start_sweep(&sweep, &dir, &[]);
+    wait_for(&dir.join("cases/0/results/values.csv"), &mut child);
+    std::thread::sleep(Duration::from_millis(200));
+    Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill");
+    let status = child.wait().expect("sweep ends");
+    assert_eq!(status.code(), Some(130));
+    let record = std::fs::read_to_string(dir.join("cases/0/case.json")).expect("case.json");
+    assert!(record.contains("\"outcome\": \"interrupted\""), "{record}");
+    assert!(record.contains("SIGINT received"), "{record}");
+    assert!(!record.contains("SIGTERM"), "{record}");
+}
+
 /// A per-case wall-time limit stops a case at its next communication point: `timed_out`,
 /// exit code 124, results up to there; a rerun starts it again from the beginning.
 #[test]

@@ -192,6 +192,11 @@ fn execute(mut plan: Plan, exec: &ExecArgs) -> u8 {
             first.trim_start_matches("error: ")
         ));
     }
+    // Every override name against the base, so that a misspelt one fails the sweep at once
+    // instead of every case (exit 2, the sweep file's line, a did-you-mean hint).
+    if let Err(e) = sweep::check_overrides(&plan) {
+        return input_error(&e);
+    }
     // One `sweep run` or `batch` at a time in a sweep directory, held until this one ends.
     let _lock = match lock_sweep_dir(&plan.dir) {
         Ok(lock) => lock,
@@ -328,6 +333,8 @@ fn run_locally(
             std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
         }),
         progress: true,
+        // Ctrl-C reaches the cases as SIGINT, a SIGTERM as SIGTERM.
+        stop_signal: interrupt.signal_number(),
     };
     sweep::run_local(plan, cases, &options, &interrupt.flag()).map_err(|e| input_error(&e))?;
     Ok(interrupt.signalled().then(|| interrupt.received().1))

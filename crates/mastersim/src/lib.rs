@@ -10,6 +10,7 @@ mod input;
 mod lock;
 mod options;
 pub mod pacing;
+mod prepare;
 mod recorder;
 pub mod report;
 mod results;
@@ -29,6 +30,7 @@ pub use master::{
     TimeArithmetic, Value,
 };
 pub use options::{Options, StepTimeout, TimeoutHandler};
+pub use prepare::check;
 pub use recorder::{Recorder, Results};
 pub use report::Ending;
 pub use session::Session;
