@@ -254,6 +254,7 @@ fn without_event_mode_if_refused(
         format!(" (it logged: {})", said.join("; "))
     };
     log::warn!(
+        target: "fmi3",
         "instance '{name}' of FMU {}: fmi3InstantiateCoSimulation returned NULL with \
          eventModeUsed = true although the FMU declares hasEventMode=\"true\"{said}; \
          instantiated without Event Mode, so the FMU handles its events inside its steps",

@@ -3,6 +3,7 @@
 
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
+use master::time::TimeFormat;
 use master::values::TypedValues;
 use master::{Observer, ObserverError, OutputLayout};
 use serde::Serialize;
@@ -42,6 +43,11 @@ pub struct Meta {
     pub t_end: f64,
     /// The numeric columns: Booleans (0/1), Integers, Reals, in result-file order.
     pub columns: Vec<Column>,
+    /// How many decimals the page prints times with: as many as the run's time grid needs
+    /// ([`master::time::TimeFormat`]), so that a communication point reads as on the grid
+    /// (`17.9`, not `17.900000000000002`); `None` (JSON `null`): the shortest round-trip
+    /// decimal. For stored results, from the start time, the end time and the first step.
+    pub time_decimals: Option<usize>,
 }
 
 #[derive(Debug)]
@@ -66,6 +72,7 @@ impl Store {
             t_start: 0.0,
             t_end: 0.0,
             columns: Vec::new(),
+            time_decimals: None,
         })
     }
 
@@ -84,6 +91,7 @@ impl Store {
             t_start: time.first().copied().unwrap_or(0.0),
             t_end: time.last().copied().unwrap_or(0.0),
             columns: columns.into_iter().map(|(c, _)| c).collect(),
+            time_decimals: stored_time_format(time).decimals(),
         })
         .filled(rows)
     }
@@ -141,6 +149,7 @@ impl Observer for Store {
         let mut data = self.lock();
         data.meta.t_start = layout.t_start;
         data.meta.t_end = layout.t_end;
+        data.meta.time_decimals = layout.time_format.decimals();
         data.meta.columns = [&c.boolean, &c.integer, &c.real]
             .into_iter()
             .flatten()
@@ -161,9 +170,43 @@ impl Observer for Store {
     }
 }
 
+/// The time format of stored results with the times `time` (s): the grid spanned by the
+/// first and last time and the first step.
+fn stored_time_format(time: &[f64]) -> TimeFormat {
+    let first_step = match time {
+        [t0, t1, ..] => Some(t1 - t0),
+        _ => None,
+    };
+    TimeFormat::for_grid(
+        time.first()
+            .into_iter()
+            .chain(time.last())
+            .copied()
+            .chain(first_step),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 28: stored results at 0.1 s steps print times with one decimal.
+    #[test]
+    fn stored_times_follow_their_grid() {
+        let time: Vec<f64> = (0..=200).map(|k| f64::from(k) * 0.1).collect();
+        let store = Store::replay("r", &time, Vec::new());
+        assert_eq!(store.meta().time_decimals, Some(1));
+        assert_eq!(
+            Store::replay("r", &[0.0, 0.125], Vec::new())
+                .meta()
+                .time_decimals,
+            Some(3)
+        );
+        assert_eq!(
+            Store::replay("r", &[], Vec::new()).meta().time_decimals,
+            Some(0)
+        );
+    }
 
     #[test]
     fn replay_rows_are_the_columns_side_by_side() {
