@@ -604,7 +604,12 @@ fn what_is_not_an_fmu_is_refused_with_exit_code_2() {
     let model_exchange = tmp.path().join("me.fmu");
     let xml = DESCRIPTION.replace("<CoSimulation", "<ModelExchange");
     write_zip(&model_exchange, &[("modelDescription.xml", xml.as_bytes())]);
-    assert_refused(&model_exchange, "me.fmu", "no 'CoSimulation' element");
+    // Issue 28: a Model-Exchange-only FMU is described, not refused (see
+    // `fmus_mastersim_cannot_run_are_described`).
+    let out = info(&[&model_exchange]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert_eq!(field(&text, "Interfaces"), "Model Exchange");
 }
 
 /// An FMI 3.0 model description with arrays (a fixed and a structural-parameter dimension),

@@ -336,20 +336,27 @@ fn input_hint(path: &Path) -> &'static str {
     }
 }
 
-/// The run input of `args` (an SSP folder as its `SystemStructure.ssd`, a `file://` prefix
-/// dropped), checked before anything is created: a mistyped subcommand, a missing file, a
-/// directory or a file of another kind exits with code 2 and leaves nothing behind.
-fn checked_input(args: &Args) -> Result<PathBuf, Failure> {
+/// A mistyped subcommand as the first word of `args` (`mastersim veiw x.csv`): exit code 2
+/// with the subcommand meant, before the words after it are taken for more projects.
+fn check_subcommand(args: &Args) -> Result<(), Failure> {
     let given = args.project.as_deref().unwrap_or(Path::new(""));
-    if let Some(hint) = subcommand_hint(given) {
-        return Err(Failure {
+    match subcommand_hint(given) {
+        Some(hint) => Err(Failure {
             code: INPUT_ERROR,
             message: format!(
                 "'{}' is not a subcommand{hint}, and no project file of that name exists",
                 given.display()
             ),
-        });
+        }),
+        None => Ok(()),
     }
+}
+
+/// The run input of `args` (an SSP folder as its `SystemStructure.ssd`, a `file://` prefix
+/// dropped), checked before anything is created: a missing file, a directory or a file of
+/// another kind exits with code 2 and leaves nothing behind.
+fn checked_input(args: &Args) -> Result<PathBuf, Failure> {
+    let given = args.project.as_deref().unwrap_or(Path::new(""));
     let text = given.to_string_lossy();
     let project = mastersim::run_input(Path::new(text.strip_prefix("file://").unwrap_or(&text)));
     match mastersim::InputKind::check(&project) {
@@ -434,8 +441,9 @@ fn options(args: &Args) -> Result<Options, Failure> {
 /// Runs the project of `args`; returns the exit code of a run that did not fail (0, or
 /// 128 + signal number after an interrupt).
 fn run(args: &Args, interrupt: Option<&signals::Interrupt>) -> Result<u8, Failure> {
-    let project = checked_input(args)?;
+    check_subcommand(args)?;
     let options = options(args)?;
+    let project = checked_input(args)?;
     let wd = options.working_dir_for(&project);
     // Before the log file is opened: another run may own the directory. The session shares
     // this lock; it is held until the live view closes.

@@ -38,7 +38,7 @@ pub fn serve_run(
     steering: &Steering,
     port: u16,
 ) -> Result<Server, Failure> {
-    let store = Store::live(title);
+    let store = Store::live(title).with_time_format(session.plan().time_format());
     session
         .add_observer(Box::new(store.clone()))
         .map_err(|e| Failure::new(INPUT_ERROR, &e))?;

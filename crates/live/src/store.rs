@@ -76,6 +76,14 @@ impl Store {
         })
     }
 
+    /// The same store, its page printing times with `format` (the run's
+    /// [`master::SimulationPlan::time_format`]) from the start, before the run's layout
+    /// arrives.
+    pub fn with_time_format(self, format: TimeFormat) -> Store {
+        self.lock().meta.time_decimals = format.decimals();
+        self
+    }
+
     /// A store holding stored results: `time` (s, one entry per row) and `columns`
     /// (`(column, values)`, each `values.len() == time.len()`), titled `title`.
     pub fn replay(title: &str, time: &[f64], columns: Vec<(Column, Vec<f64>)>) -> Store {

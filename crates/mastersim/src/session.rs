@@ -539,7 +539,7 @@ impl Session {
         match self.save_checkpoint(&path) {
             Ok(size) => log::debug!(
                 "Checkpoint ({why}) at t={} s: {size} bytes in '{}'",
-                self.sim.time(),
+                self.sim.plan().time_format().show(self.sim.time()),
                 path.display()
             ),
             Err(e) => log::warn!(
