@@ -8,7 +8,7 @@
 
 use std::path::PathBuf;
 
-use crate::kinds::{Alias, FmiVersion, VarType};
+use crate::kinds::{Alias, FmiVersion, Interfaces, VarType};
 
 /// Result alias of this crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -206,7 +206,7 @@ pub enum Error {
         /// FMI version of the file.
         version: FmiVersion,
         /// The interfaces it offers instead.
-        interfaces: crate::model_description::Interfaces,
+        interfaces: Interfaces,
     },
     /// A required element is missing.
     #[error("{}: {parent}: missing element '{element}'", path.display())]
@@ -619,10 +619,7 @@ fn list_or_none(found: &[&str]) -> String {
 
 /// The message of [`Error::NoCoSimulation`]: which element is missing and what the FMU offers
 /// instead, by name.
-fn no_co_simulation(
-    version: FmiVersion,
-    interfaces: &crate::model_description::Interfaces,
-) -> String {
+fn no_co_simulation(version: FmiVersion, interfaces: &Interfaces) -> String {
     match version {
         FmiVersion::V1 => "FMI 1.0 Model Exchange FMU (no 'Implementation' element); mastersim \
                            runs Co-Simulation FMUs"

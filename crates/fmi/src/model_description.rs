@@ -18,7 +18,7 @@
 
 use std::path::Path;
 
-pub use crate::kinds::{Alias, DataType, FmiVersion, VarType};
+pub use crate::kinds::{Alias, DataType, FmiVersion, Interfaces, VarType};
 use crate::{Result, ValueRef};
 
 mod raw;
@@ -237,48 +237,6 @@ pub fn lookup<'a>(variables: &'a [ScalarVariable], name: &str) -> NameLookup<'a>
     let mut all = vec![first];
     all.extend(named);
     NameLookup::Ambiguous(all)
-}
-
-/// The interfaces an FMU offers, as its description declares them. mastersim runs the
-/// co-simulation interface only; the others are known so that an FMU without it is described
-/// (`mastersim info`) and refused by name.
-///
-/// Spec: FMI 3.0 §2.4.1 (`CoSimulation`, `ModelExchange`, `ScheduledExecution`), FMI 2.0.2
-/// §2.2.1 (`CoSimulation`, `ModelExchange`), FMI 1.0 §2.2 and FMI 1.0 CS §3 (an
-/// `Implementation` element makes a co-simulation FMU; without it the FMU is Model Exchange).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Interfaces {
-    /// Co-Simulation (`CoSimulation`; FMI 1.0: `Implementation`).
-    pub co_simulation: bool,
-    /// Model Exchange (`ModelExchange`; FMI 1.0: no `Implementation`).
-    pub model_exchange: bool,
-    /// Scheduled Execution (FMI 3.0 `ScheduledExecution`).
-    pub scheduled_execution: bool,
-}
-
-impl Interfaces {
-    /// The interfaces offered, named as the standard names them, in the order Co-Simulation,
-    /// Model Exchange, Scheduled Execution.
-    pub fn names(&self) -> Vec<&'static str> {
-        [
-            (self.co_simulation, "Co-Simulation"),
-            (self.model_exchange, "Model Exchange"),
-            (self.scheduled_execution, "Scheduled Execution"),
-        ]
-        .into_iter()
-        .filter_map(|(offered, name)| offered.then_some(name))
-        .collect()
-    }
-
-    /// The interfaces offered in words: `Model Exchange`, `Model Exchange and Scheduled
-    /// Execution`, `no interface`.
-    pub fn describe(&self) -> String {
-        match self.names().as_slice() {
-            [] => "no interface".to_owned(),
-            [one] => (*one).to_owned(),
-            [first @ .., last] => format!("{} and {last}", first.join(", ")),
-        }
-    }
 }
 
 /// Co-simulation capability flags. Missing attributes are `false` (0 for the integer).
