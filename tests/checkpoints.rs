@@ -3,48 +3,25 @@
 //! master algorithm and both kinds of FMUs (serializing, replayed); SIGTERM and SIGINT stop
 //! with a checkpoint; a kill inside the checkpoint write leaves the previous one; an FMU that
 //! calls `exit(3)` leaves complete results and a resumable checkpoint; a non-deterministic FMU
-//! stops a replay with an error naming it.
+//! stops a replay with an error naming it; a slave whose serialized FMU state does not
+//! restore (found at the first checkpoint, or at the resume) is replayed, byte-identically.
 //!
 //! Each test prints the figures it measured (`--nocapture`).
 
 use std::io::{Read as _, Write as _};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use mastersim_tests::{Run, example_workspace, mastersim_bin, read_summary};
+use mastersim_tests::kill_resume::{
+    assert_identical, checkpoint, finish, kill_and_resume, run, signal_after, start, warnings,
+};
+use mastersim_tests::{example_workspace, read_summary};
 
 /// Random kills per project and kind of FMU.
 const KILLS: usize = 10;
 
 /// The checkpoint interval of the kill tests, s.
 const INTERVAL: &str = "0.05";
-
-/// Result formats compared.
-const FORMATS: &str = "csv,mat";
-
-/// A small random number generator (xorshift), seeded from the clock; the seed is printed so
-/// a failure can be reproduced by reading it from the output.
-struct Random(u64);
-
-impl Random {
-    fn new() -> Random {
-        let seed = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(1, |d| d.as_nanos() as u64)
-            | 1;
-        println!("random seed {seed}");
-        Random(seed)
-    }
-
-    /// A number in [0, 1).
-    fn next(&mut self) -> f64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
 
 /// The own packed FMU `model` with `canSerializeFMUstate` set to `serialize`, written to
 /// `dir/<model>.fmu`.
@@ -113,148 +90,6 @@ fn project(name: &str, serialize: bool, extra: &str, dir: &Path) -> PathBuf {
     path
 }
 
-/// `mastersim <args> --working-dir <wd> --result-format csv,mat <project>`, started.
-fn start(project: &Path, wd: &Path, args: &[&str], env: &[(&str, &str)]) -> Child {
-    Command::new(mastersim_bin())
-        .args(args)
-        .args(["--verbosity-level", "0", "--result-format", FORMATS])
-        .arg("--working-dir")
-        .arg(wd)
-        .arg(project)
-        .envs(env.iter().copied())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("mastersim starts")
-}
-
-/// Waits for `child` and returns the run.
-fn finish(child: Child, wd: &Path) -> Run {
-    Run {
-        output: child.wait_with_output().expect("mastersim ends"),
-        working_dir: wd.to_path_buf(),
-    }
-}
-
-/// Runs to the end and returns the run and its wall time, s.
-fn run(project: &Path, wd: &Path, args: &[&str], env: &[(&str, &str)]) -> (Run, f64) {
-    let started = Instant::now();
-    let run = finish(start(project, wd, args, env), wd);
-    (run, started.elapsed().as_secs_f64())
-}
-
-/// Sends `signal` to `child` after `delay`; returns whether it was still running then.
-fn signal_after(child: &mut Child, delay: Duration, signal: &str) -> bool {
-    let deadline = Instant::now() + delay;
-    while Instant::now() < deadline {
-        if child.try_wait().expect("wait").is_some() {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(2));
-    }
-    let status = Command::new("kill")
-        .args([signal, &child.id().to_string()])
-        .status()
-        .expect("kill runs");
-    status.success()
-}
-
-/// The checkpoint of the working directory `wd`.
-fn checkpoint(wd: &Path) -> PathBuf {
-    wd.join("checkpoint").join("state.bin")
-}
-
-/// The result files and the summary's counters (keys without `Time`) of a working
-/// directory, for comparing two runs.
-fn results(wd: &Path, project: &Path) -> (Vec<u8>, Vec<u8>, Vec<(String, String)>) {
-    let name = project.file_stem().expect("name").to_string_lossy();
-    let read = |p: PathBuf| std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-    let summary = read_summary(&wd.join("log").join("summary.txt"))
-        .into_iter()
-        .filter(|(k, _)| !k.contains("Time"))
-        .collect();
-    (
-        read(wd.join("results").join("values.csv")),
-        read(wd.join("results").join(format!("{name}.mat"))),
-        summary,
-    )
-}
-
-/// Asserts that the working directories `a` and `b` hold byte-identical results and equal
-/// counters.
-fn assert_identical(a: &Path, b: &Path, project: &Path) {
-    let (csv_a, mat_a, sum_a) = results(a, project);
-    let (csv_b, mat_b, sum_b) = results(b, project);
-    assert!(
-        csv_a == csv_b,
-        "values.csv differs: {} vs {}",
-        a.display(),
-        b.display()
-    );
-    assert!(
-        mat_a == mat_b,
-        "the MAT file differs: {} vs {}",
-        a.display(),
-        b.display()
-    );
-    assert_eq!(sum_a, sum_b, "summary.txt counters differ");
-    assert!(
-        !sum_a.iter().any(|(k, _)| k == "Outcome"),
-        "completed: {sum_a:?}"
-    );
-}
-
-/// Kills a run `KILLS` times at random moments (SIGKILL), resuming after each kill, then
-/// resumes until it completes; compares with an unbroken run. Returns what it measured.
-fn kill_and_resume(name: &str, serialize: bool, extra: &str, tmp: &Path) -> String {
-    let project = project(name, serialize, extra, tmp);
-    let reference = tmp.join("reference");
-    let (unbroken, seconds) = run(&project, &reference, &[], &[]);
-    unbroken.assert_success();
-    assert!(
-        seconds > 0.2,
-        "{name}: the unbroken run takes {seconds:.3} s, too short to be killed at random"
-    );
-    let wd = tmp.join("killed");
-    let mut random = Random::new();
-    let (mut kills, mut resumes, mut attempts) = (0, 0, 0);
-    loop {
-        attempts += 1;
-        assert!(attempts < 100, "{name}: the run does not complete");
-        let resume = checkpoint(&wd).is_file();
-        let mut args = vec!["--checkpoint-interval", INTERVAL];
-        if resume {
-            args.push("--resume");
-            resumes += 1;
-        }
-        let mut child = start(&project, &wd, &args, &[]);
-        if kills < KILLS {
-            // A resumed run has only the rest to go: kill within the first tenth of an
-            // unbroken run's time, so that every kill hits a running process.
-            let delay = Duration::from_secs_f64(0.02 + random.next() * seconds / 10.0);
-            if signal_after(&mut child, delay, "-KILL") {
-                kills += 1;
-                let _ = child.wait();
-                continue;
-            }
-        }
-        let run = finish(child, &wd);
-        run.assert_success();
-        break;
-    }
-    assert_eq!(kills, KILLS, "{name}: every kill hit a running process");
-    assert_identical(&reference, &wd, &project);
-    let size = std::fs::metadata(checkpoint(&wd)).map_or(0, |m| m.len());
-    format!(
-        "{name} ({}): unbroken {seconds:.2} s; {kills} SIGKILLs, {resumes} resumes: values.csv, MAT and counters byte-identical; checkpoint {size} bytes",
-        if serialize {
-            "serialized FMU states"
-        } else {
-            "replayed"
-        }
-    )
-}
-
 /// The bundled projects of the four master algorithms, lengthened so that a run takes about
 /// a second; the Gauss-Seidel one iterates.
 const ALGORITHMS: [(&str, &str); 4] = [
@@ -267,10 +102,26 @@ const ALGORITHMS: [(&str, &str); 4] = [
     ("lotka_volterra_adaptive", "tEnd 100000 s\nhOutputMin 10 s"),
 ];
 
+/// Kills a run of the project of `ALGORITHMS[index]` `KILLS` times at random moments
+/// (SIGKILL), resuming after each kill, then resumes until it completes; compares with an
+/// unbroken run, and prints what it measured.
 fn kill_test(index: usize, serialize: bool) {
     let (name, extra) = ALGORITHMS[index];
     let tmp = tempfile::tempdir().expect("temp dir");
-    println!("{}", kill_and_resume(name, serialize, extra, tmp.path()));
+    let project = project(name, serialize, extra, tmp.path());
+    let r = kill_and_resume(&project, KILLS, INTERVAL, 0.02, tmp.path());
+    println!(
+        "{name} ({}): unbroken {:.2} s; {} SIGKILLs, {} resumes: values.csv, MAT and counters byte-identical; checkpoint {} bytes",
+        if serialize {
+            "serialized FMU states"
+        } else {
+            "replayed"
+        },
+        r.unbroken,
+        r.kills,
+        r.resumes,
+        r.checkpoint_size
+    );
 }
 
 #[test]
@@ -357,16 +208,12 @@ fn a_kill_inside_the_checkpoint_write_leaves_the_previous_one() {
     let tmp = tempfile::tempdir().expect("temp dir");
     let project = project(name, true, extra, tmp.path());
     let reference = tmp.path().join("reference");
-    let (unbroken, seconds) = run(&project, &reference, &[], &[]);
+    let (unbroken, _) = run(&project, &reference, &[], &[]);
     unbroken.assert_success();
     let wd = tmp.path().join("killed");
-    let mut child = start(&project, &wd, &["--checkpoint-interval", INTERVAL], &[]);
-    assert!(signal_after(
-        &mut child,
-        Duration::from_secs_f64(seconds * 0.4),
-        "-KILL"
-    ));
-    let _ = child.wait();
+    // Killed once a checkpoint exists (not after a share of the unbroken run's wall time,
+    // which a busy machine stretches or shrinks).
+    killed_after_a_checkpoint(&project, &wd, &[]);
     let previous = std::fs::read(checkpoint(&wd)).expect("a checkpoint before the kill");
     // Resume with the pause inside every checkpoint write, and kill during the pause.
     let pause = [(mastersim::checkpoint::WRITE_PAUSE_VARIABLE, "30")];
@@ -404,10 +251,15 @@ fn a_kill_inside_the_checkpoint_write_leaves_the_previous_one() {
 /// The Faulty FMU with `extra` parameter lines, fed by Part1 of the control loop, in a
 /// project of `t_end` s with steps of 0.01 s and a row every 0.1 s.
 fn faulty_project(dir: &Path, t_end: f64, extra: &str) -> PathBuf {
+    faulty_project_serializing(dir, t_end, extra, false)
+}
+
+/// [`faulty_project`] with both FMUs declaring `canSerializeFMUstate` = `serialize`.
+fn faulty_project_serializing(dir: &Path, t_end: f64, extra: &str, serialize: bool) -> PathBuf {
     std::fs::create_dir_all(dir).expect("dir");
     let fmus = dir.join("fmus");
-    let faulty = fmu_variant("Faulty", false, &fmus);
-    let part1 = fmu_variant("Part1", false, &fmus);
+    let faulty = fmu_variant("Faulty", serialize, &fmus);
+    let part1 = fmu_variant("Part1", serialize, &fmus);
     let text = format!(
         "tStart 0 s\ntEnd {t_end} s\nhStart 0.01 s\nhOutputMin 0.1 s\nMasterMode GAUSS_JACOBI\n\
          simulator 0 0 Source #ff0000 \"{}\"\nsimulator 1 1 Faulty #00ff00 \"{}\"\n\
@@ -497,4 +349,86 @@ fn a_replay_over_a_non_deterministic_fmu_names_the_slave_and_time() {
         assert!(err.contains(part), "{part} in: {err}");
     }
     println!("{}", err.trim());
+}
+
+/// Starts the run of `project` in `wd` with checkpoints every 10 ms, waits (up to 60 s) for
+/// its first checkpoint (a file other than the one before) and kills it (SIGKILL).
+fn killed_after_a_checkpoint(project: &Path, wd: &Path, args: &[&str]) {
+    let before = std::fs::read(checkpoint(wd)).ok();
+    let mut all = vec!["--checkpoint-interval", "0.01"];
+    all.extend_from_slice(args);
+    let mut child = start(project, wd, &all, &[]);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while std::fs::read(checkpoint(wd)).ok() == before {
+        assert!(Instant::now() < deadline, "no checkpoint written");
+        assert!(child.try_wait().expect("wait").is_none(), "the run ended");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    assert!(
+        signal_after(&mut child, Duration::ZERO, "-KILL"),
+        "the run was still going"
+    );
+    let _ = child.wait();
+}
+
+/// The one warning among `lines` that names `slave` and `function`; fails unless there is
+/// exactly one warning and it names both.
+fn one_warning<'a>(lines: &'a [String], slave: &str, function: &str) -> &'a str {
+    assert_eq!(lines.len(), 1, "one warning: {lines:#?}");
+    let line = &lines[0];
+    for part in [format!("slave '{slave}'"), function.to_string()] {
+        assert!(line.contains(&part), "{part} in: {line}");
+    }
+    line
+}
+
+/// A slave whose serialized FMU state does not restore (Faulty with `stateFault` 1, as
+/// MasterSim's IBK FMUs, and 2) is found by the check at the first checkpoint, with one
+/// warning naming the slave and the FMI function; its checkpoints replay, and the resumed
+/// run ends byte-identical to an unbroken one.
+#[test]
+fn a_slave_whose_serialized_state_does_not_restore_is_replayed() {
+    for (fault, function) in [(1, "fmi2DeSerializeFMUstate"), (2, "fmi2SetFMUstate")] {
+        let tmp = tempfile::tempdir().expect("temp dir");
+        let extra = format!("parameter Faulty.stateFault {fault}");
+        let project = faulty_project_serializing(tmp.path(), 3000.0, &extra, true);
+        let reference = tmp.path().join("reference");
+        run(&project, &reference, &[], &[]).0.assert_success();
+        let wd = tmp.path().join("killed");
+        killed_after_a_checkpoint(&project, &wd, &[]);
+        let checked = one_warning(&warnings(&wd), "Faulty", function).to_owned();
+        assert!(!checked.contains("'Source'"), "Part1 restores: {checked}");
+        let (resumed, _) = run(&project, &wd, &["--resume"], &[]);
+        resumed.assert_success();
+        let replayed = one_warning(&warnings(&wd), "Faulty", function).to_owned();
+        assert!(replayed.contains("by replaying the run"), "{replayed}");
+        assert_identical(&reference, &wd, &project);
+        println!("stateFault {fault}: checked: {checked}\nresumed: {replayed}\nbyte-identical");
+    }
+}
+
+/// A slave whose serialized FMU state restores in the process that wrote it only (Faulty
+/// with `stateFault` 3) passes the check, so the checkpoint holds the serialized states; the
+/// resume fails to restore it, instantiates the slaves anew and replays, with one warning
+/// naming the slave and the FMI function. The resumed run's checkpoints replay (a second kill
+/// and resume says why); the results are byte-identical to an unbroken run.
+#[test]
+fn a_serialized_state_that_fails_at_the_resume_falls_back_to_replay() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let project =
+        faulty_project_serializing(tmp.path(), 3000.0, "parameter Faulty.stateFault 3", true);
+    let reference = tmp.path().join("reference");
+    run(&project, &reference, &[], &[]).0.assert_success();
+    let wd = tmp.path().join("killed");
+    killed_after_a_checkpoint(&project, &wd, &[]);
+    assert_eq!(warnings(&wd), Vec::<String>::new(), "the check passes");
+    killed_after_a_checkpoint(&project, &wd, &["--resume"]);
+    let fallback = one_warning(&warnings(&wd), "Faulty", "fmi2DeSerializeFMUstate").to_owned();
+    assert!(fallback.contains("by replaying the run"), "{fallback}");
+    let (resumed, _) = run(&project, &wd, &["--resume"], &[]);
+    resumed.assert_success();
+    let again = one_warning(&warnings(&wd), "Faulty", "fmi2DeSerializeFMUstate").to_owned();
+    assert!(again.contains("by replaying the run"), "{again}");
+    assert_identical(&reference, &wd, &project);
+    println!("at the resume: {fallback}\nresumed again: {again}\nbyte-identical");
 }

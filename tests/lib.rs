@@ -5,6 +5,7 @@
 //! Nothing here is skipped silently: a missing corpus or a failed build panics with the path or
 //! command that failed.
 
+pub mod kill_resume;
 pub mod live_run;
 
 use std::collections::BTreeMap;

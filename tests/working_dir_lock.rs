@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use mastersim_tests::{example_workspace, mastersim_bin, run_mastersim};
+use mastersim_tests::{example_workspace, mastersim_bin, run_mastersim, run_mastersim_within};
 
 /// The long run's stop time: a few seconds of wall time (2·10⁶ steps of 0.01 s).
 const LONG: &str = "tEnd=20000 s";
@@ -57,6 +57,10 @@ fn a_second_run_in_a_held_working_directory_stops_at_once_and_writes_nothing() {
     );
     assert_eq!(second.code(), 2, "{}", second.said());
     assert!(took < Duration::from_secs(1), "refused after {took:?}");
+    println!(
+        "the second run was refused after {took:?}: {}",
+        second.stderr().trim()
+    );
     let stderr = second.stderr();
     assert_eq!(stderr.lines().count(), 1, "one error line: {stderr}");
     assert!(stderr.contains(&format!("'{}'", wd.display())), "{stderr}");
@@ -104,5 +108,75 @@ fn a_lock_left_by_a_killed_run_does_not_block_the_next_run() {
     assert!(
         !holder.starts_with(&format!("pid {} ", killed.id())),
         "the next run wrote its own holder line: {holder}"
+    );
+}
+
+/// `--resume`, `--live` and `batch` respect the same lock: with the working directory (or the
+/// batch's sweep directory) held by another process, each stops at once with exit code 2 and
+/// leaves the directory as it was.
+#[test]
+fn resume_live_and_batch_respect_a_held_lock() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let wd = tmp.path().join("wd");
+    let mut holder = start_long_run(&wd);
+    let limit = Duration::from_secs(10);
+    for extra in [
+        &["--resume"][..],
+        &["--live", "0"][..],
+        &["--checkpoint-interval", "0.1"][..],
+    ] {
+        let run = run_mastersim_within(&project(), &wd, extra, limit)
+            .unwrap_or_else(|| panic!("{extra:?} was not refused within {limit:?}"));
+        assert_eq!(run.code(), 2, "{extra:?}: {}", run.said());
+        assert!(
+            run.stderr().contains("in use by another run"),
+            "{extra:?}: {}",
+            run.stderr()
+        );
+    }
+    assert!(
+        holder.try_wait().expect("status").is_none(),
+        "the holder ended before the checks: make it longer"
+    );
+    holder.kill().expect("SIGKILL");
+    holder.wait().expect("reaped");
+
+    // A batch whose sweep directory is held by another batch.
+    let list = tmp.path().join("list.txt");
+    std::fs::write(&list, format!("{}\n", project().display())).expect("list file");
+    let sweep_dir = tmp.path().join("list");
+    let mut first = Command::new(mastersim_bin())
+        .args(["batch", "--sweep-dir"])
+        .arg(&sweep_dir)
+        .arg(&list)
+        .args(["--", "--set", LONG])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("mastersim batch starts");
+    let started = Instant::now();
+    while !std::fs::read_to_string(sweep_dir.join(mastersim::LOCK_FILE))
+        .is_ok_and(|text| text.starts_with(&format!("pid {} ", first.id())))
+    {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the batch took no lock"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let second = Command::new(mastersim_bin())
+        .args(["batch", "--sweep-dir"])
+        .arg(&sweep_dir)
+        .arg(&list)
+        .output()
+        .expect("second batch");
+    let _ = first.kill();
+    let _ = first.wait();
+    let stderr = String::from_utf8_lossy(&second.stderr);
+    assert_eq!(second.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("is in use"), "{stderr}");
+    assert!(
+        stderr.contains(&format!("pid {} on host", first.id())),
+        "{stderr}"
     );
 }

@@ -12,5 +12,7 @@ mod leaks;
 mod mastersim;
 mod model_quirks;
 mod readers;
+mod resume;
 mod ssp;
+mod ssp_schema;
 mod sweeps;

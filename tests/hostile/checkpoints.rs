@@ -1,16 +1,17 @@
 //! Checkpoints that `--resume` must refuse: none written, corrupt, truncated, of another
 //! format, not a regular file or beyond the size limit, or a project file, its `--set`
 //! options, an FMU archive, a GUID, or a file an SSP system was read from (a nested `.ssd`,
-//! an `.ssv`, an `.ssm`) changed since. Each row first runs the control loop (or the SSP
+//! an `.ssv`, an `.ssm`) changed since, or a resume with other result formats, output
+//! threshold, output selection or time arithmetic than the interrupted run. Each row first runs the control loop (or the SSP
 //! system) through the library to its tenth step and writes a checkpoint into
 //! `wd/checkpoint/state.bin`, then breaks one thing; `mastersim --resume` must exit 2 with one
-//! line naming the file and what is wrong. The rows `resume_valid_checkpoint` and
-//! `resume_valid_ssp_checkpoint` are the positive controls: the same checkpoints unbroken
-//! resume and complete.
+//! line naming the file and what is wrong. The rows `resume_valid_checkpoint`,
+//! `resume_valid_checkpoint_with_the_same_result_formats` and `resume_valid_ssp_checkpoint`
+//! are the positive controls: the same checkpoints unbroken resume and complete.
 
 use std::path::PathBuf;
 
-use mastersim::{Options, Session};
+use mastersim::{Options, ResultFormat, Session};
 
 use mastersim_tests::example_workspace;
 
@@ -29,13 +30,18 @@ fn project_text() -> &'static str {
 /// Writes the project, runs it to the tenth step through the library and writes the
 /// checkpoint; returns the input `mastersim --resume bad.msim`.
 fn with_checkpoint(s: &Sandbox) -> Input {
+    checkpoint_with(s, Options::default())
+}
+
+/// [`with_checkpoint`], the run under `options` (its working directory set to `wd`).
+fn checkpoint_with(s: &Sandbox, options: Options) -> Input {
     s.copy_fmu("Part1");
     s.copy_fmu("Part2");
     let input = s.project(project_text());
     let project = s.dir().join("bad.msim");
     let options = Options {
         working_dir: Some(s.dir().join("wd")),
-        ..Options::default()
+        ..options
     };
     let mut session = Session::open(&project, &options).expect("the valid project opens");
     for _ in 0..10 {
@@ -46,6 +52,14 @@ fn with_checkpoint(s: &Sandbox) -> Input {
         .expect("the checkpoint is written");
     drop(session);
     input.args(&["--resume"])
+}
+
+/// Options of a run that writes CSV and MAT results.
+fn csv_and_mat() -> Options {
+    Options {
+        result_formats: Some(vec![ResultFormat::Csv, ResultFormat::Mat]),
+        ..Options::default()
+    }
 }
 
 /// Writes `sys/`: a system whose component `Inner` is the bundled example
@@ -230,7 +244,7 @@ fn cases() -> Vec<Case> {
             2,
             "state.bin",
             "checkpoint format 99",
-            &["reads format 2"],
+            &["reads format 3"],
             |s| {
                 let input = with_checkpoint(s);
                 edit_state(s, |b| b[8..12].copy_from_slice(&99u32.to_le_bytes()));
@@ -332,6 +346,56 @@ fn cases() -> Vec<Case> {
                 file.set_len(5 << 30).expect("sparse length");
                 input.limit(std::time::Duration::from_secs(10))
             },
+        ),
+        case(
+            "resume_valid_checkpoint_with_the_same_result_formats",
+            0,
+            "",
+            "",
+            &[],
+            |s| checkpoint_with(s, csv_and_mat()).args(&["--result-format", "csv,mat"]),
+        ),
+        case(
+            "resume_with_other_result_formats",
+            2,
+            "state.bin",
+            "different result formats",
+            &[
+                "interrupted run used 'csv,mat'",
+                "this resume asks for 'csv'",
+            ],
+            |s| checkpoint_with(s, csv_and_mat()).args(&["--result-format", "csv"]),
+        ),
+        case(
+            "resume_with_another_output_threshold",
+            2,
+            "state.bin",
+            "different output threshold",
+            &["used 'off'", "asks for '0.01'"],
+            |s| with_checkpoint(s).args(&["--output-threshold", "0.01"]),
+        ),
+        case(
+            "resume_with_another_output_selection",
+            2,
+            "state.bin",
+            "different output selection (outputOnly)",
+            &["used 'every output'", "asks for 'Part1.*'"],
+            |s| {
+                let input = with_checkpoint(s);
+                s.write(
+                    "bad.msim",
+                    (project_text().to_owned() + "outputOnly Part1.*\n").as_bytes(),
+                );
+                input
+            },
+        ),
+        case(
+            "resume_with_another_time_arithmetic",
+            2,
+            "state.bin",
+            "different time arithmetic",
+            &["used 'exact'", "asks for 'mastersim'"],
+            |s| with_checkpoint(s).args(&["--time-arithmetic", "mastersim"]),
         ),
         case(
             "resume_not_a_checkpoint",

@@ -1,20 +1,27 @@
-//! SSP 1.0 systems (docs/ssp.md): broken and hostile `.ssd`, `.ssv` and `.ssm` files and `.ssp`
-//! archives, and valid SSP that mastersim refuses on purpose.
+//! SSP systems (docs/ssp.md): broken and hostile `.ssd`, `.ssv` and `.ssm` files and `.ssp`
+//! archives, and valid SSP that mastersim refuses on purpose, each for SSP 1.0 and for SSP
+//! 2.0 files.
 //!
 //! Every row starts from one small valid system, [`BASE_SSD`] in a folder of its own
 //! (`sys/SystemStructure.ssd`, run as the folder): two `Scale` FMUs (`y = k·u + offset`),
 //! `Source` and `Sink`, with `Source.y` (km/h) connected to `Sink.u` (m/s) through a linear
 //! transformation, `Source.u` bound from `params.ssv`, and `Sink.k` from an inline parameter
-//! set. The row `valid_base_system` runs it unchanged (exit 0), and `valid_base_archive` runs
-//! it packed as a `.ssp`: both are positive controls. Each other row changes one thing and must
-//! end with exit code 2 and one error line naming the file and the element (or line).
+//! set. The table runs twice: with the base as written (SSP 1.0) and with every `version`
+//! saying 2.0 ([`base_ssd`], [`base_ssv`]). The row `valid_base_system` runs it unchanged
+//! (exit 0), and `valid_base_archive` runs it packed as a `.ssp`: both are positive controls.
+//! Each other row changes one thing and must end with exit code 2 and one error line naming
+//! the file and the element (or line).
 //!
 //! The rows cover archives (zip slip, an absolute entry, no `SystemStructure.ssd`, not a zip),
 //! missing or malformed referenced files (`.ssv`, `.ssm`, a nested `.ssd`, the FMU), a cycle of
 //! nested system files, references to nothing (element, connector, unit, FMU variable,
 //! enumeration), type and unit-dimension mismatches, an input driven twice, malformed numbers
-//! and XML, the SSP version, and the refused elements (signal dictionaries, Binary connectors,
-//! non-FMU components, model exchange, remote sources, an unknown `--parameter-set`).
+//! and XML, an SSP version that is neither 1 nor 2, and the refused elements (signal
+//! dictionaries of other formats, non-FMU components, model exchange, remote sources, an
+//! unknown `--parameter-set`). The rows of `ssp/ambiguous.rs` add the ambiguous variants of
+//! the quirks that `tests/ssp/quirks.rs` accepts, and what SSP 2.0 adds that is refused.
+
+mod ambiguous;
 
 use super::rows::{Case, Input, Sandbox, case, check_table, replace_once, zip_bytes};
 
@@ -76,6 +83,41 @@ const BASE_SSV: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
 </ssv:ParameterSet>
 "#;
 
+/// The base system in the SSP release `V2` (2.0) or 1.0: for SSP 2.0 the root and the inline
+/// parameter set say `version="2.0"`.
+fn base_ssd<const V2: bool>() -> String {
+    if V2 {
+        BASE_SSD
+            .replace(
+                "name=\"base\" version=\"1.0\"",
+                "name=\"base\" version=\"2.0\"",
+            )
+            .replace(
+                "ParameterSet version=\"1.0\"",
+                "ParameterSet version=\"2.0\"",
+            )
+    } else {
+        BASE_SSD.to_owned()
+    }
+}
+
+/// The base `.ssv` file in the SSP release `V2` (2.0) or 1.0.
+fn base_ssv<const V2: bool>() -> String {
+    if V2 {
+        BASE_SSV.replace(
+            "ParameterSet version=\"1.0\"",
+            "ParameterSet version=\"2.0\"",
+        )
+    } else {
+        BASE_SSV.to_owned()
+    }
+}
+
+/// The version the base says: `"2.0"` or `"1.0"`.
+fn version<const V2: bool>() -> &'static str {
+    if V2 { "2.0" } else { "1.0" }
+}
+
 /// Copies the own packed FMU `model` into the folder of the system, `sys/fmus/<model>.fmu`.
 fn copy_fmu(s: &Sandbox, model: &str) {
     s.write(
@@ -86,29 +128,30 @@ fn copy_fmu(s: &Sandbox, model: &str) {
 
 /// Copies `Scale.fmu` into `sys/fmus/` and writes `sys/SystemStructure.ssd` (the base passed through `patch`)
 /// and `sys/params.ssv`; returns the folder.
-fn system(s: &Sandbox, patch: impl Fn(&str) -> String) -> std::path::PathBuf {
+fn system<const V2: bool>(s: &Sandbox, patch: impl Fn(&str) -> String) -> std::path::PathBuf {
     copy_fmu(s, "Scale");
-    let ssd = patch(BASE_SSD);
+    let ssd = patch(&base_ssd::<V2>());
     s.write("sys/SystemStructure.ssd", ssd.as_bytes());
-    s.write("sys/params.ssv", BASE_SSV.as_bytes());
+    s.write("sys/params.ssv", base_ssv::<V2>().as_bytes());
     s.dir().join("sys")
 }
 
 /// A row that runs the base folder with `from` replaced by `to` (once) in its SSD.
 macro_rules! patch {
     ($from:expr, $to:expr) => {
-        |s| Input::project(system(s, |ssd| replace_once(ssd, $from, $to)))
+        |s| Input::project(system::<V2>(s, |ssd| replace_once(ssd, $from, $to)))
     };
 }
+use patch;
 
 /// The base system packed as `sys.ssp` (SSD and `.ssv` at the top, the FMU in `resources/`)
 /// with the extra `entries`.
-fn archive(s: &Sandbox, entries: &[(&str, &[u8])]) -> Input {
+fn archive<const V2: bool>(s: &Sandbox, entries: &[(&str, &[u8])]) -> Input {
     assert_eq!(BASE_SSD.matches("fmus/Scale.fmu").count(), 2);
-    let ssd = BASE_SSD.replace("fmus/Scale.fmu", "resources/Scale.fmu");
+    let ssd = base_ssd::<V2>().replace("fmus/Scale.fmu", "resources/Scale.fmu");
     let mut all = vec![
         ("SystemStructure.ssd".to_owned(), ssd.into_bytes()),
-        ("params.ssv".to_owned(), BASE_SSV.as_bytes().to_vec()),
+        ("params.ssv".to_owned(), base_ssv::<V2>().into_bytes()),
         (
             "resources/Scale.fmu".to_owned(),
             super::rows::packed_fmu("Scale"),
@@ -119,8 +162,8 @@ fn archive(s: &Sandbox, entries: &[(&str, &[u8])]) -> Input {
 }
 
 /// An unsupported or broken element inserted before the base's `</ssd:Elements>`.
-fn with_element(s: &Sandbox, element: &str) -> Input {
-    Input::project(system(s, |ssd| {
+fn with_element<const V2: bool>(s: &Sandbox, element: &str) -> Input {
+    Input::project(system::<V2>(s, |ssd| {
         replace_once(
             ssd,
             "    </ssd:Elements>",
@@ -130,8 +173,8 @@ fn with_element(s: &Sandbox, element: &str) -> Input {
 }
 
 /// Another connection inserted before the base's `</ssd:Connections>`.
-fn with_connection(s: &Sandbox, connection: &str) -> Input {
-    Input::project(system(s, |ssd| {
+fn with_connection<const V2: bool>(s: &Sandbox, connection: &str) -> Input {
+    Input::project(system::<V2>(s, |ssd| {
         replace_once(
             ssd,
             "    </ssd:Connections>",
@@ -142,12 +185,14 @@ fn with_connection(s: &Sandbox, connection: &str) -> Input {
 
 const SSD: &str = "sys/SystemStructure.ssd";
 
-fn cases() -> Vec<Case> {
+fn cases<const V2: bool>() -> Vec<Case> {
     vec![
         case("valid_base_system", 0, "", "", &[], |s| {
-            Input::project(system(s, str::to_owned))
+            Input::project(system::<V2>(s, str::to_owned))
         }),
-        case("valid_base_archive", 0, "", "", &[], |s| archive(s, &[])),
+        case("valid_base_archive", 0, "", "", &[], |s| {
+            archive::<V2>(s, &[])
+        }),
         // Archives.
         case(
             "zip_slip_in_archive",
@@ -159,7 +204,7 @@ fn cases() -> Vec<Case> {
                 let target = s.outside().join(s.unique_name("ssp-slip"));
                 let name = format!("../../{}", target.file_name().unwrap().to_string_lossy());
                 let name: &'static str = Box::leak(name.into_boxed_str());
-                archive(s, &[(name, b"escaped")]).must_not_create(target)
+                archive::<V2>(s, &[(name, b"escaped")]).must_not_create(target)
             },
         ),
         case(
@@ -172,7 +217,7 @@ fn cases() -> Vec<Case> {
                 let target = std::env::temp_dir().join(s.unique_name("ssp-absolute"));
                 let name: &'static str =
                     Box::leak(target.to_string_lossy().into_owned().into_boxed_str());
-                archive(s, &[(name, b"escaped")]).must_not_create(target)
+                archive::<V2>(s, &[(name, b"escaped")]).must_not_create(target)
             },
         ),
         case(
@@ -182,7 +227,7 @@ fn cases() -> Vec<Case> {
             "SystemStructure.ssd",
             &["holds no"],
             |s| {
-                let entries = vec![("params.ssv".to_owned(), BASE_SSV.as_bytes().to_vec())];
+                let entries = vec![("params.ssv".to_owned(), base_ssv::<V2>().into_bytes())];
                 Input::project(s.write("sys.ssp", &zip_bytes(&entries)))
             },
         ),
@@ -197,7 +242,7 @@ fn cases() -> Vec<Case> {
             "ParameterBinding",
             &["params.ssv", "does not exist"],
             |s| {
-                let dir = system(s, str::to_owned);
+                let dir = system::<V2>(s, str::to_owned);
                 std::fs::remove_file(dir.join("params.ssv")).expect("remove .ssv");
                 Input::project(dir)
             },
@@ -209,10 +254,11 @@ fn cases() -> Vec<Case> {
             "malformed XML",
             &["</ssv:Parameters>"],
             |s| {
-                let dir = system(s, str::to_owned);
+                let dir = system::<V2>(s, str::to_owned);
                 s.write(
                     "sys/params.ssv",
-                    replace_once(BASE_SSV, "</ssv:Parameters>", "</ssv:Parameter>").as_bytes(),
+                    replace_once(&base_ssv::<V2>(), "</ssv:Parameters>", "</ssv:Parameter>")
+                        .as_bytes(),
                 );
                 Input::project(dir)
             },
@@ -247,7 +293,7 @@ fn cases() -> Vec<Case> {
             "Component 'Sub'",
             &["sub.ssd", "does not exist"],
             |s| {
-                with_element(
+                with_element::<V2>(
                     s,
                     "      <ssd:Component name=\"Sub\" source=\"sub.ssd\" \
                      type=\"application/x-ssp-definition\"/>",
@@ -261,7 +307,7 @@ fn cases() -> Vec<Case> {
             "Component 'Back'",
             &["cycle"],
             |s| {
-                let input = with_element(
+                let input = with_element::<V2>(
                     s,
                     "      <ssd:Component name=\"Sub\" source=\"sub.ssd\" \
                      type=\"application/x-ssp-definition\"/>",
@@ -325,7 +371,10 @@ fn cases() -> Vec<Case> {
             "--parameter-set",
             "nosuchset",
             &[],
-            |s| Input::project(system(s, str::to_owned)).args(&["--parameter-set", "nosuchset"]),
+            |s| {
+                Input::project(system::<V2>(s, str::to_owned))
+                    .args(&["--parameter-set", "nosuchset"])
+            },
         ),
         // Types and units.
         case(
@@ -333,7 +382,7 @@ fn cases() -> Vec<Case> {
             2,
             SSD,
             "Connector 'u'",
-            &["Integer", "Real"],
+            &["Integer", "Float64"],
             patch!("<ssc:Real unit=\"m/s\"/>", "<ssc:Integer/>"),
         ),
         case(
@@ -349,7 +398,7 @@ fn cases() -> Vec<Case> {
                  </ssd:Connector></ssd:Connectors></ssd:Component>";
                 let connection = "<ssd:Connection startElement=\"Source\" startConnector=\"y\" \
                                   endElement=\"Flags\" endConnector=\"InBool\"/>";
-                Input::project(system(s, |ssd| {
+                Input::project(system::<V2>(s, |ssd| {
                     let ssd = replace_once(
                         ssd,
                         "    </ssd:Elements>",
@@ -386,7 +435,7 @@ fn cases() -> Vec<Case> {
             "Connection",
             &["'Sink.u'"],
             |s| {
-                with_connection(
+                with_connection::<V2>(
                     s,
                     "<ssd:Connection startElement=\"Source\" startConnector=\"y\" \
                      endElement=\"Sink\" endConnector=\"u\"/>",
@@ -426,15 +475,17 @@ fn cases() -> Vec<Case> {
             ),
         ),
         case(
-            "ssp_version_2",
+            "unsupported_ssp_version",
             2,
             SSD,
             "SystemStructureDescription",
-            &["version=\"2.0\""],
-            patch!(
-                "name=\"base\" version=\"1.0\"",
-                "name=\"base\" version=\"2.0\""
-            ),
+            &["version=\"3.0\"", "only SSP 1.0 and 2.0"],
+            |s| {
+                Input::project(system::<V2>(s, |ssd| {
+                    let from = format!("name=\"base\" version=\"{}\"", version::<V2>());
+                    replace_once(ssd, &from, "name=\"base\" version=\"3.0\"")
+                }))
+            },
         ),
         case(
             "duplicate_element_name",
@@ -443,7 +494,7 @@ fn cases() -> Vec<Case> {
             "'Sink'",
             &["second"],
             |s| {
-                with_element(
+                with_element::<V2>(
                     s,
                     "      <ssd:Component name=\"Sink\" source=\"fmus/Scale.fmu\"/>",
                 )
@@ -451,22 +502,23 @@ fn cases() -> Vec<Case> {
         ),
         // Refused on purpose.
         case(
-            "signal_dictionary_refused",
+            "signal_dictionary_of_another_format_refused",
             2,
             SSD,
-            "SignalDictionar",
-            &["not supported"],
+            "SignalDictionary 'd'",
+            &["text/csv", "only SSP signal dictionaries"],
             patch!(
                 "  </ssd:System>",
-                "    <ssd:SignalDictionaries><ssd:SignalDictionary name=\"d\"/></ssd:SignalDictionaries>\n  </ssd:System>"
+                "    <ssd:SignalDictionaries><ssd:SignalDictionary name=\"d\" type=\"text/csv\" \
+                 source=\"d.csv\"/></ssd:SignalDictionaries>\n  </ssd:System>"
             ),
         ),
         case(
-            "binary_connector_refused",
+            "binary_connector_on_a_real_variable",
             2,
             SSD,
             "Connector 'u'",
-            &["Binary"],
+            &["Binary", "Float64"],
             patch!("<ssc:Real unit=\"m/s\"/>", "<ssc:Binary/>"),
         ),
         case(
@@ -476,7 +528,7 @@ fn cases() -> Vec<Case> {
             "Component 'Table'",
             &["text/csv"],
             |s| {
-                with_element(
+                with_element::<V2>(
                     s,
                     "      <ssd:Component name=\"Table\" source=\"table.csv\" type=\"text/csv\"/>",
                 )
@@ -514,7 +566,7 @@ const OUTSIDE: &str = "refers to a file outside the SSP";
 /// each aiming at a file that exists outside (a copy of the FMU, the sentinel file, a `.ssv`
 /// with a secret that no message may echo). Positive controls: the same with
 /// `--allow-outside-references`, and a `..` that stays inside.
-fn outside_cases() -> Vec<Case> {
+fn outside_cases<const V2: bool>() -> Vec<Case> {
     /// A `.ssv` beside the system's folder, holding a secret in place of XML.
     fn secret(s: &Sandbox) {
         s.write("secret.ssv", b"the secret key is 1234\n");
@@ -532,7 +584,7 @@ fn outside_cases() -> Vec<Case> {
             ],
             |s| {
                 s.write("Scale.fmu", &super::rows::packed_fmu("Scale"));
-                Input::project(system(s, |ssd| {
+                Input::project(system::<V2>(s, |ssd| {
                     ssd.replacen("source=\"fmus/Scale.fmu\"", "source=\"../Scale.fmu\"", 1)
                 }))
             },
@@ -546,7 +598,7 @@ fn outside_cases() -> Vec<Case> {
             |s| {
                 let fmu = s.write("elsewhere/Scale.fmu", &super::rows::packed_fmu("Scale"));
                 let to = format!("name=\"Sink\" source=\"{}\"", fmu.display());
-                Input::project(system(s, |ssd| {
+                Input::project(system::<V2>(s, |ssd| {
                     replace_once(ssd, "name=\"Sink\" source=\"fmus/Scale.fmu\"", &to)
                 }))
             },
@@ -560,7 +612,7 @@ fn outside_cases() -> Vec<Case> {
             |s| {
                 let fmu = s.write("elsewhere/Scale.fmu", &super::rows::packed_fmu("Scale"));
                 let to = format!("name=\"Sink\" source=\"file://{}\"", fmu.display());
-                Input::project(system(s, |ssd| {
+                Input::project(system::<V2>(s, |ssd| {
                     replace_once(ssd, "name=\"Sink\" source=\"fmus/Scale.fmu\"", &to)
                 }))
             },
@@ -573,7 +625,7 @@ fn outside_cases() -> Vec<Case> {
             &[OUTSIDE, "../secret.ssv"],
             |s| {
                 secret(s);
-                Input::project(system(s, |ssd| {
+                Input::project(system::<V2>(s, |ssd| {
                     replace_once(ssd, "source=\"params.ssv\"", "source=\"../secret.ssv\"")
                 }))
             },
@@ -616,8 +668,8 @@ fn outside_cases() -> Vec<Case> {
             "Component 'Sub'",
             &[OUTSIDE, "../other.ssd"],
             |s| {
-                s.write("other.ssd", BASE_SSD.as_bytes());
-                with_element(
+                s.write("other.ssd", base_ssd::<V2>().as_bytes());
+                with_element::<V2>(
                     s,
                     "      <ssd:Component name=\"Sub\" source=\"../other.ssd\" \
                      type=\"application/x-ssp-definition\"/>",
@@ -649,13 +701,13 @@ fn outside_cases() -> Vec<Case> {
             &[OUTSIDE],
             |s| {
                 s.write("Scale.fmu", &super::rows::packed_fmu("Scale"));
-                let input = archive(s, &[]);
-                let text = BASE_SSD
+                let input = archive::<V2>(s, &[]);
+                let text = base_ssd::<V2>()
                     .replace("fmus/Scale.fmu", "resources/Scale.fmu")
                     .replacen("resources/Scale.fmu", "../../Scale.fmu", 1);
                 let mut entries = vec![
                     ("SystemStructure.ssd".to_owned(), text.into_bytes()),
-                    ("params.ssv".to_owned(), BASE_SSV.as_bytes().to_vec()),
+                    ("params.ssv".to_owned(), base_ssv::<V2>().into_bytes()),
                 ];
                 entries.push((
                     "resources/Scale.fmu".to_owned(),
@@ -667,7 +719,7 @@ fn outside_cases() -> Vec<Case> {
         ),
         case("outside_allowed_by_the_option", 0, "", "", &[], |s| {
             s.write("Scale.fmu", &super::rows::packed_fmu("Scale"));
-            Input::project(system(s, |ssd| {
+            Input::project(system::<V2>(s, |ssd| {
                 ssd.replacen("source=\"fmus/Scale.fmu\"", "source=\"../Scale.fmu\"", 1)
             }))
             .args(&["--allow-outside-references"])
@@ -685,10 +737,30 @@ fn outside_cases() -> Vec<Case> {
 
 #[test]
 fn hostile_ssp_systems() {
-    check_table("ssp", cases());
+    check_table("ssp", cases::<false>());
+}
+
+#[test]
+fn hostile_ssp2_systems() {
+    check_table("ssp2", cases::<true>());
 }
 
 #[test]
 fn hostile_ssp_references() {
-    check_table("ssp_references", outside_cases());
+    check_table("ssp_references", outside_cases::<false>());
+}
+
+#[test]
+fn hostile_ssp2_references() {
+    check_table("ssp2_references", outside_cases::<true>());
+}
+
+#[test]
+fn hostile_ssp_ambiguous_and_refused() {
+    check_table("ssp_ambiguous", ambiguous::cases::<false>());
+}
+
+#[test]
+fn hostile_ssp2_ambiguous_and_refused() {
+    check_table("ssp2_ambiguous", ambiguous::cases::<true>());
 }

@@ -1,7 +1,8 @@
 //! The live view in headless Chromium, driven through ChromeDriver (WebDriver): the page
 //! updates while the run goes on, pause holds the time, one step advances one communication
 //! step, scrubbing back shows the recorded values exactly, reaching the right edge resumes the
-//! run to its end, and the result files equal those of a plain run. `mastersim view` replays a
+//! run to its end, and the result files equal those of a plain run. The live view of a resumed
+//! run (`--resume --live`) shows the whole run, its first row first. `mastersim view` replays a
 //! finished run's MAT and CSV files. Screenshots go to `target/live-screenshots/` and are
 //! checked for content: not blank, and lines drawn in the plot colours.
 
@@ -422,4 +423,121 @@ async fn view_replays_stored_results() {
         screenshot(&b, &format!("view-{kind}"), 300).await;
         b.close().await.unwrap();
     }
+}
+
+/// `--resume --live`: the page holds the rows the interrupted run wrote before the resumed
+/// run steps, so its first row is the run's first row; scrubbed rows before and after the
+/// checkpoint are those of a plain run, bit for bit, and the resumed run's files equal the
+/// plain run's.
+#[tokio::test(flavor = "current_thread")]
+async fn the_live_view_of_a_resumed_run_shows_the_whole_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let project = lotka_volterra(tmp.path(), 6.0);
+    let plain = tmp.path().join("plain");
+    run_mastersim(&project, &plain, &[]).assert_success();
+    let stem = project.file_stem().unwrap().to_string_lossy().into_owned();
+    let (time, columns) = recorded(&plain.join(format!("results/{stem}.mat")));
+
+    // Interrupted by SIGTERM about a second into a run at twice real time: a checkpoint at the
+    // stop.
+    let wd = tmp.path().join("resumed");
+    let mut child = Command::new(mastersim_tests::mastersim_bin())
+        .arg(&project)
+        .args([
+            "--real-time",
+            "2",
+            "--checkpoint-interval",
+            "0.05",
+            "--working-dir",
+        ])
+        .arg(&wd)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("mastersim starts");
+    std::thread::sleep(Duration::from_millis(1000));
+    let sent = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(sent.success());
+    assert_eq!(
+        child.wait().unwrap().code(),
+        Some(143),
+        "stopped by SIGTERM"
+    );
+
+    let live = LiveRun::start(&project, &wd, &["--resume"]);
+    let before = live.status()["rows"].as_u64().unwrap();
+    assert!(
+        before > 10 && (before as usize) < time.len() - 10,
+        "{before} rows before the resumed run steps, of {}",
+        time.len()
+    );
+    let driver = Driver::start();
+    let b = driver.browser().await;
+    b.goto(&live.url).await.expect("the page loads");
+    wait_page(
+        &b,
+        Duration::from_secs(10),
+        "the rows of the interrupted run",
+        |s| s["view"]["rows"].as_u64() == Some(before) && s["state"] == "waiting",
+    )
+    .await;
+    let last = before - 1;
+    let mut seen = Vec::new();
+    for index in [0, last / 2, last] {
+        scrub(&b, index).await;
+        wait_page(&b, Duration::from_secs(2), "scrub", |s| {
+            s["view"]["cursor"].as_u64() == Some(index)
+        })
+        .await;
+        seen.push((index, shown_row(&b).await));
+    }
+    screenshot(&b, "live-resumed-waiting", 100).await;
+
+    // Start: the resumed run completes; the page ends with every row of the plain run.
+    click(&b, "#start").await;
+    wait_page(&b, Duration::from_secs(30), "the end", |s| {
+        s["state"] == "finished"
+    })
+    .await;
+    wait_page(&b, Duration::from_secs(5), "all rows", |s| {
+        s["view"]["rows"].as_u64() == Some(time.len() as u64)
+    })
+    .await;
+    for index in [last + 1, time.len() as u64 - 1] {
+        scrub(&b, index).await;
+        wait_page(&b, Duration::from_secs(2), "scrub", |s| {
+            s["view"]["cursor"].as_u64() == Some(index)
+        })
+        .await;
+        seen.push((index, shown_row(&b).await));
+    }
+    for (index, (t, values)) in &seen {
+        let i = *index as usize;
+        assert_eq!(t.to_bits(), time[i].to_bits(), "row {i} time");
+        for (c, v) in values.iter().enumerate() {
+            assert_eq!(v.to_bits(), columns[c][i].to_bits(), "row {i} column {c}");
+        }
+    }
+    println!(
+        "resumed at row {before} of {}: the page's first row is t = {} (the run's first), \
+         rows {:?} equal the plain run's bit for bit",
+        time.len(),
+        seen[0].1.0,
+        seen.iter().map(|(i, _)| *i).collect::<Vec<_>>()
+    );
+    b.close().await.unwrap();
+    let (exit, _) = live.finish();
+    assert!(exit.success(), "{exit:?}");
+    for file in [
+        "results/values.csv".to_string(),
+        format!("results/{stem}.mat"),
+    ] {
+        let a = std::fs::read(wd.join(&file)).unwrap();
+        let b = std::fs::read(plain.join(&file)).unwrap();
+        assert!(a == b, "{file} differs from the plain run's");
+    }
+    std::fs::remove_file(project).unwrap();
 }

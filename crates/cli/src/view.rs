@@ -28,20 +28,18 @@ pub struct ViewArgs {
 }
 
 /// Serves the live view of `session` (named `title`, steered by `steering`) on `port` and
-/// prints its URL.
+/// prints its URL. A resumed session's view starts with the rows the interrupted run wrote.
 ///
 /// # Errors
-/// The server cannot start (port taken), or the session refuses the observer.
+/// The server cannot start (port taken), the session refuses the observer, or the rows of a
+/// resumed run cannot be read back from its result files.
 pub fn serve_run(
     session: &mut Session,
     title: &str,
     steering: &Steering,
     port: u16,
 ) -> Result<Server, Failure> {
-    let store = Store::live(title).with_time_format(session.plan().time_format());
-    session
-        .add_observer(Box::new(store.clone()))
-        .map_err(|e| Failure::new(INPUT_ERROR, &e))?;
+    let store = Store::attach(session, title).map_err(|e| Failure::new(INPUT_ERROR, &e))?;
     let source = Source::Live {
         store,
         steering: steering.clone(),

@@ -6,6 +6,8 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use master::time::TimeFormat;
 use master::values::TypedValues;
 use master::{Observer, ObserverError, OutputLayout};
+use mastersim::Session;
+use output::result_file::ResultTable;
 use serde::Serialize;
 
 /// One numeric result column as the page groups it.
@@ -102,6 +104,52 @@ impl Store {
             time_decimals: stored_time_format(time).decimals(),
         })
         .filled(rows)
+    }
+
+    /// A store for the live view of `session`, titled `title`, added to the session as an
+    /// observer. When the session was resumed from a checkpoint, the store first holds the
+    /// rows the interrupted run wrote up to the checkpoint, read back from its result files
+    /// ([`Session::resumed_rows`]): the view shows the whole run, its first row first.
+    ///
+    /// # Errors
+    /// The session refuses the observer, or the result files cannot be read back
+    /// ([`mastersim::Error`], boxed, naming the file).
+    ///
+    /// Spec: `docs/live.md` (a resumed run).
+    pub fn attach(session: &mut Session, title: &str) -> Result<Store, Box<mastersim::Error>> {
+        let store = Store::live(title).with_time_format(session.plan().time_format());
+        session.add_observer(Box::new(store.clone()))?;
+        if let Some(table) = session.resumed_rows()? {
+            store.append(&table);
+        }
+        Ok(store)
+    }
+
+    /// Appends the rows of `table` (time in s) after those the store holds, its columns
+    /// matched to the store's by name: a store column that `table` lacks is NaN.
+    fn append(&self, table: &ResultTable) {
+        let mut data = self.lock();
+        let found: Vec<Option<&Vec<f64>>> = data
+            .meta
+            .columns
+            .iter()
+            .map(|c| {
+                table
+                    .names
+                    .iter()
+                    .position(|n| *n == c.name)
+                    .map(|i| &table.columns[i])
+            })
+            .collect();
+        data.rows.reserve(table.time.len() * (found.len() + 1));
+        for (i, t) in table.time.iter().enumerate() {
+            data.rows.push(*t);
+            data.rows.extend(
+                found
+                    .iter()
+                    .map(|c| c.and_then(|c| c.get(i)).copied().unwrap_or(f64::NAN)),
+            );
+        }
     }
 
     fn with(meta: Meta) -> Store {
@@ -239,5 +287,30 @@ mod tests {
         assert_eq!((meta.t_start, meta.t_end), (0.0, 1.0));
         assert_eq!(meta.columns[1].slave, "B");
         assert_eq!(meta.columns[0].unit, "-");
+    }
+
+    #[test]
+    fn appended_rows_follow_the_held_ones_matched_by_name() {
+        let store = Store::replay(
+            "r",
+            &[0.0],
+            vec![
+                (Column::new("A.x", ""), vec![1.0]),
+                (Column::new("B.y", ""), vec![2.0]),
+            ],
+        );
+        // Another column order, an extra column, and B.y missing: matched by name, NaN.
+        store.append(&ResultTable {
+            time: vec![0.5, 1.0],
+            names: vec!["C.z".into(), "A.x".into()],
+            units: vec![String::new(), String::new()],
+            columns: vec![vec![9.0, 9.0], vec![3.0, 4.0]],
+        });
+        let rows = store.rows(0, 9);
+        assert_eq!(rows.len(), 3);
+        assert_eq!(rows[0], vec![0.0, 1.0, 2.0]);
+        assert_eq!(&rows[1][..2], &[0.5, 3.0]);
+        assert_eq!(&rows[2][..2], &[1.0, 4.0]);
+        assert!(rows[1][2].is_nan() && rows[2][2].is_nan(), "{rows:?}");
     }
 }

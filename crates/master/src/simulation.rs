@@ -17,7 +17,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::algorithm::Algorithm;
 use crate::any_slave::AnySlave;
-use crate::checkpoint::{MasterState, NodeState};
 use crate::observer::{Observer, OutputLayout};
 use crate::plan::{SimulationPlan, Value};
 use crate::rows::RowWriter;
@@ -28,6 +27,10 @@ use crate::step_control::{StepControl, Stepped};
 use crate::system::System;
 use crate::workers::Workers;
 use crate::{Error, Result};
+
+mod resume;
+
+pub use resume::Restored;
 
 /// Steps between re-evaluations of whether Gauss-Jacobi steps slaves in parallel.
 const PARALLEL_CHOICE_STEPS: u64 = 64;
@@ -114,20 +117,7 @@ impl Simulation {
     /// # Errors
     /// [`Error::InvalidSetting`] when the number of slaves differs from the plan.
     pub fn new(plan: SimulationPlan, slaves: Vec<AnySlave>) -> Result<Simulation> {
-        if slaves.len() != plan.slaves.len() {
-            return Err(Error::InvalidSetting {
-                at: crate::error::Location {
-                    file: plan.project_path.clone(),
-                    line: None,
-                },
-                keyword: "simulator",
-                reason: format!(
-                    "{} slaves given for {} simulator lines",
-                    slaves.len(),
-                    plan.slaves.len()
-                ),
-            });
-        }
+        check_slave_count(&plan, slaves.len())?;
         let sys = System::new(&plan, slaves);
         Ok(Simulation {
             algorithm: Algorithm::new(&plan, &sys),
@@ -139,11 +129,7 @@ impl Simulation {
             workers: None,
             stop: None,
             pause: Vec::new(),
-            do_step_calls: if plan.multirate.is_some() {
-                vec![0; plan.slaves.len()]
-            } else {
-                Vec::new()
-            },
+            do_step_calls: new_do_step_calls(&plan),
             sys,
             plan,
         })
@@ -201,138 +187,6 @@ impl Simulation {
                 self.end(observer, RunOutcome::Interrupted { t: self.t })
             }
             _ => Ok(()),
-        }
-    }
-
-    /// The master's state at the current communication point, for a checkpoint.
-    ///
-    /// # Errors
-    /// [`Error::InvalidPhase`] before the first result row or after the run ended.
-    ///
-    /// Spec: `docs/checkpoints.md`.
-    pub fn snapshot(&self) -> Result<MasterState> {
-        if self.phase != Phase::Initialized || !self.rows.is_started() {
-            return Err(Error::InvalidPhase {
-                call: "snapshot",
-                reason: "outside a running simulation",
-            });
-        }
-        Ok(MasterState {
-            t: self.t,
-            counters: self.sys.counters,
-            wall_clock: self.sys.counters.wall_clock_time(),
-            control: self.control.snapshot(),
-            y_t: self.sys.y_t.clone(),
-            slaves: self
-                .sys
-                .nodes
-                .iter()
-                .map(|n| NodeState {
-                    clock: n.clock,
-                    stats: n.stats.clone(),
-                })
-                .collect(),
-            output: self.rows.schedule().clone(),
-        })
-    }
-
-    /// Every slave's state as bytes ([`Slave::serialize_state`]), in plan order; `None` for
-    /// a slave that cannot serialize. Not counted in the statistics.
-    ///
-    /// # Errors
-    /// A failing slave call.
-    pub fn serialize_slaves(&mut self) -> Result<Vec<Option<Vec<u8>>>> {
-        self.sys
-            .nodes
-            .iter_mut()
-            .map(|n| n.slave.serialize_state())
-            .collect()
-    }
-
-    /// Puts an initialized simulation of the same plan into `state`, taken by
-    /// [`Simulation::snapshot`] in an earlier process: restores every slave from
-    /// `slave_states` (plan order, as [`Simulation::serialize_slaves`] returned them; empty
-    /// when the slaves are already there, e.g. after a replay), then the master's state, and
-    /// hands the layout to `observer` without writing a row.
-    ///
-    /// # Errors
-    /// [`Error::InvalidPhase`] unless initialized and before the first row;
-    /// [`Error::InvalidSetting`] when `state` or `slave_states` does not fit the plan; a slave
-    /// that cannot restore its state; an observer's error.
-    ///
-    /// Spec: `docs/checkpoints.md` (resume).
-    pub fn resume(
-        &mut self,
-        state: &MasterState,
-        slave_states: &[Vec<u8>],
-        observer: &mut dyn Observer,
-    ) -> Result<()> {
-        if self.phase != Phase::Initialized || self.rows.is_started() {
-            return Err(Error::InvalidPhase {
-                call: "resume",
-                reason: "other than right after initialization",
-            });
-        }
-        let n = self.sys.nodes.len();
-        if state.slaves.len() != n || !(slave_states.is_empty() || slave_states.len() == n) {
-            return Err(Error::InvalidSetting {
-                at: crate::error::Location {
-                    file: self.plan.project_path.clone(),
-                    line: None,
-                },
-                keyword: "checkpoint",
-                reason: if state.slaves.len() != n {
-                    format!(
-                        "the checkpoint holds the master's state of {} slaves, the project has \
-                         {n}",
-                        state.slaves.len()
-                    )
-                } else {
-                    format!(
-                        "the checkpoint holds the serialized states of {} slaves, the project \
-                         has {n} slaves",
-                        slave_states.len()
-                    )
-                },
-            });
-        }
-        for (node, bytes) in self.sys.nodes.iter_mut().zip(slave_states) {
-            node.slave.deserialize_state(bytes)?;
-        }
-        self.sys.transfer_outputs(state.t, true)?;
-        self.restore(state);
-        self.rows
-            .resume(&self.plan, &mut self.sys, observer, &state.output)
-    }
-
-    /// Restores the master's state from `state` (see [`Simulation::resume`]).
-    fn restore(&mut self, state: &MasterState) {
-        self.t = state.t;
-        self.control.restore(&state.control);
-        self.sys.y_t.clone_from(&state.y_t);
-        self.sys.y_next.clone_from(&state.y_t);
-        for (node, s) in self.sys.nodes.iter_mut().zip(&state.slaves) {
-            node.clock = s.clock;
-        }
-        self.restore_statistics(state);
-    }
-
-    /// Replaces the counters, timers and per-slave statistics by those of `state`; the wall
-    /// clock continues from the time elapsed there. A replayed run takes over the interrupted
-    /// run's statistics this way, so that `summary.txt` counts the whole run once.
-    pub fn restore_statistics(&mut self, state: &MasterState) {
-        let started = std::time::Instant::now().checked_sub(std::time::Duration::from_secs_f64(
-            state.wall_clock.max(0.0),
-        ));
-        self.sys.counters = state.counters;
-        self.sys.counters.started = started.or_else(|| Some(std::time::Instant::now()));
-        for (node, s) in self.sys.nodes.iter_mut().zip(&state.slaves) {
-            node.stats.clone_from(&s.stats);
-        }
-        if !self.do_step_calls.is_empty() {
-            for (calls, node) in self.do_step_calls.iter_mut().zip(&self.sys.nodes) {
-                *calls = node.stats.do_step.count;
-            }
         }
     }
 
@@ -713,6 +567,36 @@ impl Simulation {
             }
         }
         first_error.map_or(Ok(()), Err)
+    }
+}
+
+/// Checks that `given` slaves fit the plan's `simulator` lines.
+///
+/// # Errors
+/// [`Error::InvalidSetting`] naming both numbers.
+fn check_slave_count(plan: &SimulationPlan, given: usize) -> Result<()> {
+    if given == plan.slaves.len() {
+        return Ok(());
+    }
+    Err(Error::InvalidSetting {
+        at: crate::error::Location {
+            file: plan.project_path.clone(),
+            line: None,
+        },
+        keyword: "simulator",
+        reason: format!(
+            "{given} slaves given for {} simulator lines",
+            plan.slaves.len()
+        ),
+    })
+}
+
+/// The `doStep` counts of a new run: one per slave in multi-rate runs, none otherwise.
+fn new_do_step_calls(plan: &SimulationPlan) -> Vec<u64> {
+    if plan.multirate.is_some() {
+        vec![0; plan.slaves.len()]
+    } else {
+        Vec::new()
     }
 }
 

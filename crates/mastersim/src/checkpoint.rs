@@ -2,10 +2,11 @@
 //! atomically and checked before use.
 //!
 //! A checkpoint holds the master's state ([`MasterState`]), where the result files stand
-//! (`ResultsState`), a SHA-256 hash of the project file and of every slave's file (FMU
-//! archive or table) with the FMU's GUID, and either every slave's serialized state or the
-//! names of the slaves that cannot serialize (the resumed run then replays from the start
-//! time).
+//! (`ResultsState`), the options that decide what the result files hold (`RunSettings`), a
+//! SHA-256 hash of the project file and of every slave's file (FMU archive or table) with the
+//! FMU's GUID, and either every slave's serialized state or the names of the slaves that
+//! cannot serialize or whose serialized state cannot be restored (the resumed run then
+//! replays from the start time).
 //!
 //! On disk (all integers little-endian):
 //!
@@ -32,13 +33,14 @@ use master::MasterState;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest as _, Sha256};
 
-use master::{SimulationPlan, SlaveKind};
+use master::project::ResultFormat;
+use master::{SimulationPlan, SlaveKind, TimeArithmetic};
 
 use crate::results::ResultsState;
 use crate::{Error, Result};
 
 /// The checkpoint format this mastersim writes and reads.
-pub const FORMAT: u32 = 2;
+pub const FORMAT: u32 = 3;
 
 /// The first bytes of every checkpoint file.
 const MAGIC: &[u8; 8] = b"MSIMCKPT";
@@ -265,17 +267,124 @@ impl Sources {
     }
 }
 
+/// A slave whose serialized FMU state cannot be restored, and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Unrestorable {
+    /// Slave name.
+    pub slave: String,
+    /// What failed, naming the FMI function (e.g. "instance 'Part1':
+    /// fmi2DeSerializeFMUstate returned Error").
+    pub failure: String,
+}
+
 /// The slaves' side of a checkpoint.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) enum SlaveStates {
     /// Every slave's serialized state, in project order.
     Serialized(Vec<Vec<u8>>),
-    /// A resume replays the run from the start time, because of these slaves (those that
-    /// cannot serialize) or, when empty, because result rows are kept in memory.
+    /// A resume replays the run from the start time, because of these slaves or, when both
+    /// lists are empty, because result rows are kept in memory.
     Replay {
-        /// The slaves that cannot serialize.
-        slaves: Vec<String>,
+        /// The slaves that cannot serialize their state.
+        unserializable: Vec<String>,
+        /// The slaves whose serialized state does not restore (`fmi2DeSerializeFMUstate` or
+        /// `fmi2SetFMUstate` failed when it was tried).
+        unrestorable: Vec<Unrestorable>,
     },
+}
+
+/// The options of a run that decide what its result files hold and how its time advances,
+/// which a resumed run must share: otherwise the files it continues would mix two kinds of
+/// results (a MAT file left at the kill, a filter applied to half of the rows).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct RunSettings {
+    /// The result formats written, in order (`resultFormats`, `--result-format`), by their
+    /// keywords.
+    pub result_formats: Vec<String>,
+    /// The relative threshold of the output filter (`outputThreshold`,
+    /// `--output-threshold`), when on.
+    pub output_threshold: Option<f64>,
+    /// The output selection: the `outputOnly` patterns, in order.
+    pub output_only: Vec<String>,
+    /// The time arithmetic (`timeArithmetic`, `--time-arithmetic`), by its keyword.
+    pub time_arithmetic: String,
+}
+
+/// The keyword of a result format, as `--result-format` and `resultFormats` take it.
+fn format_keyword(format: ResultFormat) -> &'static str {
+    match format {
+        ResultFormat::Csv => "csv",
+        ResultFormat::Mat => "mat",
+        ResultFormat::Json => "json",
+    }
+}
+
+impl RunSettings {
+    /// The settings of a run that writes `formats` with the output filter `threshold`
+    /// (relative), selects its outputs by the `outputOnly` patterns `output_only` (texts with
+    /// their line numbers) and steps with `arithmetic`.
+    pub fn new(
+        formats: &[ResultFormat],
+        threshold: Option<f64>,
+        output_only: &[(String, usize)],
+        arithmetic: TimeArithmetic,
+    ) -> RunSettings {
+        RunSettings {
+            result_formats: formats.iter().map(|f| format_keyword(*f).into()).collect(),
+            output_threshold: threshold,
+            output_only: output_only.iter().map(|(text, _)| text.clone()).collect(),
+            time_arithmetic: arithmetic.keyword().to_ascii_lowercase(),
+        }
+    }
+
+    /// Checks that these settings (of the checkpoint at `path`) are those of `current` (the
+    /// resumed run's).
+    ///
+    /// # Errors
+    /// [`Error::Checkpoint`] naming the first option that differs and both values.
+    pub fn check(&self, path: &Path, current: &RunSettings) -> Result<()> {
+        let list = |items: &[String], separator: &str, none: &str| {
+            if items.is_empty() {
+                none.to_string()
+            } else {
+                items.join(separator)
+            }
+        };
+        let threshold = |t: Option<f64>| t.map_or_else(|| "off".to_string(), |t| t.to_string());
+        let options = [
+            (
+                "result formats (--result-format, resultFormats)",
+                list(&self.result_formats, ",", "none"),
+                list(&current.result_formats, ",", "none"),
+            ),
+            (
+                "output threshold (--output-threshold, outputThreshold)",
+                threshold(self.output_threshold),
+                threshold(current.output_threshold),
+            ),
+            (
+                "output selection (outputOnly)",
+                list(&self.output_only, " ", "every output"),
+                list(&current.output_only, " ", "every output"),
+            ),
+            (
+                "time arithmetic (--time-arithmetic, timeArithmetic)",
+                self.time_arithmetic.clone(),
+                current.time_arithmetic.clone(),
+            ),
+        ];
+        match options.into_iter().find(|(_, was, now)| was != now) {
+            None => Ok(()),
+            Some((option, was, now)) => Err(refuse(
+                path,
+                format!(
+                    "different {option}: the interrupted run used '{was}', this resume asks \
+                     for '{now}'; a resumed run continues the interrupted run's result files, \
+                     so it must use its options (resume with '{was}', or start the run again)"
+                ),
+            )),
+        }
+    }
 }
 
 /// Everything a checkpoint holds.
@@ -283,6 +392,8 @@ pub(crate) enum SlaveStates {
 pub(crate) struct Checkpoint {
     /// The files the run read, hashed.
     pub sources: Sources,
+    /// The options that decide the result files and the time steps.
+    pub settings: RunSettings,
     /// The master's state.
     pub master: MasterState,
     /// Where the result files stand.

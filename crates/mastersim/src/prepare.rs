@@ -11,7 +11,7 @@ use master::experiment::Fallback;
 use master::project::{Project, ResultFormat};
 use master::{ImportOptions, PlanOptions, SimulationPlan};
 
-use crate::checkpoint::FileHash;
+use crate::checkpoint::{Checkpoint, FileHash, RunSettings};
 use crate::options::Options;
 use crate::results::ResultOptions;
 use crate::{Error, InputKind, Result};
@@ -24,6 +24,8 @@ pub(crate) struct Prepared {
     pub(crate) plan: SimulationPlan,
     /// How results are written.
     pub(crate) results: ResultOptions,
+    /// The settings a checkpoint of the run records.
+    pub(crate) settings: RunSettings,
     /// What an SSP system holds that a `.msim` project cannot say.
     pub(crate) not_in_msim: Vec<String>,
     /// The hashes of the input files other than the project file and the FMUs.
@@ -33,10 +35,12 @@ pub(crate) struct Prepared {
 /// Reads `project_path` (of `kind`, checked by [`InputKind::check`]), applies
 /// [`Options::overrides`] (and [`Options::input`]), imports its FMUs into `wd/fmus`, completes
 /// the settings from the FMUs' default experiments and validates the plan. Creates
-/// `wd/fmus` (and `wd/ssp` for an SSP archive); instantiates nothing.
+/// `wd/fmus` (and `wd/ssp` for an SSP archive); instantiates nothing. With a checkpoint to
+/// resume from, its result settings are checked before the FMUs are imported.
 ///
 /// # Errors
-/// [`Error::InvalidOption`] for an input table with a project file; [`Error::Ssp`];
+/// [`Error::InvalidOption`] for an input table with a project file; [`Error::Ssp`]; the
+/// errors of [`crate::checkpoint::RunSettings::check`];
 /// [`Error::Master`] for a project, override, FMU, table or plan error (each names the file
 /// and line or the FMU, and a misspelt variable gets a did-you-mean hint).
 pub(crate) fn prepare(
@@ -44,6 +48,7 @@ pub(crate) fn prepare(
     kind: InputKind,
     options: &Options,
     wd: &Path,
+    checkpoint: Option<(&Path, &Checkpoint)>,
 ) -> Result<Prepared> {
     let mut not_in_msim = Vec::new();
     let mut input_hashes = Vec::new();
@@ -98,6 +103,15 @@ pub(crate) fn prepare(
         step_statistics: options.step_statistics,
         formats,
     };
+    let settings = RunSettings::new(
+        &results.formats,
+        results.threshold,
+        &project.output_only,
+        project.time_arithmetic,
+    );
+    if let Some((path, checkpoint)) = checkpoint {
+        checkpoint.settings.check(path, &settings)?;
+    }
     log::info!("Importing FMUs");
     let import = ImportOptions {
         skip_unzip: options.skip_unzip,
@@ -129,6 +143,7 @@ pub(crate) fn prepare(
         project,
         plan,
         results,
+        settings,
         not_in_msim,
         input_hashes,
     })
@@ -156,7 +171,7 @@ pub fn check(project: &Path, options: &Options) -> Result<()> {
             path: std::env::temp_dir(),
             source,
         })?;
-    prepare(project_path, kind, options, wd.path()).map(drop)
+    prepare(project_path, kind, options, wd.path(), None).map(drop)
 }
 
 fn is_fmu(path: &Path) -> bool {

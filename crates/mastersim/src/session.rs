@@ -12,11 +12,11 @@ use std::time::{Duration, Instant};
 use master::project::Project;
 use master::watchdog::CallMonitor;
 use master::{
-    Counters, MasterState, Observer, Observers, RunOutcome, Simulation, SimulationPlan, Statistics,
-    StepReport, Value,
+    Counters, Observer, Observers, RunOutcome, Simulation, SimulationPlan, Statistics, StepReport,
+    Value,
 };
 
-use crate::checkpoint::{Checkpoint, FileHash, SlaveStates, Sources};
+use crate::checkpoint::{Checkpoint, FileHash, RunSettings, Sources};
 use crate::prepare::{Prepared, prepare};
 
 use crate::console::ConsoleProgress;
@@ -27,6 +27,10 @@ use crate::results::{Continued, ResultFiles, ResultOptions};
 use crate::steering::{Next, Steering};
 use crate::supervise::{SharedRecord, Supervisor, Watch};
 use crate::{Error, Result, WorkingDirLock};
+
+mod resume;
+
+use resume::StateCheck;
 
 /// Least wall time between two publications of the pacing figures by a steered run.
 const PUBLISH_INTERVAL: Duration = Duration::from_millis(100);
@@ -75,6 +79,13 @@ pub struct Session {
     checkpoint_on_stop: bool,
     /// The hashes of every file the run read, once computed.
     sources: Option<Sources>,
+    /// The options a checkpoint records and a resume must share.
+    settings: RunSettings,
+    /// Whether the slaves' serialized states were checked to restore, and what was found.
+    state_check: StateCheck,
+    /// `loggingOn` of the slaves' instantiate calls (again when a resume falls back to
+    /// replay).
+    fmu_logging: bool,
     /// The pacing figures of a steered run that was paced, shared with the progress line;
     /// written to `summary.txt`.
     pacing: Arc<PacingSlot>,
@@ -84,6 +95,9 @@ pub struct Session {
     failure: Option<String>,
     /// Initialized, result files created and the first row written.
     initialized: bool,
+    /// The checkpoint's communication point (s), when [`Session::open_resume`] brought the
+    /// session there.
+    resumed_at: Option<f64>,
     /// Result files finished and slaves terminated.
     closed: bool,
     /// What the project holds that a `.msim` file cannot state (SSP mapping
@@ -120,8 +134,6 @@ impl Session {
     /// [`Error::InvalidOption`] for an option out of range, or an input table for a project
     /// file; [`Error::Io`] when the working
     /// directory cannot be created; [`Error::ProjectNotFound`]; [`Error::ProjectIsDirectory`];
-    /// [`Error::ProjectNotAFile`]; [`Error::UnknownInput`] for a file that is no project, FMU
-    /// or SSP system (these four before anything is created);
     /// [`Error::Master`] for a project,
     /// FMU, table or plan error (each names the file and line or the FMU); [`Error::Thread`]
     /// never (a supervisor thread that cannot start only disables supervision, with a warning).
@@ -180,9 +192,10 @@ impl Session {
             project,
             plan,
             results,
+            settings,
             not_in_msim,
             input_hashes,
-        } = prepare(project_path, kind, options, &wd)?;
+        } = prepare(project_path, kind, options, &wd, checkpoint)?;
         log::info!("Cycles");
         for (c, cycle) in plan.cycles.iter().enumerate() {
             log::info!("Cycle {}:", c + 1);
@@ -211,6 +224,14 @@ impl Session {
             &wd,
             &project.command_line,
         ));
+        let names: Vec<String> = plan.slaves.iter().map(|s| s.name.clone()).collect();
+        let watch = options.step_timeout.map(|timeout| Watch {
+            monitor: Arc::new(CallMonitor::new(names.len())),
+            timeout,
+            summary_path: log_dir.join("summary.txt"),
+            run: run_info.clone(),
+            names: names.clone(),
+        });
         let slaves = master::instantiate(&plan, options.fmu_logging)?;
         let mut sim = Simulation::new(plan, slaves)?;
         let stop = Arc::new(AtomicBool::new(false));
@@ -221,19 +242,10 @@ impl Session {
                 .threads
                 .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
         );
+        if let Some(watch) = &watch {
+            sim.set_call_monitor(watch.monitor.clone());
+        }
         let record = SharedRecord::new(options.step_timeout.is_some() || options.step_statistics);
-        let watch = options.step_timeout.map(|timeout| {
-            let names: Vec<String> = sim.plan().slaves.iter().map(|s| s.name.clone()).collect();
-            let monitor = Arc::new(CallMonitor::new(names.len()));
-            sim.set_call_monitor(monitor.clone());
-            Watch {
-                monitor,
-                timeout,
-                summary_path: log_dir.join("summary.txt"),
-                run: run_info.clone(),
-                names,
-            }
-        });
         let checkpoints = options.checkpoint_interval.map(|s| {
             (
                 std::time::Duration::from_secs_f64(s),
@@ -245,7 +257,7 @@ impl Session {
             record: record.clone(),
             summary_path: log_dir.join("summary.txt"),
             run: run_info.clone(),
-            names: sim.plan().slaves.iter().map(|s| s.name.clone()).collect(),
+            names,
         });
         let mut observers = Observers::default();
         observers.push(Box::new(record.clone()));
@@ -272,10 +284,14 @@ impl Session {
             checkpoint_path: options.checkpoint_path_for(project_path),
             checkpoint_on_stop: options.checkpoint_on_stop,
             sources,
+            settings,
+            state_check: StateCheck::Pending,
+            fmu_logging: options.fmu_logging,
             pacing,
             stop_cause: "stop requested".into(),
             failure: None,
             initialized: false,
+            resumed_at: None,
             closed: false,
             not_in_msim,
             _lock: lock,
@@ -413,7 +429,7 @@ impl Session {
             if self.stop.load(Ordering::Relaxed) {
                 return self.stop_now(report.h);
             }
-            self.checkpoint_if_due();
+            self.checkpoint_if_due()?;
         }
     }
 
@@ -422,7 +438,7 @@ impl Session {
     /// last step size taken, for the report.
     fn stop_now(&mut self, h: f64) -> Result<StepReport> {
         if self.checkpoint_on_stop {
-            self.write_checkpoint("stop");
+            self.write_checkpoint("stop")?;
         }
         self.sim
             .interrupt(&mut self.observers)
@@ -432,13 +448,6 @@ impl Session {
             h,
             ended: self.sim.outcome().cloned(),
         })
-    }
-
-    /// Writes the periodic checkpoint when the supervisor says it is due.
-    fn checkpoint_if_due(&mut self) {
-        if self.checkpoint_due.swap(false, Ordering::Relaxed) {
-            self.write_checkpoint("periodic");
-        }
     }
 
     /// Runs to the end under `steering` (initializing first if needed): waits while the
@@ -513,7 +522,7 @@ impl Session {
             if let Some(outcome) = report.ended {
                 return Ok(outcome);
             }
-            self.checkpoint_if_due();
+            self.checkpoint_if_due()?;
         }
     }
 
@@ -529,192 +538,6 @@ impl Session {
         Ok(report
             .ended
             .expect("invariant: a run to infinity ends the simulation"))
-    }
-
-    /// Writes the checkpoint of the options' path; `why` for the log. A checkpoint that
-    /// cannot be written does not end the run (its results are still written): it is logged
-    /// as a warning, and the previous checkpoint stays.
-    fn write_checkpoint(&mut self, why: &str) {
-        let path = self.checkpoint_path.clone();
-        match self.save_checkpoint(&path) {
-            Ok(size) => log::debug!(
-                "Checkpoint ({why}) at t={} s: {size} bytes in '{}'",
-                self.sim.plan().time_format().show(self.sim.time()),
-                path.display()
-            ),
-            Err(e) => log::warn!(
-                "the {why} checkpoint at t={} s could not be written: {}",
-                self.sim.plan().time_format().show(self.sim.time()),
-                e.chain_text()
-            ),
-        }
-    }
-
-    /// Writes a checkpoint of the run at the current communication point to `path`
-    /// atomically (see `docs/checkpoints.md`): the master's state, where the result files
-    /// stand (they are flushed), the hashes of the project file and of every slave's file,
-    /// and every slave's serialized state, unless a slave cannot serialize or results are
-    /// kept in memory, in which case a resume replays the run. Returns the file's size, bytes.
-    ///
-    /// # Errors
-    /// [`Error::Master`] before the first result row or after the run ended, or when a slave
-    /// fails to serialize; [`Error::Io`] or [`Error::Output`] when a file cannot be read or
-    /// written.
-    ///
-    /// Spec: FMI 2.0.2 §2.1.8 (serialization of FMU states); `docs/checkpoints.md`.
-    pub fn save_checkpoint(&mut self, path: &Path) -> Result<u64> {
-        let master = self.sim.snapshot()?;
-        let results = match self.record.lock().files.as_mut() {
-            Some(files) => files.checkpoint_state()?,
-            None => {
-                return Err(Error::Master(master::Error::InvalidPhase {
-                    call: "save_checkpoint",
-                    reason: "without result files",
-                }));
-            }
-        };
-        let states = self.sim.serialize_slaves()?;
-        let unserializable: Vec<String> = states
-            .iter()
-            .zip(&self.sim.plan().slaves)
-            .filter(|(s, _)| s.is_none())
-            .map(|(_, p)| p.name.clone())
-            .collect();
-        let slave_states = if unserializable.is_empty() && !results.rows_in_memory {
-            SlaveStates::Serialized(states.into_iter().flatten().collect())
-        } else {
-            SlaveStates::Replay {
-                slaves: unserializable,
-            }
-        };
-        let sources = self.sources()?.clone();
-        let checkpoint = Checkpoint {
-            sources,
-            master,
-            results,
-            slave_states,
-        };
-        checkpoint.write(path)
-    }
-
-    /// The hashes of every file the run read (computed once).
-    fn sources(&mut self) -> Result<&Sources> {
-        if self.sources.is_none() {
-            self.sources = Some(Sources::of(
-                self.project_hash.clone(),
-                self.input_hashes.clone(),
-                self.sim.plan(),
-            )?);
-        }
-        Ok(self.sources.as_ref().expect("invariant: set above"))
-    }
-
-    /// Opens the project `project` to continue the run interrupted at the checkpoint
-    /// `checkpoint` (written by [`Session::save_checkpoint`] in the same working directory),
-    /// and brings it to the checkpoint's communication point; [`Session::run`] then completes
-    /// it exactly as the interrupted run would have completed.
-    ///
-    /// The slaves are instantiated and initialized. When the checkpoint holds every slave's
-    /// state, those are restored and the result files are cut back to the checkpoint and
-    /// continued. Otherwise the run is replayed from the start time to the checkpoint without
-    /// writing results: every recomputed row is compared with the row already in the result
-    /// files, and the first difference stops the resume with an error naming the slave,
-    /// column and time (a slave that is not deterministic cannot be resumed by replay).
-    ///
-    /// # Errors
-    /// As [`Session::open`] and [`Session::initialize`]; [`Error::Checkpoint`] when no
-    /// checkpoint exists, it is corrupt or truncated, was written in another checkpoint format,
-    /// or the project file, an FMU archive or a GUID changed since; [`Error::Resume`] when the
-    /// replay does not reproduce the interrupted run.
-    ///
-    /// Spec: `docs/checkpoints.md` (resume, replay); the block simulator's design
-    /// (continuing an interrupted simulation).
-    pub fn open_resume(
-        project: impl AsRef<Path>,
-        options: &Options,
-        checkpoint: impl AsRef<Path>,
-    ) -> Result<Session> {
-        options.validate()?;
-        let path = checkpoint.as_ref();
-        // Refuse a missing or corrupt checkpoint before extracting anything.
-        let checkpoint = Checkpoint::read(path)?;
-        let mut session =
-            Self::open_unchecked(project.as_ref(), options, Some((path, &checkpoint)))?;
-        session.resume(&checkpoint)?;
-        Ok(session)
-    }
-
-    /// Brings the freshly opened session to `checkpoint` (see [`Session::open_resume`]).
-    fn resume(&mut self, checkpoint: &Checkpoint) -> Result<()> {
-        let result = self.resume_once(checkpoint);
-        if let Err(e) = &result {
-            self.failure = Some(e.chain_text());
-        }
-        result
-    }
-
-    fn resume_once(&mut self, checkpoint: &Checkpoint) -> Result<()> {
-        self.sim.initialize().map_err(Error::Initialization)?;
-        let master = &checkpoint.master;
-        let t = self.sim.plan().time_format().show(master.t);
-        match &checkpoint.slave_states {
-            SlaveStates::Serialized(states) => {
-                log::info!("Resuming at t={t} s from the slaves' serialized states");
-                self.create_result_files(Continued::Resume(checkpoint.results.clone()))?;
-                self.sim.resume(master, states, &mut self.observers)?;
-            }
-            SlaveStates::Replay { slaves } => {
-                let why = if slaves.is_empty() {
-                    "the Signal Table or the output filter keeps rows in memory".to_string()
-                } else {
-                    format!(
-                        "these slaves cannot serialize their state: {}",
-                        slaves.join(", ")
-                    )
-                };
-                log::warn!(
-                    "Resuming at t={t} s by replaying the run from the start time, because {why}"
-                );
-                let started = std::time::Instant::now();
-                self.create_result_files(Continued::Replay(checkpoint.results.clone()))?;
-                self.replay(master).map_err(replay_error)?;
-                log::warn!(
-                    "Replay to t={t} s ({} steps) took {:.3} s",
-                    master.counters.steps,
-                    started.elapsed().as_secs_f64()
-                );
-            }
-        }
-        self.initialized = true;
-        Ok(())
-    }
-
-    /// Recomputes the run up to the checkpoint's step, comparing rows with the result files,
-    /// then continues the files and takes over the checkpoint's statistics.
-    fn replay(&mut self, master: &MasterState) -> Result<()> {
-        self.sim.start_output(&mut self.observers)?;
-        while self.sim.counters().steps < master.counters.steps {
-            let report = self.sim.step(&mut self.observers)?;
-            if report.ended.is_some() {
-                return Err(Error::Resume(format!(
-                    "the replay ended at t={} s, before the checkpoint at t={} s",
-                    report.t, master.t
-                )));
-            }
-        }
-        if let Some(files) = self.record.lock().files.as_mut() {
-            files.end_replay()?;
-        }
-        if let Some(difference) = master.difference(&self.sim.snapshot()?) {
-            return Err(Error::Resume(format!(
-                "the replay reached step {} at t={} s, but {difference}; a slave is not \
-                 deterministic",
-                master.counters.steps,
-                self.sim.time()
-            )));
-        }
-        self.sim.restore_statistics(master);
-        Ok(())
     }
 
     /// The current value of any variable, named `<slave>.<variable>` (a file reader's column:
@@ -884,37 +707,5 @@ impl Drop for Session {
         if let Err(e) = self.terminate() {
             log::warn!("{e}");
         }
-    }
-}
-
-/// True when `path` names an FMU (`.fmu`, any case), which runs on its own as a one-slave
-/// project.
-/// The error of a replay: a recomputed row that differs from the result files names the
-/// slave (a slave that is not deterministic).
-fn replay_error(e: Error) -> Error {
-    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(&e);
-    while let Some(cause) = source {
-        let mismatch = match cause.downcast_ref::<Error>() {
-            Some(Error::Output(inner)) => Some(inner),
-            _ => cause.downcast_ref::<output::Error>(),
-        };
-        if let Some(
-            cause @ output::Error::Mismatch {
-                column: Some(column),
-                ..
-            },
-        ) = mismatch
-        {
-            let slave = column.split('.').next().unwrap_or(column);
-            return Error::Resume(format!(
-                "slave '{slave}' did not recompute the results of the interrupted run, so it is \
-                 not deterministic and the run cannot be resumed by replay: {cause}"
-            ));
-        }
-        source = cause.source();
-    }
-    match e {
-        Error::Resume(_) => e,
-        other => Error::Resume(other.chain_text()),
     }
 }

@@ -10,9 +10,9 @@ pub type Result<T, E = SspError> = std::result::Result<T, E>;
 /// What kind of problem an [`SspError`] reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorKind {
-    /// The file breaks SSP 1.0, or refers to something that does not exist.
+    /// The file breaks SSP, or refers to something that does not exist.
     Invalid,
-    /// Valid SSP that mastersim does not run (signal dictionaries, Binary connectors,
+    /// Valid SSP that mastersim does not run (clocks, single array elements on connections,
     /// components that are not FMUs, …): refused rather than ignored.
     Unsupported,
     /// A file could not be read or an archive not extracted.

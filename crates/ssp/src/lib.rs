@@ -1,27 +1,35 @@
-//! SSP 1.0 system structures read into mastersim projects.
+//! SSP 1.0 and 2.0 system structures read into mastersim projects.
 //!
 //! [`load`] reads a `.ssp` archive, a folder holding `SystemStructure.ssd`, or an `.ssd` file,
-//! with the parameter values (`.ssv`) and mappings (`.ssm`) it binds, and returns the
-//! [`master::project::Project`] that runs it: one slave per FMU component (nested systems are
-//! flattened through their connectors), one `graph` edge per connection from an FMU output to
-//! an FMU input (linear transformations and unit conversions folded into offset and scale,
-//! mapping transformations into a [`master::project::ValueMap`]), one `parameter` line per
-//! bound value that wins by SSP's precedence, and the time settings of `DefaultExperiment` and
-//! the OSP step-size annotations. The master then validates and runs it exactly as a `.msim`
-//! project: there is no second master.
+//! with the parameter values (`.ssv`), mappings (`.ssm`) and signal dictionaries (`.ssb`) it
+//! refers to, and returns the [`master::project::Project`] that runs it: one slave per FMU
+//! component (nested systems, also those a component refers to by file or by `id`, are
+//! flattened through their connectors), one `graph` edge per connection path from an FMU
+//! output to an FMU input (through system connectors and signal dictionary entries; unit
+//! conversions and linear transformations folded into offset and scale, mapping
+//! transformations into a [`master::project::ValueMap`]), one `parameter` line per bound
+//! value (per element of an array) that wins by SSP's precedence, and the time settings of
+//! `DefaultExperiment` and the OSP step-size annotations. The master then validates and runs
+//! it exactly as a `.msim` project: there is no second master.
 //!
+//! SSP 2.0 keeps the namespaces of 1.0; a file says which release it follows in its
+//! `version` attribute. What 2.0 adds (types for FMI 3.0 variables, array dimensions, more
+//! connector kinds, same-document system references) is read in files of either release.
 //! What is supported, refused and warned about is listed in `docs/ssp.md`.
 //!
-//! Spec: SSP 1.0 (Modelica Association, 2019): §5 SSD, §6 SSV, §7 SSM, §4 common elements;
-//! the OSP annotations as read by libcosim.
+//! Spec: SSP 2.0 (Modelica Association, 2024): §4 common content, §5 SSD, §6 SSV, §7 SSM,
+//! §8 SSB; SSP 1.0 (2019); the OSP annotations as read by libcosim.
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 mod build;
+mod common;
+mod dictionary;
 mod error;
 mod scope;
 mod ssd;
+mod types;
 mod values;
 mod xml;
 
@@ -90,8 +98,8 @@ pub fn is_ssp(path: &Path) -> bool {
 /// mastersim does not support ([`ErrorKind::Unsupported`]). Names in parameter sets that
 /// match no variable are warnings (`log`), as SSP allows.
 ///
-/// Spec: SSP 1.0 §5.3 (systems, elements, connections), §5.3.3 (parameter bindings and their
-/// precedence), §6, §7.
+/// Spec: SSP 2.0 §5.3 (systems, elements, connections), §5.2.3 (parameter bindings and their
+/// precedence), §6, §7, §8; SSP 1.0 §5–§7.
 pub fn load(path: &Path, options: &LoadOptions) -> Result<System> {
     let ssd_path = locate(path, options)?;
     let doc = xml::Doc::read(&ssd_path)?;
@@ -117,7 +125,7 @@ pub fn load(path: &Path, options: &LoadOptions) -> Result<System> {
 /// # Errors
 /// As [`load`], for what the SSD alone shows; `path` names the file in messages.
 ///
-/// Spec: SSP 1.0 §5.
+/// Spec: SSP 2.0 §5, SSP 1.0 §5.
 pub fn check_ssd(text: &str, path: &Path) -> Result<()> {
     let doc = xml::Doc::parse(text, path)?;
     let root = path.parent().unwrap_or(Path::new("."));

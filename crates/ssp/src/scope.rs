@@ -1,7 +1,7 @@
 //! Where the files an SSP refers to may be: a component's FMU or nested `.ssd`, a parameter
 //! binding's `.ssv`, a parameter mapping's `.ssm`.
 //!
-//! An SSP is a self-contained package (SSP 1.0 §8): references in an `.ssp` archive stay inside
+//! An SSP is a self-contained package (SSP 2.0 §3, SSP 1.0 §8): references in an `.ssp` archive stay inside
 //! the archive, references in a folder (or beside an `.ssd` given alone) stay inside that
 //! folder. A `source` of `../…`, an absolute path or a `file:` URI that leads elsewhere would
 //! let a system someone sends you read any file of the machine and load and run any FMU on it,

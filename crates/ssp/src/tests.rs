@@ -79,16 +79,17 @@ fn unit_conversion_keeps_the_offset() {
 }
 
 #[test]
-fn suppressed_conversion_and_transformation_then_conversion() {
+fn suppressed_conversion_and_conversion_then_transformation() {
     let conn = r#"<ssd:Connection startElement="A" startConnector="y" endElement="B" endConnector="u" suppressUnitConversion="true"/>"#;
     let dir = folder(&two_scales("degC", "K", conn), &[]);
     let edge = &load_folder(dir.path()).unwrap().project.graph[0];
     assert_eq!((edge.scale_factor, edge.offset), (1.0, 0.0));
-    // 2·x + 1 in °C, then to K.
+    // °C to K first, then 2·x + 1 (SSP 2.0 §4.5.2: the source value is already converted to
+    // the target unit): 2·(x + 273.15) + 1.
     let conn = r#"<ssd:Connection startElement="A" startConnector="y" endElement="B" endConnector="u"><ssc:LinearTransformation factor="2" offset="1"/></ssd:Connection>"#;
     let dir = folder(&two_scales("degC", "K", conn), &[]);
     let edge = &load_folder(dir.path()).unwrap().project.graph[0];
-    assert_eq!((edge.scale_factor, edge.offset), (2.0, 274.15));
+    assert_eq!((edge.scale_factor, edge.offset), (2.0, 2.0 * 273.15 + 1.0));
 }
 
 #[test]
@@ -146,14 +147,58 @@ fn the_reader_names_line_and_element() {
             "unexpected element 'Bogus' in System",
         ),
         (
-            ssd("<ssd:System name='s'><ssd:SignalDictionaries/></ssd:System>"),
-            "signal dictionaries",
+            ssd(
+                "<ssd:System name='s'><ssd:SignalDictionaries><ssd:SignalDictionary name='d' type='text/csv'/></ssd:SignalDictionaries></ssd:System>",
+            ),
+            "only SSP signal dictionaries",
         ),
         (
             ssd(
-                "<ssd:System name='s'><ssd:Elements><ssd:Component name='c' source='x.fmu'><ssd:Connectors><ssd:Connector name='b' kind='input'><ssc:Binary/></ssd:Connector></ssd:Connectors></ssd:Component></ssd:Elements></ssd:System>",
+                "<ssd:System name='s'><ssd:Elements><ssd:Component name='c' source='x.fmu'><ssd:Connectors><ssd:Connector name='b' kind='input'><ssc:Clock/></ssd:Connector></ssd:Connectors></ssd:Component></ssd:Elements></ssd:System>",
             ),
-            "Binary connectors",
+            "clocks are not supported",
+        ),
+        (
+            ssd(
+                "<ssd:System name='s'><ssd:Elements><ssd:Component name='c' source='x.fmu'><ssd:Connectors><ssd:Connector name='b' kind='input'><ssc:Real/><ssd:Clock name='tick'/></ssd:Connector></ssd:Connectors></ssd:Component></ssd:Elements></ssd:System>",
+            ),
+            "associated with the clock 'tick'",
+        ),
+        (
+            ssd(
+                "<ssd:System name='s'><ssd:Connections><ssd:Connection startConnector='a' endConnector='b' endIndices='1'/></ssd:Connections></ssd:System>",
+            ),
+            "endIndices=\"1\"",
+        ),
+        (
+            ssd(
+                "<ssd:System name='s'><ssd:Elements><ssd:Component name='c' source='x.ssp' type='application/x-ssp-package'/></ssd:Elements></ssd:System>",
+            ),
+            "unpack the archive",
+        ),
+        (
+            ssd(
+                "<ssd:System name='s'><ssd:Elements><ssd:Component name='c' source='#nowhere' type='application/x-ssp-definition'/></ssd:Elements></ssd:System>",
+            ),
+            "no System element of this file has id=\"nowhere\"",
+        ),
+        (
+            ssd(
+                "<ssd:System name='s' id='me'><ssd:Elements><ssd:Component name='c' source='#me' type='application/x-ssp-definition'/></ssd:Elements></ssd:System>",
+            ),
+            "cycle: t.ssd#me -> t.ssd#me",
+        ),
+        (
+            ssd(
+                "<ssd:System name='s'><ssd:Elements><ssd:Component name='c' source='x.fmu'><ssd:Connectors><ssd:Connector name='b' kind='input'><ssc:Real/><ssc:Dimension size='2' sizeConnector='n'/></ssd:Connector></ssd:Connectors></ssd:Component></ssd:Elements></ssd:System>",
+            ),
+            "both 'size' and 'sizeConnector'",
+        ),
+        (
+            ssd(
+                "<ssd:System name='s'><ssd:Elements><ssd:Component name='c'/></ssd:Elements></ssd:System>",
+            ),
+            "has no source",
         ),
         (
             ssd(

@@ -1,72 +1,23 @@
-//! Parameter values (`.ssv`), parameter mappings (`.ssm`), and the common elements they share
-//! with the SSD: units, enumerations and transformations.
+//! Parameter values (`.ssv`), parameter mappings (`.ssm`) and the parameter bindings of an SSD
+//! that apply them.
 //!
-//! Spec: SSP 1.0 §6 (System Structure Parameter Values), §7 (System Structure Parameter
-//! Mapping), §4 (common elements: `Units`, `Enumerations`, `LinearTransformation`,
-//! `BooleanMappingTransformation`, `IntegerMappingTransformation`,
-//! `EnumerationMappingTransformation`), §5.3.3 (`ParameterBindings`).
+//! A parameter value has a type element: SSP 1.0's `Real`, `Integer`, `Boolean`, `String`,
+//! `Enumeration`, and SSP 2.0's `Float64`, `Float32`, `Int8` … `UInt64` and `Binary`; with
+//! `Dimension` elements it is an array, its values listed in row-major order.
+//!
+//! Spec: SSP 2.0 §6 (System Structure Parameter Values), §7 (System Structure Parameter
+//! Mapping), §5.2.3 (`ParameterBindings`); SSP 1.0 §6, §7, §5.3.3.
 
 use std::path::{Path, PathBuf};
 
+use fmi::DataType;
 use fmi::xml_tree::Node;
 
+use crate::common::{Transformation, Unit, read_transformation, read_units};
 use crate::error::{Result, SspError};
 use crate::scope::Scope;
+use crate::types::{self, Extent};
 use crate::xml::Doc;
-
-/// A unit: `value_SI = factor · value + offset`, with the exponents of the SI base units.
-///
-/// Spec: SSP 1.0 §4.4 (`ssc:Unit`, `ssc:BaseUnit`), the same model as FMI 2.0 §2.2.2.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Unit {
-    /// `name`.
-    pub name: String,
-    /// Exponents of kg, m, s, A, K, mol, cd, rad.
-    pub exponents: [i32; 8],
-    /// `factor` (default 1).
-    pub factor: f64,
-    /// `offset` (default 0).
-    pub offset: f64,
-}
-
-/// An enumeration: item names with their values.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Enumeration {
-    /// `name`.
-    pub name: String,
-    /// `(name, value)` of each item.
-    pub items: Vec<(String, i64)>,
-}
-
-/// A transformation on a connection or a mapping entry.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Transformation {
-    /// `LinearTransformation`: `factor · x + offset`.
-    Linear {
-        /// `factor` (default 1).
-        factor: f64,
-        /// `offset` (default 0).
-        offset: f64,
-    },
-    /// `BooleanMappingTransformation`: source value → target value.
-    Boolean(Vec<(bool, bool)>),
-    /// `IntegerMappingTransformation`: source value → target value.
-    Integer(Vec<(i64, i64)>),
-    /// `EnumerationMappingTransformation`: source item name → target item name.
-    Enumeration(Vec<(String, String)>),
-}
-
-impl Transformation {
-    /// The element name in SSP.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Transformation::Linear { .. } => "LinearTransformation",
-            Transformation::Boolean(_) => "BooleanMappingTransformation",
-            Transformation::Integer(_) => "IntegerMappingTransformation",
-            Transformation::Enumeration(_) => "EnumerationMappingTransformation",
-        }
-    }
-}
 
 /// Where a binding's values or mapping come from.
 #[derive(Debug)]
@@ -82,7 +33,7 @@ pub(crate) enum Source<T> {
 pub(crate) struct Binding {
     /// Line of the element in the SSD.
     pub line: usize,
-    /// `prefix` (default empty).
+    /// `prefix` (default empty): prepended to every name of the parameter set.
     pub prefix: String,
     /// The parameter values.
     pub values: Source<ParameterSet>,
@@ -90,19 +41,21 @@ pub(crate) struct Binding {
     pub mapping: Option<Source<Mapping>>,
 }
 
-/// A parameter value.
+/// One value of a parameter (one element of an array parameter).
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Value {
-    /// `ssv:Real value`.
+    /// `Real`, `Float64` or `Float32` (a Float32 rounded to single precision).
     Real(f64),
-    /// `ssv:Integer value`.
-    Integer(i64),
-    /// `ssv:Boolean value`.
+    /// `Integer`, `Int8` … `UInt64`.
+    Integer(i128),
+    /// `Boolean`.
     Boolean(bool),
-    /// `ssv:String value`.
+    /// `String`.
     String(String),
-    /// `ssv:Enumeration value`: an item name.
+    /// `Enumeration`: an item name.
     Enumeration(String),
+    /// `Binary`: the bytes of its hexadecimal text.
+    Binary(Vec<u8>),
 }
 
 /// One `ssv:Parameter`.
@@ -110,8 +63,12 @@ pub(crate) enum Value {
 pub(crate) struct Parameter {
     /// `name`.
     pub name: String,
-    /// Its value.
-    pub value: Value,
+    /// Its values: one for a scalar, every element in row-major order for an array.
+    pub values: Vec<Value>,
+    /// The sizes of its `Dimension`s (empty for a scalar).
+    pub dimensions: Vec<u64>,
+    /// The name of its type element (`Real`, `Float32`, `Int8`, …), for messages.
+    pub type_name: String,
     /// `unit` of a Real value.
     pub unit: Option<String>,
     /// Line of the element.
@@ -129,6 +86,8 @@ pub(crate) struct ParameterSet {
     pub parameters: Vec<Parameter>,
     /// Units it declares.
     pub units: Vec<Unit>,
+    /// Whether it is inline in an SSD (else an `.ssv` file of its own).
+    pub inline: bool,
 }
 
 /// One mapping entry (`ssm:MappingEntry`).
@@ -138,8 +97,10 @@ pub(crate) struct MappingEntry {
     pub source: String,
     /// `target`: the name it binds to.
     pub target: String,
-    /// Its transformation, if any.
+    /// Its transformation, if any (applied after the unit conversion).
     pub transformation: Option<Transformation>,
+    /// `suppressUnitConversion` (SSP 2.0).
+    pub suppress_unit_conversion: bool,
     /// Line of the element.
     pub line: usize,
 }
@@ -151,117 +112,6 @@ pub(crate) struct Mapping {
     pub file: PathBuf,
     /// Its entries, in document order.
     pub entries: Vec<MappingEntry>,
-}
-
-/// Reads a `Units` element.
-pub(crate) fn read_units(doc: &Doc, node: &Node) -> Result<Vec<Unit>> {
-    let mut units = Vec::new();
-    for u in doc.all(node, "Unit") {
-        let name = doc.required(u, "name")?.to_owned();
-        let base = doc
-            .first(u, "BaseUnit")
-            .ok_or_else(|| doc.error(u, "the element 'BaseUnit' is missing"))?;
-        let mut exponents = [0i32; 8];
-        for (i, key) in ["kg", "m", "s", "A", "K", "mol", "cd", "rad"]
-            .iter()
-            .enumerate()
-        {
-            exponents[i] = match doc.integer(base, key)? {
-                Some(e) => i32::try_from(e)
-                    .map_err(|_| doc.error(base, format!("{key}={e} is out of range")))?,
-                None => 0,
-            };
-        }
-        let factor = doc.number(base, "factor")?.unwrap_or(1.0);
-        if factor == 0.0 {
-            return Err(doc.error(base, "factor=0: a unit needs a non-zero factor"));
-        }
-        units.push(Unit {
-            name,
-            exponents,
-            factor,
-            offset: doc.number(base, "offset")?.unwrap_or(0.0),
-        });
-    }
-    Ok(units)
-}
-
-/// Reads an `Enumerations` element.
-pub(crate) fn read_enumerations(doc: &Doc, node: &Node) -> Result<Vec<Enumeration>> {
-    let mut enumerations = Vec::new();
-    for e in doc.all(node, "Enumeration") {
-        let mut items: Vec<(String, i64)> = Vec::new();
-        for item in doc.all(e, "Item") {
-            let name = doc.required(item, "name")?.to_owned();
-            let value = doc
-                .integer(item, "value")?
-                .ok_or_else(|| doc.error(item, "the attribute 'value' is missing"))?;
-            if items.iter().any(|(n, _)| *n == name) {
-                return Err(doc.error(item, format!("a second item named '{name}'")));
-            }
-            items.push((name, value));
-        }
-        enumerations.push(Enumeration {
-            name: doc.required(e, "name")?.to_owned(),
-            items,
-        });
-    }
-    Ok(enumerations)
-}
-
-/// Reads a transformation element.
-pub(crate) fn read_transformation(doc: &Doc, node: &Node) -> Result<Transformation> {
-    let entries: Vec<&Node> = doc.all(node, "MapEntry").collect();
-    Ok(match node.local_name() {
-        "LinearTransformation" => Transformation::Linear {
-            factor: doc.number(node, "factor")?.unwrap_or(1.0),
-            offset: doc.number(node, "offset")?.unwrap_or(0.0),
-        },
-        "BooleanMappingTransformation" => Transformation::Boolean(
-            entries
-                .iter()
-                .map(|e| {
-                    let get = |k| {
-                        doc.boolean(e, k)?
-                            .ok_or_else(|| doc.error(e, format!("the attribute '{k}' is missing")))
-                    };
-                    Ok((get("source")?, get("target")?))
-                })
-                .collect::<Result<_>>()?,
-        ),
-        "IntegerMappingTransformation" => Transformation::Integer(
-            entries
-                .iter()
-                .map(|e| {
-                    let get = |k| {
-                        doc.integer(e, k)?
-                            .ok_or_else(|| doc.error(e, format!("the attribute '{k}' is missing")))
-                    };
-                    Ok((get("source")?, get("target")?))
-                })
-                .collect::<Result<_>>()?,
-        ),
-        "EnumerationMappingTransformation" => Transformation::Enumeration(
-            entries
-                .iter()
-                .map(|e| {
-                    Ok((
-                        doc.required(e, "source")?.to_owned(),
-                        doc.required(e, "target")?.to_owned(),
-                    ))
-                })
-                .collect::<Result<_>>()?,
-        ),
-        other => {
-            return Err(doc.error(
-                node,
-                format!(
-                    "unexpected element '{other}'; expected LinearTransformation or a \
-                     Boolean, Integer or Enumeration MappingTransformation"
-                ),
-            ));
-        }
-    })
 }
 
 /// Reads a `ParameterBindings` element of the SSD.
@@ -344,12 +194,18 @@ pub(crate) fn read_bindings(doc: &Doc, node: &Node) -> Result<Vec<Binding>> {
 }
 
 /// Reads an `ssv:ParameterSet` element.
+///
+/// # Errors
+/// Unknown elements, malformed parameters ([`read_parameter`]), a version other than 1.x or
+/// 2.x.
 pub(crate) fn read_parameter_set(doc: &Doc, node: &Node) -> Result<ParameterSet> {
+    doc.version(node, false)?;
     let mut set = ParameterSet {
         name: node.get("name").unwrap_or_default().to_owned(),
         file: doc.path.clone(),
         parameters: Vec::new(),
         units: Vec::new(),
+        inline: true,
     };
     for child in doc.children(node) {
         match child.local_name() {
@@ -376,54 +232,167 @@ pub(crate) fn read_parameter_set(doc: &Doc, node: &Node) -> Result<ParameterSet>
     Ok(set)
 }
 
+/// Reads one `ssv:Parameter`: its type element, its `Dimension`s and its values.
+///
+/// # Errors
+/// No or two type elements, a value that is not of the element's type (a number out of the
+/// range of its width, say), a `Dimension` without `size`, as many values as the dimensions
+/// do not give.
 fn read_parameter(doc: &Doc, node: &Node) -> Result<Parameter> {
     let name = doc.required(node, "name")?.to_owned();
-    let typed = doc
-        .children(node)
-        .find(|c| !matches!(c.local_name(), "Annotations" | "Description"))
-        .ok_or_else(|| {
-            doc.error(
-                node,
-                "the parameter has no value element (Real, Integer, …)",
-            )
-        })?;
-    let value = match typed.local_name() {
-        "Real" => Value::Real(
-            doc.number(typed, "value")?
-                .ok_or_else(|| doc.error(typed, "the attribute 'value' is missing"))?,
-        ),
-        "Integer" => Value::Integer(
-            doc.integer(typed, "value")?
-                .ok_or_else(|| doc.error(typed, "the attribute 'value' is missing"))?,
-        ),
-        "Boolean" => Value::Boolean(
-            doc.boolean(typed, "value")?
-                .ok_or_else(|| doc.error(typed, "the attribute 'value' is missing"))?,
-        ),
-        "String" => Value::String(doc.required(typed, "value")?.to_owned()),
-        "Enumeration" => Value::Enumeration(doc.required(typed, "value")?.to_owned()),
-        "Binary" => {
-            return Err(doc
-                .error(typed, "Binary parameter values are not supported")
-                .unsupported());
+    let mut typed = None;
+    let mut dimensions = Vec::new();
+    for c in doc.children(node) {
+        match c.local_name() {
+            "Annotations" | "Description" => {}
+            "Dimension" => match types::read_dimension(doc, c)? {
+                Extent::Size(n) => dimensions.push(n),
+                _ => {
+                    return Err(doc.error(
+                        c,
+                        "a Dimension of a parameter value needs 'size' (a fixed number)",
+                    ));
+                }
+            },
+            _ if typed.is_some() => {
+                return Err(doc.error(c, "a second value element; expected one"));
+            }
+            _ => typed = Some(c),
         }
-        other => {
-            return Err(doc.error(
-                typed,
-                format!("unexpected element '{other}'; expected Real, Integer, Boolean, String or Enumeration"),
-            ));
-        }
-    };
+    }
+    let typed = typed.ok_or_else(|| {
+        doc.error(
+            node,
+            "the parameter has no value element (Real, Integer, …)",
+        )
+    })?;
+    let type_name = typed.local_name().to_owned();
+    let texts = value_texts(doc, typed)?;
+    let values = texts
+        .iter()
+        .map(|text| parse_value(doc, typed, text))
+        .collect::<Result<Vec<Value>>>()?;
+    let expected = dimensions
+        .iter()
+        .try_fold(1u64, |n, d| n.checked_mul(*d))
+        .unwrap_or(u64::MAX);
+    if values.len() as u64 != expected {
+        let what = if dimensions.is_empty() {
+            "one value (there is no Dimension)".to_owned()
+        } else {
+            format!("{expected} (the product of the Dimension sizes)")
+        };
+        return Err(doc.error(typed, format!("{} values; expected {what}", values.len())));
+    }
     Ok(Parameter {
         name,
         unit: typed.owned("unit"),
-        value,
+        type_name,
+        values,
+        dimensions,
         line: typed.line,
     })
 }
 
+/// The value texts of a type element: the `value` attribute (a blank-separated list for
+/// numbers and booleans), or for String, Enumeration and Binary the `value` attribute or the
+/// `Value` children, one text each.
+fn value_texts(doc: &Doc, typed: &Node) -> Result<Vec<String>> {
+    let listed = matches!(typed.local_name(), "String" | "Enumeration" | "Binary");
+    let children: Vec<String> = doc
+        .all(typed, "Value")
+        .map(|v| doc.required(v, "value").map(str::to_owned))
+        .collect::<Result<_>>()?;
+    match (typed.get("value"), children.is_empty()) {
+        (Some(_), false) => Err(doc.error(
+            typed,
+            "both a 'value' attribute and Value elements; expected one of them",
+        )),
+        (Some(v), true) if listed => Ok(vec![v.to_owned()]),
+        (Some(v), true) => Ok(v.split_whitespace().map(str::to_owned).collect()),
+        (None, false) if listed => Ok(children),
+        _ => Err(doc.error(typed, "the attribute 'value' is missing")),
+    }
+}
+
+/// One value of the type element `typed`.
+fn parse_value(doc: &Doc, typed: &Node, text: &str) -> Result<Value> {
+    let local = typed.local_name();
+    let wrong = |what: &str| doc.error(typed, format!("value \"{text}\" is not {what}"));
+    Ok(match local {
+        "Real" | "Float64" | "Float32" => {
+            let x = text
+                .trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|x| x.is_finite())
+                .ok_or_else(|| wrong("a finite number"))?;
+            if local == "Float32" {
+                let single = x as f32;
+                if !single.is_finite() {
+                    return Err(wrong("a finite Float32 number"));
+                }
+                Value::Real(f64::from(single))
+            } else {
+                Value::Real(x)
+            }
+        }
+        "Boolean" => Value::Boolean(match text.trim() {
+            "true" | "1" => true,
+            "false" | "0" => false,
+            _ => return Err(wrong("a boolean (true, false, 1 or 0)")),
+        }),
+        "String" => Value::String(text.to_owned()),
+        "Enumeration" => Value::Enumeration(text.to_owned()),
+        "Binary" => {
+            Value::Binary(parse_hex(text.trim()).ok_or_else(|| wrong("hexadecimal digit pairs"))?)
+        }
+        _ => {
+            let width = match local {
+                "Integer" => DataType::Int32,
+                other => types::width(other)
+                    .filter(|w| w.integer_range().is_some())
+                    .ok_or_else(|| {
+                        doc.error(
+                            typed,
+                            format!(
+                                "unexpected element '{other}'; expected Real, Float64, Float32, \
+                                 Integer, Int8 … UInt64, Boolean, String, Enumeration or Binary"
+                            ),
+                        )
+                    })?,
+            };
+            let (min, max) = width.integer_range().unwrap_or((0, 0));
+            let value = text
+                .trim()
+                .parse::<i128>()
+                .ok()
+                .filter(|v| (min..=max).contains(v))
+                .ok_or_else(|| wrong(&format!("an {local} ({min} to {max})")))?;
+            Value::Integer(value)
+        }
+    })
+}
+
+/// The bytes of `text`, hexadecimal digit pairs (XML Schema's `hexBinary`); `None` when it is
+/// not that.
+fn parse_hex(text: &str) -> Option<Vec<u8>> {
+    if !text.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
 /// Reads an `ssm:ParameterMapping` element.
+///
+/// # Errors
+/// Unknown elements, entries without `source` or `target`, malformed transformations, a
+/// version other than 1.x or 2.x.
 pub(crate) fn read_mapping(doc: &Doc, node: &Node) -> Result<Mapping> {
+    doc.version(node, false)?;
     let mut entries = Vec::new();
     for e in doc.children(node) {
         match e.local_name() {
@@ -431,6 +400,11 @@ pub(crate) fn read_mapping(doc: &Doc, node: &Node) -> Result<Mapping> {
                 let mut transformation = None;
                 for t in doc.children(e) {
                     if !matches!(t.local_name(), "Annotations" | "Description") {
+                        if transformation.is_some() {
+                            return Err(
+                                doc.error(t, "a second transformation; expected at most one")
+                            );
+                        }
                         transformation = Some(read_transformation(doc, t)?);
                     }
                 }
@@ -438,6 +412,9 @@ pub(crate) fn read_mapping(doc: &Doc, node: &Node) -> Result<Mapping> {
                     source: doc.required(e, "source")?.to_owned(),
                     target: doc.required(e, "target")?.to_owned(),
                     transformation,
+                    suppress_unit_conversion: doc
+                        .boolean(e, "suppressUnitConversion")?
+                        .unwrap_or(false),
                     line: e.line,
                 });
             }
@@ -507,7 +484,9 @@ pub(crate) fn read_ssv(ssd: &Path, line: usize, path: &Path) -> Result<Parameter
         "parameter values (.ssv)",
     )?;
     let root = doc.root("ParameterSet")?;
-    read_parameter_set(&doc, root)
+    let mut set = read_parameter_set(&doc, root)?;
+    set.inline = false;
+    Ok(set)
 }
 
 /// Reads the parameter mapping file `path` (a `.ssm`), named from the SSD's `line`.

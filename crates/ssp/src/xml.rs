@@ -13,6 +13,21 @@ use crate::error::{ErrorKind, Result, SspError};
 /// Largest SSP XML file read, bytes: a limit against files that exhaust memory.
 pub(crate) const MAX_FILE_SIZE: u64 = 64 << 20;
 
+/// The SSP release a file follows, from the `version` attribute of its root element.
+///
+/// SSP 2.0 keeps the namespaces of 1.0; what 2.0 adds (types for FMI 3.0 variables, array
+/// dimensions, more connector kinds, …) is read in files of either version.
+///
+/// Spec: SSP 2.0 §2.2 (versioning: `major.minor`), §5.1, §6.1, §7.1, §8.1 (`version` is 1.0
+/// or 2.0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Version {
+    /// SSP 1.0.
+    V1,
+    /// SSP 2.0.
+    V2,
+}
+
 /// One parsed XML file.
 #[derive(Debug)]
 pub(crate) struct Doc {
@@ -86,6 +101,48 @@ impl Doc {
         Ok(root)
     }
 
+    /// The SSP release of this file: the `version` attribute of `root`. A later minor release
+    /// of 1 or 2 is read as 1.0 or 2.0 with a warning (minor releases add only content that
+    /// may be ignored); a missing attribute is an error when `required`, else read as 1.0 with
+    /// a warning (`.ssv`, `.ssm` and `.ssb` files written without it).
+    ///
+    /// # Errors
+    /// [`ErrorKind::Unsupported`] for other major versions; [`ErrorKind::Invalid`] for a
+    /// missing attribute when `required`.
+    pub fn version(&self, root: &Node, required: bool) -> Result<Version> {
+        let warn = |read_as: &str, why: &str| {
+            log::warn!(
+                "{}:{}: {}: {why}; read as SSP {read_as}",
+                self.path.display(),
+                root.line,
+                root.local_name()
+            );
+        };
+        match root.get("version").map(str::trim) {
+            Some("1.0") => Ok(Version::V1),
+            Some("2.0") => Ok(Version::V2),
+            Some(v) if v.starts_with("1.") => {
+                warn("1.0", &format!("version=\"{v}\""));
+                Ok(Version::V1)
+            }
+            Some(v) if v.starts_with("2.") => {
+                warn("2.0", &format!("version=\"{v}\""));
+                Ok(Version::V2)
+            }
+            Some(v) => Err(self
+                .error(
+                    root,
+                    format!("version=\"{v}\": only SSP 1.0 and 2.0 are supported"),
+                )
+                .unsupported()),
+            None if required => Err(self.error(root, "the attribute 'version' is missing")),
+            None => {
+                warn("1.0", "the attribute 'version' is missing");
+                Ok(Version::V1)
+            }
+        }
+    }
+
     /// The children of `node`, in document order.
     pub fn children<'a>(&'a self, node: &'a Node) -> impl Iterator<Item = &'a Node> + 'a {
         self.tree.children(node)
@@ -143,6 +200,30 @@ impl Doc {
                 text.trim()
                     .parse::<i64>()
                     .map_err(|_| self.error(node, format!("{name}=\"{text}\" is not an integer")))
+            })
+            .transpose()
+    }
+
+    /// The attribute `name` of `node` as an integer of any SSP width (−2⁶³ to 2⁶⁴ − 1, the
+    /// range of Int64 and UInt64 together), `None` when absent.
+    ///
+    /// # Errors
+    /// When it is present but not an integer of that range.
+    ///
+    /// Spec: SSP 2.0 §4.5.2 (`ssc:TGenericInteger` of integer mappings).
+    pub fn generic_integer(&self, node: &Node, name: &str) -> Result<Option<i128>> {
+        node.get(name)
+            .map(|text| {
+                text.trim()
+                    .parse::<i128>()
+                    .ok()
+                    .filter(|v| (i128::from(i64::MIN)..=i128::from(u64::MAX)).contains(v))
+                    .ok_or_else(|| {
+                        self.error(
+                            node,
+                            format!("{name}=\"{text}\" is not an integer from -2^63 to 2^64-1"),
+                        )
+                    })
             })
             .transpose()
     }

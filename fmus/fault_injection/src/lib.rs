@@ -61,6 +61,12 @@ pub const VR_SLOW_TIME: u32 = 15;
 /// with `slowUntil ≤ slowTime` (such as the start value −1) is empty.
 pub const VR_SLOW_UNTIL: u32 = 16;
 
+/// Integer parameter `stateFault` (-): how the instance fails to restore a serialized FMU
+/// state, 0 to 3 ([`StateFault`]), start 0 (restores). A serialized state works in full
+/// otherwise ([`Faulty::state_values`], [`Faulty::load_state_values`]), though the model description does not declare
+/// `canSerializeFMUstate`; a test that wants serialization declares it in a copy.
+pub const VR_STATE_FAULT: u32 = 17;
+
 /// Start value of `exitCode`.
 pub const DEFAULT_EXIT_CODE: i32 = 3;
 
@@ -150,6 +156,12 @@ pub const FAULTY_VARIABLES: &[Variable] = &[
         "slowUntil",
         VR_SLOW_UNTIL,
         VarType::Real,
+        Causality::Parameter,
+    ),
+    Variable::new(
+        "stateFault",
+        VR_STATE_FAULT,
+        VarType::Integer,
         Causality::Parameter,
     ),
 ];
@@ -319,8 +331,9 @@ fn new_jitter() -> f64 {
 /// the README for the exact rules).
 ///
 /// `Send`: the fault memory is shared through an `Arc` of atomics, and the only other shared
-/// state is the thread-local flag of [`fmi2_do_step`], which is set and read within one call.
-#[derive(Clone, Debug)]
+/// state is the thread-local flags of the exported functions, each set and read within one
+/// call.
+#[derive(Debug)]
 pub struct Faulty {
     u: f64,
     /// FMU time (s): the start time, then the end of the last completed step.
@@ -329,6 +342,10 @@ pub struct Faulty {
     times: FaultTimes,
     /// `exitCode`, 0 to 255.
     exit_code: i32,
+    /// `stateFault`.
+    state_fault: StateFault,
+    /// The model was made by [`Faulty::load_state_values`] (`fmi2DeSerializeFMUstate`); not part of the state.
+    deserialized: bool,
     /// The offset `j` (-) of `y` after `jitterTime`, fixed when the model is created.
     jitter: f64,
     /// [`FAULTS_ENV`] was `off` when the model was created: every fault time is ignored.
@@ -490,6 +507,8 @@ impl Model for Faulty {
             count: 0,
             times: FaultTimes::default(),
             exit_code: DEFAULT_EXIT_CODE,
+            state_fault: StateFault::None,
+            deserialized: false,
             jitter: new_jitter(),
             faults_off: faults_switched_off(std::env::var_os(FAULTS_ENV).as_deref()),
             memory: Arc::new(Memory::new()),
@@ -595,6 +614,7 @@ impl Model for Faulty {
         match vr {
             VR_COUNT => Ok(self.count),
             VR_EXIT_CODE => Ok(self.exit_code),
+            VR_STATE_FAULT => Ok(self.state_fault.value()),
             _ => Err(ModelError::unknown(VarType::Integer, vr)),
         }
     }
@@ -602,9 +622,20 @@ impl Model for Faulty {
     fn set_integer(&mut self, vr: u32, value: i32) -> Result<(), ModelError> {
         match vr {
             VR_EXIT_CODE => self.exit_code = exit_code(value)?,
+            VR_STATE_FAULT => self.state_fault = StateFault::of(value)?,
             _ => return Err(ModelError::unknown(VarType::Integer, vr)),
         }
         Ok(())
+    }
+
+    /// [`Faulty::state_values`].
+    fn save_state(&self) -> Option<Vec<f64>> {
+        Some(self.state_values())
+    }
+
+    /// [`Faulty::load_state_values`].
+    fn load_state(&mut self, state: &[f64]) -> Result<(), ModelError> {
+        self.load_state_values(state)
     }
 }
 
@@ -642,8 +673,16 @@ pub unsafe fn fmi2_do_step(
     }
 }
 
+mod state;
+pub use state::{StateFault, fmi2_deserialize_fmu_state, fmi2_set_fmu_state};
+
 #[cfg(feature = "export")]
-fmu_support::export_fmi2!(Faulty, do_step = fmi2_do_step);
+fmu_support::export_fmi2!(
+    Faulty,
+    do_step = fmi2_do_step,
+    set_fmu_state = fmi2_set_fmu_state,
+    deserialize_fmu_state = fmi2_deserialize_fmu_state
+);
 
 #[cfg(test)]
 mod tests;

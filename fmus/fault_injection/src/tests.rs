@@ -7,6 +7,8 @@ use fmu_packer::{FmiVersion, MODELS, workspace_root};
 
 use super::*;
 
+mod state;
+
 fn faulty(times: FaultTimes) -> Faulty {
     let mut m = Faulty::instantiate(GUID).expect("known GUID");
     for (vr, value) in [
@@ -409,7 +411,7 @@ fn switched_off_faults_are_all_ignored() {
     );
 }
 
-/// Environment variable of [`env_child`]: what to do (`jitter` or `faults-off`).
+/// Environment variable of [`env_child`]: what to do (`jitter`, `faults-off` or `state`).
 const ENV_CHILD: &str = "FMU_FAULT_INJECTION_ENV_CHILD";
 
 /// Not a test of its own: the entry point of the child processes that check what depends on
@@ -436,6 +438,12 @@ fn env_child() {
             }
             assert_eq!((y(&m), count(&m)), (2.0, 4));
             println!("child: faults off {}, y = {}", m.faults_off(), y(&m));
+        }
+        "state" => {
+            // A serialized state of an instance with stateFault 3, in hex.
+            let fmu = Fmu::with_state_fault(&[], 3);
+            let hex: String = fmu.serialize().iter().map(|b| format!("{b:02x}")).collect();
+            println!("child: state {hex}");
         }
         other => panic!("unknown child {other}"),
     }
@@ -597,6 +605,11 @@ struct Fmu(fmi2::Component);
 impl Fmu {
     /// Instantiates, sets the fault times and enters step mode at t = 0.
     fn new(times: &[(u32, f64)]) -> Self {
+        Self::with_state_fault(times, 0)
+    }
+
+    /// [`Fmu::new`] with the parameter `stateFault` set to `state_fault`.
+    fn with_state_fault(times: &[(u32, f64)], state_fault: i32) -> Self {
         let callbacks = fmi2::CallbackFunctions {
             logger: None,
             allocate_memory: None,
@@ -622,6 +635,10 @@ impl Fmu {
         for &(vr, value) in times {
             assert_eq!(fmu.set_real(vr, value), fmi2::STATUS_OK);
         }
+        assert_eq!(
+            fmu.set_integer(VR_STATE_FAULT, state_fault),
+            fmi2::STATUS_OK
+        );
         // SAFETY: a live instance, used by this thread only.
         unsafe {
             let ok = fmi2::STATUS_OK;
@@ -964,8 +981,8 @@ fn model_description_matches_the_table() {
     }
     assert_eq!(
         md.variables.iter().map(|x| x.vr).max(),
-        Some(VR_SLOW_UNTIL),
-        "slowUntil has the last value reference"
+        Some(VR_STATE_FAULT),
+        "stateFault has the last value reference"
     );
     for x in &md.variables {
         assert_eq!(x.index as u32, x.vr, "{}: vr equals the index", x.name);

@@ -293,7 +293,13 @@ pub fn packer_target_dir_fmi3(workspace_root: &Path) -> PathBuf {
 /// The packed FMUs the SSP examples use, which `cargo pack-fmus` also copies into
 /// [`SSP_EXAMPLE_DIR`]: an SSP's references must stay inside its folder, so the examples keep
 /// their FMUs next to them.
-pub const SSP_EXAMPLE_FMUS: [&str; 4] = ["FourVarsFeedThrough", "Predator", "Prey", "Scale"];
+pub const SSP_EXAMPLE_FMUS: [&str; 5] = [
+    "AllTypes",
+    "FourVarsFeedThrough",
+    "Predator",
+    "Prey",
+    "Scale",
+];
 
 /// Where the SSP examples keep their FMUs, relative to the workspace root.
 pub const SSP_EXAMPLE_DIR: &str = "projects/ssp/fmus";

@@ -24,6 +24,14 @@
 /// the status. The fault-injection FMU (`fmus/fault_injection`) uses it to return `fmi2Fatal`,
 /// which [`StepOutcome`](crate::StepOutcome) cannot express.
 ///
+/// A third form, `export_fmi2!(Model, do_step = path, set_fmu_state = path,
+/// deserialize_fmu_state = path)`, also replaces `fmi2SetFMUstate` and
+/// `fmi2DeSerializeFMUstate`: each path must have the signature and contract of
+/// [`fmi2::set_fmu_state`](crate::fmi2::set_fmu_state) and
+/// [`fmi2::deserialize_fmu_state`](crate::fmi2::deserialize_fmu_state), to which it normally
+/// forwards. The fault-injection FMU uses it to fail the way some FMUs fail to restore a
+/// serialized state.
+///
 /// Spec: FMI 2.0.2 §2.1 and §4.2.
 #[macro_export]
 macro_rules! export_fmi2 {
@@ -31,6 +39,19 @@ macro_rules! export_fmi2 {
         $crate::export_fmi2!($model, do_step = $crate::fmi2::do_step::<$model>);
     };
     ($model:ty, do_step = $do_step:path) => {
+        $crate::export_fmi2!(
+            $model,
+            do_step = $do_step,
+            set_fmu_state = $crate::fmi2::set_fmu_state::<$model>,
+            deserialize_fmu_state = $crate::fmi2::deserialize_fmu_state::<$model>
+        );
+    };
+    (
+        $model:ty,
+        do_step = $do_step:path,
+        set_fmu_state = $set_fmu_state:path,
+        deserialize_fmu_state = $deserialize_fmu_state:path
+    ) => {
         const _: () = {
             use $crate::fmi2 as f;
             type M = $model;
@@ -231,8 +252,10 @@ macro_rules! export_fmi2 {
 
             #[unsafe(no_mangle)]
             unsafe extern "C" fn fmi2SetFMUstate(c: f::Component, state: f::FmuState) -> f::Status {
-                // SAFETY: the importer upholds the FMI 2.0 calling contract that this forwards.
-                unsafe { f::set_fmu_state::<M>(c, state) }
+                // SAFETY: the importer upholds the FMI 2.0 calling contract that this forwards;
+                // `$set_fmu_state` has the contract of `fmi2::set_fmu_state` (see the macro
+                // documentation).
+                unsafe { $set_fmu_state(c, state) }
             }
 
             #[unsafe(no_mangle)]
@@ -272,8 +295,10 @@ macro_rules! export_fmi2 {
                 size: usize,
                 state: *mut f::FmuState,
             ) -> f::Status {
-                // SAFETY: the importer upholds the FMI 2.0 calling contract that this forwards.
-                unsafe { f::deserialize_fmu_state::<M>(c, bytes, size, state) }
+                // SAFETY: the importer upholds the FMI 2.0 calling contract that this forwards;
+                // `$deserialize_fmu_state` has the contract of `fmi2::deserialize_fmu_state`
+                // (see the macro documentation).
+                unsafe { $deserialize_fmu_state(c, bytes, size, state) }
             }
 
             #[unsafe(no_mangle)]

@@ -13,11 +13,13 @@ use crate::error::name_hint;
 use crate::project::Project;
 use crate::{Error, Result};
 
-/// Whether the master may set `v` before initialization, and if not, why.
+/// Whether the master may set `v` (of an FMI 1.0 FMU when `fmi1`) before initialization, and
+/// if not, why.
 ///
-/// Spec: FMI 2.0.2 §2.2.7 (which variables may be set in which state); constants and
-/// calculated variables are never set.
-fn settable(v: &ScalarVariable) -> std::result::Result<(), String> {
+/// Spec: FMI 2.0.2 §2.2.7 (which variables may be set in which state); FMI 1.0 CS §2.9 (with
+/// ME §2.9: before `fmiInitializeSlave`, any variable with a start value may be set);
+/// constants and calculated variables are never set.
+fn settable(v: &ScalarVariable, fmi1: bool) -> std::result::Result<(), String> {
     if v.variability == Variability::Constant {
         return Err("it is a constant".into());
     }
@@ -31,6 +33,7 @@ fn settable(v: &ScalarVariable) -> std::result::Result<(), String> {
         ),
         Causality::Parameter | Causality::Input => Ok(()),
         _ if matches!(v.initial, Some(Initial::Exact | Initial::Approx)) => Ok(()),
+        _ if fmi1 && v.start.is_some() => Ok(()),
         other => Err(format!(
             "its causality is {other:?}, expected Parameter or Input"
         )),
@@ -136,7 +139,7 @@ pub(super) fn initial_values(
         let mut values = Vec::new();
         for v in variables {
             if !matches!(v.causality, Causality::Input | Causality::Parameter)
-                || settable(v).is_err()
+                || settable(v, false).is_err()
             {
                 continue;
             }
@@ -192,7 +195,8 @@ pub(super) fn initial_values(
                 source_file: source_file.into(),
                 hint: name_hint(&p.variable, variables.iter().map(|v| v.name.as_str())),
             })?;
-            settable(v).map_err(|reason| Error::NotSettable {
+            let fmi1 = slave.kind.fmi_version() == Some(fmi::FmiVersion::V1);
+            settable(v, fmi1).map_err(|reason| Error::NotSettable {
                 at: at.clone(),
                 slave: p.slave.clone(),
                 variable: p.variable.clone(),

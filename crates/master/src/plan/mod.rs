@@ -72,6 +72,14 @@ impl SlaveKind {
         }
     }
 
+    /// The FMI version of an FMU slave (`None` for the other kinds).
+    fn fmi_version(&self) -> Option<fmi::FmiVersion> {
+        match self {
+            SlaveKind::Fmu { fmu, .. } => Some(fmu.description().fmi_version),
+            SlaveKind::FileReader { .. } | SlaveKind::External { .. } => None,
+        }
+    }
+
     /// The file the slave was defined from (FMU or table), for messages.
     fn source_file(&self) -> PathBuf {
         match self {
