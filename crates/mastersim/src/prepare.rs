@@ -119,7 +119,7 @@ pub(crate) fn prepare(
             max_total_size: options.max_fmu_size,
         },
     };
-    let fmus = master::import_fmus(&project, &wd, &import)?;
+    let fmus = master::import_fmus(&project, wd, &import)?;
     if let Some(input) = &options.input {
         master::single_fmu::connect_input_table(&mut project, input, &fmus)?;
     }

@@ -100,12 +100,12 @@ pub fn describe(fmu: &Path, options: &ExtractOptions) -> Result<FmuContents> {
     read(fmu, options, ModelDescription::from_bytes_any_interface)
 }
 
+/// A reader of `modelDescription.xml` (its bytes, its path for messages): the description
+/// and the XML text.
+type Parse = fn(Vec<u8>, &Path) -> Result<(ModelDescription, String)>;
+
 /// [`inspect`] and [`describe`], reading the description with `parse`.
-fn read(
-    fmu: &Path,
-    options: &ExtractOptions,
-    parse: fn(Vec<u8>, &Path) -> Result<(ModelDescription, String)>,
-) -> Result<FmuContents> {
+fn read(fmu: &Path, options: &ExtractOptions, parse: Parse) -> Result<FmuContents> {
     let io_error = |source| Error::Io {
         path: fmu.to_owned(),
         source,
