@@ -610,7 +610,16 @@ fn the_binary_only_drives() {
     assert_eq!(
         modules,
         [
-            "", "convert", "info", "logging", "plot", "signals", "sweep", "view"
+            "",
+            "convert",
+            "info",
+            "info::report",
+            "info::text",
+            "logging",
+            "plot",
+            "signals",
+            "sweep",
+            "view"
         ]
     );
     let mut wrong = Vec::new();

@@ -459,3 +459,41 @@ fn fmi3_table_integer_out_of_range_is_refused_at_load() {
         );
     }
 }
+
+/// Issue 28: an FMU that declares `hasEventMode="true"` but returns NULL from
+/// `fmi3InstantiateCoSimulation` when Event Mode is asked for (a published Reference FMU does
+/// this; here the own Prey3 with the attribute patched, whose code refuses Event Mode) is
+/// instantiated again without Event Mode, with ONE warning that says so and what the FMU
+/// logged, and its results are those of the unpatched FMU.
+#[test]
+fn fmi3_a_refused_event_mode_is_instantiated_without_it() {
+    use crate::hostile::rows::{patched_entries, replace_once, zip_bytes};
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let entries = patched_entries("Prey3", |xml| {
+        replace_once(xml, "hasEventMode=\"false\"", "hasEventMode=\"true\"")
+    });
+    let lying = tmp.path().join("Prey3.fmu");
+    std::fs::write(&lying, zip_bytes(&entries)).expect("write FMU");
+    let honest = example_workspace().join("fmus/packed/Prey3.fmu");
+    let args = ["--stop-time", "1"];
+    let plain = run_mastersim(&honest, &tmp.path().join("honest"), &args);
+    plain.assert_success();
+    let run = run_mastersim(&lying, &tmp.path().join("lying"), &args);
+    run.assert_success();
+    let said = run.said();
+    let warnings: Vec<&str> = said
+        .lines()
+        .filter(|l| l.contains("eventModeUsed"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "one warning:\n{said}");
+    assert!(
+        warnings[0].contains("returned NULL with eventModeUsed = true although the FMU declares")
+            && warnings[0].contains("instantiated without Event Mode"),
+        "{said}"
+    );
+    assert_eq!(
+        std::fs::read(run.path("results/values.csv")).expect("values"),
+        std::fs::read(plain.path("results/values.csv")).expect("values"),
+        "the same results as the honest FMU"
+    );
+}

@@ -604,7 +604,12 @@ fn what_is_not_an_fmu_is_refused_with_exit_code_2() {
     let model_exchange = tmp.path().join("me.fmu");
     let xml = DESCRIPTION.replace("<CoSimulation", "<ModelExchange");
     write_zip(&model_exchange, &[("modelDescription.xml", xml.as_bytes())]);
-    assert_refused(&model_exchange, "me.fmu", "no 'CoSimulation' element");
+    // Issue 28: a Model-Exchange-only FMU is described, not refused (see
+    // `fmus_mastersim_cannot_run_are_described`).
+    let out = info(&[&model_exchange]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert_eq!(field(&text, "Interfaces"), "Model Exchange");
 }
 
 /// An FMI 3.0 model description with arrays (a fixed and a structural-parameter dimension),
@@ -782,4 +787,65 @@ fn fmi3_arrays_data_types_and_clocks_are_shown() {
         .map(|v| v["name"].as_str().expect("name"))
         .collect();
     assert_eq!(names, ["n"]);
+}
+
+/// Issue 28: `info` describes every FMU it can read, whatever mastersim can run: a
+/// Model-Exchange-only FMI 2.0 FMU and a Scheduled-Execution-only FMI 3.0 FMU (the own Prey
+/// and Prey3 with their `CoSimulation` element renamed) print their description, name their
+/// interfaces and say what a run would refuse, with exit code 0. A run refuses them naming the
+/// interface they offer.
+#[test]
+fn fmus_mastersim_cannot_run_are_described() {
+    use crate::hostile::rows::{patched_entries, zip_bytes};
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let renamed = |model: &str, element: &str| {
+        let entries = patched_entries(model, |xml| {
+            xml.replace("<CoSimulation", &format!("<{element}"))
+                .replace("</CoSimulation>", &format!("</{element}>"))
+        });
+        let path = tmp.path().join(format!("{model}_{element}.fmu"));
+        std::fs::write(&path, zip_bytes(&entries)).expect("write FMU");
+        path
+    };
+    let cases = [
+        ("Prey", "ModelExchange", "Model Exchange", "2.0"),
+        ("Prey3", "ScheduledExecution", "Scheduled Execution", "3.0"),
+    ];
+    for (model, element, interface, version) in cases {
+        let fmu = renamed(model, element);
+        let out = info(&[&fmu]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{model}: {stderr}");
+        assert_eq!(field(&text, "FMI version"), version);
+        assert_eq!(field(&text, "Interfaces"), interface);
+        assert_eq!(field(&text, "Model identifier"), model);
+        assert_eq!(
+            field(&text, "Runs in mastersim"),
+            format!("no: the FMU offers only {interface}; mastersim runs Co-Simulation FMUs")
+        );
+        assert!(names(&text).contains(&"alpha"), "{text}");
+        let json = info_json(&[fmu.as_os_str(), "--json".as_ref()]);
+        assert_eq!(json["interfaces"], serde_json::json!([interface]));
+        assert_eq!(json["run"]["runs"], false);
+
+        let run = Command::new(mastersim_bin())
+            .arg("--working-dir")
+            .arg(tmp.path().join(format!("run_{model}")))
+            .arg(&fmu)
+            .output()
+            .expect("mastersim runs");
+        let said = String::from_utf8_lossy(&run.stdout).into_owned()
+            + &String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(2), "{said}");
+        assert!(
+            said.contains(&format!(
+                "no 'CoSimulation' element: the FMU offers only {interface}"
+            )),
+            "{said}"
+        );
+        if element == "ScheduledExecution" {
+            assert!(!said.contains("Model Exchange"), "{said}");
+        }
+    }
 }

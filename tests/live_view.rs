@@ -94,6 +94,25 @@ fn requests_need_the_token_and_the_own_host_and_origin() {
     assert_eq!(live.raw("GET", "/", "evil.example", &[], "").code, 403);
     // Nothing refused changed the run; the own page and a proper command work.
     assert_eq!(live.status()["state"], "waiting");
+    assert_eq!(
+        live.get("meta").json()["time_decimals"],
+        2,
+        "the grid of 0.01 s steps"
+    );
+    // Issue 28: pause before Start is 409, as docs/live.md says, with a JSON error; a body
+    // without a Content-Type is read as JSON; another declared type is 415 with a JSON error.
+    let r = live.raw("POST", &with_token, &host, &[], pause);
+    assert_eq!(r.code, 409, "{}", r.body);
+    assert!(
+        r.json()["error"].as_str().unwrap().contains("pause"),
+        "{}",
+        r.body
+    );
+    let text = ("Content-Type", "text/plain");
+    let r = live.raw("POST", &with_token, &host, &[text], pause);
+    assert_eq!(r.code, 415, "{}", r.body);
+    assert!(r.json()["error"].as_str().unwrap().contains("text/plain"));
+    assert_eq!(live.status()["state"], "waiting");
     assert_eq!(live.raw("GET", "/", &host, &[], "").code, 200);
     assert_eq!(
         live.raw("GET", "/", &format!("localhost:{}", live.port), &[], "")
@@ -236,6 +255,8 @@ fn view_serves_stored_results_exactly() {
         let live = LiveRun::spawn(&["view".as_ref(), path.as_os_str()], &wd);
         let meta = live.get("meta").json();
         assert_eq!(meta["mode"], "replay", "{file}");
+        // Issue 28: the page prints times to the precision of the stored grid (0.01 s).
+        assert_eq!(meta["time_decimals"], 2, "{file}");
         let names: Vec<&str> = meta["columns"]
             .as_array()
             .unwrap()

@@ -349,6 +349,28 @@ fn sweep_interrupted_cases_continue_on_a_rerun() {
     }
 }
 
+/// Issue 28: a sweep stopped with Ctrl-C (SIGINT) stops its running case with SIGINT too:
+/// the case reports that SIGINT interrupted it, not SIGTERM, and the sweep exits with 130.
+#[test]
+fn sweep_stopped_with_ctrl_c_reports_sigint() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let sweep = long_sweep(tmp.path(), 1);
+    let dir = tmp.path().join("ctrl-c");
+    let mut child = start_sweep(&sweep, &dir, &[]);
+    wait_for(&dir.join("cases/0/results/values.csv"), &mut child);
+    std::thread::sleep(Duration::from_millis(200));
+    Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill");
+    let status = child.wait().expect("sweep ends");
+    assert_eq!(status.code(), Some(130));
+    let record = std::fs::read_to_string(dir.join("cases/0/case.json")).expect("case.json");
+    assert!(record.contains("\"outcome\": \"interrupted\""), "{record}");
+    assert!(record.contains("SIGINT received"), "{record}");
+    assert!(!record.contains("SIGTERM"), "{record}");
+}
+
 /// A per-case wall-time limit stops a case at its next communication point: `timed_out`,
 /// exit code 124, results up to there; a rerun starts it again from the beginning.
 #[test]
@@ -448,7 +470,7 @@ fn sweep_file_errors_name_the_file_and_line() {
     let tmp = tempfile::tempdir().expect("temp dir");
     let base = example_workspace().join("projects/lotka_volterra.msim");
     let base = format!("base = {base:?}\n");
-    let cases: [(&str, String, &str); 8] = [
+    let cases: [(&str, String, &str); 11] = [
         (
             "no_cases",
             base.clone(),
@@ -493,6 +515,25 @@ fn sweep_file_errors_name_the_file_and_line() {
             format!("{base}options = [\"--no-such-option\"]\n[grid]\n\"tEnd\" = [\"1 s\"]\n"),
             "the options of the cases are not valid: unexpected argument '--no-such-option'",
         ),
+        // Issue 28: every override is checked against the base before any case starts.
+        (
+            "misspelt_override",
+            format!("{base}[grid]\n\"tEnd\" = [\"1 s\", \"2 s\"]\n\"Prey.alpah\" = [1.0, 1.1]\n"),
+            "bad.toml:4: override 'Prey.alpah' (Prey.alpah=1.0) cannot be applied to the base, \
+             so every case would fail: --set Prey.alpah=1.0: slave 'Prey' has no variable 'alpah'",
+        ),
+        (
+            "misspelt_slave",
+            format!(
+                "{base}[monte_carlo]\nseed = 1\ncases = 2\nparameters = {{ \"Pray.alpha\" = {{ uniform = [1, 2] }} }}\n"
+            ),
+            "bad.toml:5: override 'Pray.alpha'",
+        ),
+        (
+            "base_cannot_run",
+            format!("{base}options = [\"--set\", \"tEnd=-1 s\"]\n[grid]\n\"Prey.alpha\" = [1.0]\n"),
+            "bad.toml: the base",
+        ),
     ];
     for (name, text, expected) in cases {
         let folder = tmp.path().join(name);
@@ -530,6 +571,17 @@ fn sweep_file_errors_name_the_file_and_line() {
         "{}",
         run.said()
     );
+    // A misspelt column of a case table names the table's header line and the closest name.
+    std::fs::write(folder.join("cases.csv"), "Prey.alhpa,tEnd\n1.0,2 s\n").expect("write");
+    let run = mastersim(&["sweep", "run", file.to_str().expect("UTF-8")]);
+    assert_eq!(run.code(), 2, "{}", run.said());
+    assert!(
+        run.stderr().contains("cases.csv:1: override 'Prey.alhpa'")
+            && run.stderr().contains("(did you mean 'alpha'?)"),
+        "{}",
+        run.said()
+    );
+    assert!(!folder.join("bad").exists(), "no case was laid out");
 }
 
 /// Writes `dir/<name>.toml`: a grid over the stop time (`stop_times`, each `<n> s`) of the

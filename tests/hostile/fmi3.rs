@@ -442,7 +442,7 @@ fn model_description_cases() -> Vec<Case> {
             2,
             MD,
             "no 'CoSimulation' element",
-            &["Model-Exchange-only FMUs are not supported"],
+            &["the FMU offers only Model Exchange; mastersim runs Co-Simulation FMUs"],
             all_types!(|x| replace_once(x, "<CoSimulation", "<ModelExchange")),
         ),
         case(

@@ -48,7 +48,8 @@ use mastersim::{
     disable_version_flag = true,
     about = "FMI co-simulation master: runs MasterSim projects and single FMUs",
     args_conflicts_with_subcommands = true,
-    subcommand_negates_reqs = true
+    subcommand_negates_reqs = true,
+    allow_negative_numbers = true
 )]
 struct Cli {
     #[command(subcommand)]
@@ -304,6 +305,70 @@ fn timed_out() -> ! {
     std::process::exit(i32::from(EXIT_TIMEOUT))
 }
 
+/// The subcommand a mistyped first word most likely meant (`veiw` for `view`), when that word
+/// names no file: ` (did you mean 'view'?)`.
+fn subcommand_hint(word: &Path) -> Option<String> {
+    use clap::CommandFactory as _;
+    if word.exists() || word.extension().is_some() {
+        return None;
+    }
+    let word = word.to_str()?;
+    let command = Cli::command();
+    let names = command.get_subcommands().map(clap::Command::get_name);
+    let hint = mastersim::master::error::name_hint(word, names);
+    hint.starts_with(" (did you mean")
+        .then(|| hint.into_string())
+}
+
+/// What to say about an input that is no project, FMU or SSP system, by what it looks like:
+/// a sweep file or result file is meant for another subcommand.
+fn input_hint(path: &Path) -> &'static str {
+    let extension = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase());
+    match extension.as_deref() {
+        Some("toml") => "; a sweep file runs with `mastersim sweep run <file>`",
+        Some("csv" | "tsv" | "mat" | "json") => {
+            "; results are shown with `mastersim view <file>` or `mastersim plot <file>`"
+        }
+        Some("txt") => "; a list of projects runs with `mastersim batch <file>`",
+        _ => "",
+    }
+}
+
+/// A mistyped subcommand as the first word of `args` (`mastersim veiw x.csv`): exit code 2
+/// with the subcommand meant, before the words after it are taken for more projects.
+fn check_subcommand(args: &Args) -> Result<(), Failure> {
+    let given = args.project.as_deref().unwrap_or(Path::new(""));
+    match subcommand_hint(given) {
+        Some(hint) => Err(Failure {
+            code: INPUT_ERROR,
+            message: format!(
+                "'{}' is not a subcommand{hint}, and no project file of that name exists",
+                given.display()
+            ),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// The run input of `args` (an SSP folder as its `SystemStructure.ssd`, a `file://` prefix
+/// dropped), checked before anything is created: a missing file, a directory or a file of
+/// another kind exits with code 2 and leaves nothing behind.
+fn checked_input(args: &Args) -> Result<PathBuf, Failure> {
+    let given = args.project.as_deref().unwrap_or(Path::new(""));
+    let text = given.to_string_lossy();
+    let project = mastersim::run_input(Path::new(text.strip_prefix("file://").unwrap_or(&text)));
+    match mastersim::InputKind::check(&project) {
+        Ok(_) => Ok(project),
+        Err(e @ mastersim::Error::UnknownInput { .. }) => Err(Failure {
+            code: INPUT_ERROR,
+            message: format!("{e}{}", input_hint(&project)),
+        }),
+        Err(e) => Err(Failure::new(INPUT_ERROR, &e)),
+    }
+}
+
 /// The library's options for the command line `args`.
 fn options(args: &Args) -> Result<Options, Failure> {
     if let Some(extra) = args.more_projects.first() {
@@ -376,18 +441,9 @@ fn options(args: &Args) -> Result<Options, Failure> {
 /// Runs the project of `args`; returns the exit code of a run that did not fail (0, or
 /// 128 + signal number after an interrupt).
 fn run(args: &Args, interrupt: Option<&signals::Interrupt>) -> Result<u8, Failure> {
-    let text = args
-        .project
-        .as_deref()
-        .unwrap_or(Path::new(""))
-        .to_string_lossy();
-    let project = mastersim::run_input(Path::new(text.strip_prefix("file://").unwrap_or(&text)));
+    check_subcommand(args)?;
     let options = options(args)?;
-    if project.is_dir() {
-        // Checked before the working directory (the path without extension) is created in it.
-        let error = mastersim::Error::ProjectIsDirectory { path: project };
-        return Err(Failure::new(INPUT_ERROR, &error));
-    }
+    let project = checked_input(args)?;
     let wd = options.working_dir_for(&project);
     // Before the log file is opened: another run may own the directory. The session shares
     // this lock; it is held until the live view closes.
@@ -464,12 +520,15 @@ fn run(args: &Args, interrupt: Option<&signals::Interrupt>) -> Result<u8, Failur
         session.set_stop_cause(&cause);
     }
     let ending = session.ending();
+    let times = session.plan().time_format();
     match &ending {
-        Ending::Terminated { slave, t } => {
-            log::info!("Simulation ended at t = {t} s on request of slave '{slave}'.");
-        }
+        Ending::Terminated { slave, t } => log::info!(
+            "Simulation ended at t = {} s on request of slave '{slave}'.",
+            times.show(*t)
+        ),
         Ending::Interrupted { cause, t } => log::warn!(
-            "{cause}: simulation stopped at t = {t} s; results up to there are complete."
+            "{cause}: simulation stopped at t = {} s; results up to there are complete.",
+            times.show(*t)
         ),
         Ending::Completed | Ending::Failed(_) | Ending::TimedOut(_) | Ending::FmuExited { .. } => {}
     }

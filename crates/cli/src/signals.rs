@@ -110,6 +110,12 @@ impl Interrupt {
         self.stop.clone()
     }
 
+    /// The number of the signal that stopped the run, 0 while none has come: shared, so that
+    /// the sweep executor stops its cases with the same signal.
+    pub fn signal_number(&self) -> Arc<AtomicUsize> {
+        self.signal.clone()
+    }
+
     /// Whether a signal stopped the run.
     pub fn signalled(&self) -> bool {
         self.signal.load(Ordering::Relaxed) != 0

@@ -60,7 +60,7 @@ struct CaseArgs {
     #[arg(long, value_name = "DIR")]
     sweep_dir: Option<PathBuf>,
     /// Write a checkpoint every this many seconds of wall time [default: the plan's].
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     checkpoint_interval: Option<f64>,
     /// Under Slurm: when the time-limit warning SIGUSR1 stops the case, requeue its array task
     /// so that it continues from its checkpoint (the job scripts of the Slurm executor pass
@@ -99,7 +99,7 @@ struct ExecArgs {
     sweep_dir: Option<PathBuf>,
     /// Every case writes a checkpoint every this many seconds of wall time (and at SIGTERM
     /// in any case), so that an interrupted case continues where it stopped.
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     checkpoint_interval: Option<f64>,
     /// Also write a JUnit XML report of the collected results to this file.
     #[arg(long, value_name = "FILE")]
@@ -191,6 +191,11 @@ fn execute(mut plan: Plan, exec: &ExecArgs) -> u8 {
             plan.source.display(),
             first.trim_start_matches("error: ")
         ));
+    }
+    // Every override name against the base, so that a misspelt one fails the sweep at once
+    // instead of every case (exit 2, the sweep file's line, a did-you-mean hint).
+    if let Err(e) = sweep::check_overrides(&plan) {
+        return input_error(&e);
     }
     // One `sweep run` or `batch` at a time in a sweep directory, held until this one ends.
     let _lock = match lock_sweep_dir(&plan.dir) {
@@ -328,6 +333,8 @@ fn run_locally(
             std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
         }),
         progress: true,
+        // Ctrl-C reaches the cases as SIGINT, a SIGTERM as SIGTERM.
+        stop_signal: interrupt.signal_number(),
     };
     sweep::run_local(plan, cases, &options, &interrupt.flag()).map_err(|e| input_error(&e))?;
     Ok(interrupt.signalled().then(|| interrupt.received().1))

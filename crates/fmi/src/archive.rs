@@ -27,7 +27,7 @@ mod entries;
 mod inspect;
 mod stage;
 
-pub use inspect::{FmuContents, inspect};
+pub use inspect::{FmuContents, LibraryEntry, describe, inspect};
 
 use entries::Listing;
 use stage::Stage;

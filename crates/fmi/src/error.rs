@@ -8,7 +8,7 @@
 
 use std::path::PathBuf;
 
-use crate::kinds::{Alias, FmiVersion, VarType};
+use crate::kinds::{Alias, FmiVersion, Interfaces, VarType};
 
 /// Result alias of this crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -199,17 +199,14 @@ pub enum Error {
         version: String,
     },
     /// The FMU has no co-simulation interface.
-    #[error("{}: {}", path.display(), match version {
-        FmiVersion::V1 =>
-            "FMI 1.0 Model Exchange FMU, co-simulation required (no 'Implementation' element)",
-        FmiVersion::V2 | FmiVersion::V3 =>
-            "no 'CoSimulation' element: Model-Exchange-only FMUs are not supported",
-    })]
+    #[error("{}: {}", path.display(), no_co_simulation(*version, interfaces))]
     NoCoSimulation {
         /// The `modelDescription.xml` file.
         path: PathBuf,
         /// FMI version of the file.
         version: FmiVersion,
+        /// The interfaces it offers instead.
+        interfaces: Interfaces,
     },
     /// A required element is missing.
     #[error("{}: {parent}: missing element '{element}'", path.display())]
@@ -451,6 +448,21 @@ pub enum Error {
         /// Platform folders found under `binaries/`; `None` when there is no `binaries` folder.
         platforms: Option<Vec<String>>,
     },
+    /// The shared library is an ELF file built for another architecture (its header's class
+    /// or machine differs from this program's).
+    #[error(
+        "{}: the shared library is built for {found}, but this machine runs {host}; the FMU \
+         needs a binary built for {host} in that folder",
+        library.display()
+    )]
+    WrongArchitecture {
+        /// The shared library.
+        library: PathBuf,
+        /// The architecture its ELF header names (`AArch64 (64-bit ARM)`).
+        found: String,
+        /// The architecture of this machine (`x86-64`).
+        host: String,
+    },
     /// The shared library resolves (through symbolic links) to a file outside the FMU
     /// directory; it is not loaded.
     #[error("{}: the shared library resolves to '{}', outside the FMU directory '{}'; refusing to load it", library.display(), resolved.display(), directory.display())]
@@ -602,6 +614,26 @@ fn list_or_none(found: &[&str]) -> String {
         "none".to_owned()
     } else {
         found.join(", ")
+    }
+}
+
+/// The message of [`Error::NoCoSimulation`]: which element is missing and what the FMU offers
+/// instead, by name.
+fn no_co_simulation(version: FmiVersion, interfaces: &Interfaces) -> String {
+    match version {
+        FmiVersion::V1 => "FMI 1.0 Model Exchange FMU (no 'Implementation' element); mastersim \
+                           runs Co-Simulation FMUs"
+            .to_owned(),
+        FmiVersion::V2 | FmiVersion::V3 if interfaces.names().is_empty() => {
+            "no 'CoSimulation' element, and no other interface either (no 'ModelExchange' or \
+             'ScheduledExecution' element)"
+                .to_owned()
+        }
+        FmiVersion::V2 | FmiVersion::V3 => format!(
+            "no 'CoSimulation' element: the FMU offers only {}; mastersim runs Co-Simulation \
+             FMUs",
+            interfaces.describe()
+        ),
     }
 }
 

@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
+use crate::elf::ElfTarget;
 use crate::ffi::{FunctionTable, Functions, fmi3};
 use crate::{Error, FmiVersion, ModelDescription, Result};
 
@@ -60,6 +61,8 @@ impl Fmu {
     ///   larger than the limit, among them);
     /// - [`Error::MissingLibrary`]: no library for this platform (the message lists the
     ///   platforms the FMU does have);
+    /// - [`Error::WrongArchitecture`]: the library's ELF header names another architecture
+    ///   than this machine's (checked before `dlopen`);
     /// - [`Error::LoadLibrary`]: `dlopen` failed (not an ELF file, missing dependencies, …);
     /// - [`Error::MissingSymbol`]: a required FMI function is not exported;
     /// - [`Error::Io`]: `dir` cannot be resolved to an absolute path.
@@ -92,10 +95,7 @@ impl Fmu {
             path: dir.to_owned(),
             source,
         })?;
-        let platform = match description.fmi_version {
-            FmiVersion::V1 | FmiVersion::V2 => PLATFORM,
-            FmiVersion::V3 => PLATFORM_FMI3,
-        };
+        let platform = Fmu::platform_folder(description.fmi_version);
         let library_path = directory.join("binaries").join(platform).join(format!(
             "{}.{LIBRARY_EXTENSION}",
             description.model_identifier
@@ -121,6 +121,17 @@ impl Fmu {
                 directory,
             });
         }
+        // Before dlopen, whose message for a library of another architecture is "No such file
+        // or directory".
+        if let (Some(found), Some(host)) = (ElfTarget::of_file(&library_path), ElfTarget::host())
+            && found != host
+        {
+            return Err(Error::WrongArchitecture {
+                library: library_path,
+                found: found.describe(),
+                host: host.describe(),
+            });
+        }
         let functions = FunctionTable::load(&library_path, &mut description)?;
         log::debug!(
             "loaded {} (FMI {:?}, {} variables)",
@@ -136,6 +147,18 @@ impl Fmu {
             live_instances: AtomicUsize::new(0),
             fatal: AtomicBool::new(false),
         }))
+    }
+
+    /// The folder under `binaries/` whose shared libraries this build loads for an FMU of
+    /// `version`: `linux64` for FMI 1.0 and 2.0, `x86_64-linux` for FMI 3.0.
+    ///
+    /// Spec: FMI 2.0.2 §2.3 (`binaries/linux64`), FMI 3.0 FMU distribution (platform tuple
+    /// `x86_64-linux`).
+    pub fn platform_folder(version: FmiVersion) -> &'static str {
+        match version {
+            FmiVersion::V1 | FmiVersion::V2 => PLATFORM,
+            FmiVersion::V3 => PLATFORM_FMI3,
+        }
     }
 
     /// The parsed model description, with the effective capabilities.

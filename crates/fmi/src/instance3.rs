@@ -178,6 +178,11 @@ impl Fmu {
     /// exists, and NULL otherwise (the standard's value for "no resources"). FMU log messages
     /// go to the `log` crate with target `fmu`, formatted `[<instance>:<category>] <message>`.
     ///
+    /// With `event_mode_used`, an FMU that declares `hasEventMode` but returns NULL is
+    /// instantiated once more without Event Mode, with one warning (a harmless breach: the
+    /// FMU then handles its events inside `fmi3DoStep`); [`Instance3::event_mode_used`] tells
+    /// which one the instance uses.
+    ///
     /// # Errors
     /// - [`Error::InvalidCall`]: the FMU is not an FMI 3.0 FMU (use [`Fmu::instantiate`]),
     ///   `event_mode_used` is set but the FMU does not declare `hasEventMode`, or an instance of
@@ -217,6 +222,47 @@ fn resource_path(fmu: &Fmu) -> std::result::Result<Option<CString>, std::ffi::Nu
     CString::new(bytes).map(Some)
 }
 
+/// Instantiates with Event Mode through `instantiate` (called with `eventModeUsed`), and when
+/// the FMU returns NULL although it declares `hasEventMode` (a published Reference FMU does),
+/// once more without Event Mode. The second instance is taken with one warning that says what
+/// was assumed and what the FMU logged about the refusal (held until then, so that it is not
+/// shown as an error of the run). Returns the instance (NULL when both calls failed, after
+/// logging what the FMU said) and whether it uses Event Mode.
+///
+/// Spec: FMI 3.0 `fmi3InstantiateCoSimulation` (`eventModeUsed` only when `hasEventMode`);
+/// FMPy also instantiates such FMUs without Event Mode.
+fn without_event_mode_if_refused(
+    name: &str,
+    fmu: &Fmu,
+    instantiate: impl Fn(bool) -> fmi3::fmi3Instance,
+) -> (fmi3::fmi3Instance, bool) {
+    let held = ffi::HeldMessages::start();
+    let instance = instantiate(true);
+    if !instance.is_null() {
+        return (instance, true);
+    }
+    let said = held.take();
+    let retried = instantiate(false);
+    if retried.is_null() {
+        ffi::HeldMessages::log(said);
+        return (retried, false);
+    }
+    let said: Vec<&str> = said.iter().map(|(_, text)| text.as_str()).collect();
+    let said = if said.is_empty() {
+        String::new()
+    } else {
+        format!(" (it logged: {})", said.join("; "))
+    };
+    log::warn!(
+        target: "fmi3",
+        "instance '{name}' of FMU {}: fmi3InstantiateCoSimulation returned NULL with \
+         eventModeUsed = true although the FMU declares hasEventMode=\"true\"{said}; \
+         instantiated without Event Mode, so the FMU handles its events inside its steps",
+        fmu.directory().display()
+    );
+    (retried, false)
+}
+
 impl Instance3 {
     /// Calls `fmi3InstantiateCoSimulation`; see [`Fmu::instantiate_fmi3`].
     fn new(fmu: Arc<Fmu>, name: &str, options: &Fmi3InstantiateOptions) -> Result<Instance3> {
@@ -252,27 +298,34 @@ impl Instance3 {
         let resources = resource_path(&fmu).map_err(|_| nul(2))?;
 
         fmu.acquire_instance_slot(name)?;
-        // SAFETY: all strings are NUL-terminated and outlive the call (the FMU copies what it
-        // keeps, except the instance environment: `c_name`'s heap buffer, which is stored in
-        // the instance and lives until after `fmi3FreeInstance`); `resourcePath` is NULL or a
-        // path; no intermediate variables (NULL, 0) and no intermediate-update callback; the
-        // log callback never unwinds. Argument types follow fmi3InstantiateCoSimulationTYPE
-        // (FMI 3.0 `fmi3InstantiateCoSimulation`).
-        let instance = unsafe {
-            (functions.instantiate_co_simulation)(
-                c_name.as_ptr(),
-                token.as_ptr(),
-                resources.as_ref().map_or(ptr::null(), |r| r.as_ptr()),
-                options.visible,
-                options.logging_on,
-                options.event_mode_used,
-                options.early_return_allowed,
-                ptr::null(),
-                0,
-                c_name.as_ptr().cast_mut().cast::<c_void>(),
-                Some(ffi::fmi3_log_message),
-                None,
-            )
+        let instantiate = |event_mode_used: bool| {
+            // SAFETY: all strings are NUL-terminated and outlive the call (the FMU copies what
+            // it keeps, except the instance environment: `c_name`'s heap buffer, which is
+            // stored in the instance and lives until after `fmi3FreeInstance`);
+            // `resourcePath` is NULL or a path; no intermediate variables (NULL, 0) and no
+            // intermediate-update callback; the log callback never unwinds. Argument types
+            // follow fmi3InstantiateCoSimulationTYPE (FMI 3.0 `fmi3InstantiateCoSimulation`).
+            unsafe {
+                (functions.instantiate_co_simulation)(
+                    c_name.as_ptr(),
+                    token.as_ptr(),
+                    resources.as_ref().map_or(ptr::null(), |r| r.as_ptr()),
+                    options.visible,
+                    options.logging_on,
+                    event_mode_used,
+                    options.early_return_allowed,
+                    ptr::null(),
+                    0,
+                    c_name.as_ptr().cast_mut().cast::<c_void>(),
+                    Some(ffi::fmi3_log_message),
+                    None,
+                )
+            }
+        };
+        let (instance, event_mode_used) = if options.event_mode_used {
+            without_event_mode_if_refused(name, &fmu, instantiate)
+        } else {
+            (instantiate(false), false)
         };
         if instance.is_null() {
             fmu.release_instance_slot();
@@ -287,12 +340,19 @@ impl Instance3 {
             instance,
             functions,
             states: Default::default(),
-            event_mode_used: options.event_mode_used,
+            event_mode_used,
             phase: Phase::Instantiated,
             failed: false,
             scratch: values::Scratch::default(),
             fmu,
         })
+    }
+
+    /// Whether the instance uses Event Mode: as asked for in
+    /// [`Fmi3InstantiateOptions::event_mode_used`], unless the FMU refused it at
+    /// instantiation and was instantiated without it (see [`Fmu::instantiate_fmi3`]).
+    pub fn event_mode_used(&self) -> bool {
+        self.event_mode_used
     }
 
     /// The instance name given at instantiation (the FMU uses it in its log messages).

@@ -1,9 +1,9 @@
-//! Plain enums that both the model description and the error type name: the FMI version, the
-//! data type of a variable and the FMI 1.0 alias kind.
+//! Plain types that both the model description and the error type name: the FMI version, the
+//! data type of a variable, the FMI 1.0 alias kind and the interfaces an FMU offers.
 //!
 //! A leaf module: it names no other module of this crate, so that `error` can describe
 //! model-description problems without depending on `model_description`, which in turn returns
-//! `error`'s type. The enums are re-exported at the crate root and from
+//! `error`'s type. The types are re-exported at the crate root and from
 //! [`crate::model_description`].
 
 /// Which FMI standard an FMU follows.
@@ -139,4 +139,46 @@ pub enum Alias {
     Alias,
     /// Negated value of the variable with the same value reference.
     NegatedAlias,
+}
+
+/// The interfaces an FMU offers, as its description declares them. mastersim runs the
+/// co-simulation interface only; the others are known so that an FMU without it is described
+/// (`mastersim info`) and refused by name.
+///
+/// Spec: FMI 3.0 §2.4.1 (`CoSimulation`, `ModelExchange`, `ScheduledExecution`), FMI 2.0.2
+/// §2.2.1 (`CoSimulation`, `ModelExchange`), FMI 1.0 §2.2 and FMI 1.0 CS §3 (an
+/// `Implementation` element makes a co-simulation FMU; without it the FMU is Model Exchange).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Interfaces {
+    /// Co-Simulation (`CoSimulation`; FMI 1.0: `Implementation`).
+    pub co_simulation: bool,
+    /// Model Exchange (`ModelExchange`; FMI 1.0: no `Implementation`).
+    pub model_exchange: bool,
+    /// Scheduled Execution (FMI 3.0 `ScheduledExecution`).
+    pub scheduled_execution: bool,
+}
+
+impl Interfaces {
+    /// The interfaces offered, named as the standard names them, in the order Co-Simulation,
+    /// Model Exchange, Scheduled Execution.
+    pub fn names(&self) -> Vec<&'static str> {
+        [
+            (self.co_simulation, "Co-Simulation"),
+            (self.model_exchange, "Model Exchange"),
+            (self.scheduled_execution, "Scheduled Execution"),
+        ]
+        .into_iter()
+        .filter_map(|(offered, name)| offered.then_some(name))
+        .collect()
+    }
+
+    /// The interfaces offered in words: `Model Exchange`, `Model Exchange and Scheduled
+    /// Execution`, `no interface`.
+    pub fn describe(&self) -> String {
+        match self.names().as_slice() {
+            [] => "no interface".to_owned(),
+            [one] => (*one).to_owned(),
+            [first @ .., last] => format!("{} and {last}", first.join(", ")),
+        }
+    }
 }

@@ -5,6 +5,7 @@
 pub mod archive;
 #[allow(unsafe_code)]
 mod crash;
+mod elf;
 mod error;
 #[allow(unsafe_code)]
 mod ffi;
@@ -25,7 +26,7 @@ pub use instance::{Instance, InstantiateOptions, StepOutcome};
 pub use instance3::{DiscreteStates, DoStepResult, Fmi3InstantiateOptions, Instance3};
 pub use kinds::{Alias, DataType, FmiVersion, VarType};
 pub use model_description::{
-    ArrayElement, Capabilities, Causality, ClockVariable, DefaultExperiment, Initial,
+    ArrayElement, Capabilities, Causality, ClockVariable, DefaultExperiment, Initial, Interfaces,
     ModelDescription, OutputDependency, ScalarVariable, Variability,
 };
 pub use state_table::FmuStateId;

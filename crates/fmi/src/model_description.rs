@@ -1,4 +1,6 @@
-//! `modelDescription.xml` of FMI 1.0 CS and FMI 2.0 CS, as version-neutral data.
+//! `modelDescription.xml` of FMI 1.0 CS, FMI 2.0 CS and FMI 3.0 CS, as version-neutral data
+//! (FMUs of the other interfaces are read too, to describe them:
+//! [`ModelDescription::parse_any_interface`]).
 //!
 //! Parsing uses quick-xml with serde into per-version raw structs, which are then converted
 //! into [`ModelDescription`]. All checks that need more than the XML schema (required
@@ -16,7 +18,7 @@
 
 use std::path::Path;
 
-pub use crate::kinds::{Alias, DataType, FmiVersion, VarType};
+pub use crate::kinds::{Alias, DataType, FmiVersion, Interfaces, VarType};
 use crate::{Result, ValueRef};
 
 mod raw;
@@ -326,9 +328,13 @@ pub struct ModelDescription {
     /// `generationTool`.
     pub generation_tool: Option<String>,
     /// Model identifier of the co-simulation interface: the shared library's base name and, for
-    /// FMI 1.0, the prefix of every function symbol.
+    /// FMI 1.0, the prefix of every function symbol. (A description read to describe an FMU
+    /// without co-simulation, [`ModelDescription::parse_any_interface`], has that of its
+    /// Model Exchange or Scheduled Execution interface.)
     pub model_identifier: String,
-    /// Co-simulation capabilities.
+    /// The interfaces the FMU offers.
+    pub interfaces: Interfaces,
+    /// Co-simulation capabilities (all off without a co-simulation interface).
     pub capabilities: Capabilities,
     /// `DefaultExperiment`, if present.
     pub default_experiment: Option<DefaultExperiment>,
@@ -377,6 +383,32 @@ impl ModelDescription {
         Ok((description, text))
     }
 
+    /// As [`ModelDescription::from_bytes`], but with [`ModelDescription::parse_any_interface`]:
+    /// to describe an FMU, whatever interfaces it offers.
+    ///
+    /// # Errors
+    /// As [`ModelDescription::parse_any_interface`].
+    pub fn from_bytes_any_interface(bytes: Vec<u8>, path: &Path) -> Result<(Self, String)> {
+        let text = raw::decode_text(bytes, path)?;
+        let description = raw::parse(&text, path, raw::Accept::AnyInterface)?;
+        Ok((description, text))
+    }
+
+    /// Parses a description to describe the FMU (`mastersim info`), not to run it: as
+    /// [`ModelDescription::parse`], but an FMU without a co-simulation interface is read too,
+    /// with the model identifier of its Model Exchange (else Scheduled Execution) interface,
+    /// all capabilities off, and [`ModelDescription::interfaces`] saying what it offers.
+    ///
+    /// # Errors
+    /// As [`ModelDescription::parse`]; [`crate::Error::NoCoSimulation`] only for an FMU that
+    /// declares no interface at all.
+    ///
+    /// Spec: FMI 3.0 §2.4.1, FMI 2.0.2 §2.2.1 (the interface elements), §3.3.1
+    /// (`ModelExchange`).
+    pub fn parse_any_interface(xml: &str, path: &Path) -> Result<Self> {
+        raw::parse(xml, path, raw::Accept::AnyInterface)
+    }
+
     /// Parses the text of a `modelDescription.xml`; `path` is only used in error messages.
     ///
     /// Start values are kept as written and not required here: which variables need one is the
@@ -388,7 +420,8 @@ impl ModelDescription {
     /// - [`crate::Error::UnsupportedVersion`]: `fmiVersion` is not `1.0`, `2.0[.x]` or
     ///   `3.0[.x]` (an FMI 3.0 pre-release such as `3.0-beta.3` is read as 3.0, with a
     ///   warning);
-    /// - [`crate::Error::NoCoSimulation`]: no co-simulation interface (Model Exchange only);
+    /// - [`crate::Error::NoCoSimulation`]: no co-simulation interface (the message names the
+    ///   interfaces the FMU offers: Model Exchange, Scheduled Execution);
     /// - [`crate::Error::MissingElement`], [`crate::Error::MissingAttribute`],
     ///   [`crate::Error::InvalidAttribute`], [`crate::Error::TypeElement`]: a required element or
     ///   attribute is missing or invalid; variables are named by index and name;
@@ -425,7 +458,7 @@ impl ModelDescription {
     /// (`ModelStructure`), §4.3.1 (`CoSimulation`); FMI 1.0 §2.2–§2.4, FMI 1.0 CS §3
     /// (`Implementation`); FMI 3.0 §2.4 and §4.3.1.
     pub fn parse(xml: &str, path: &Path) -> Result<Self> {
-        raw::parse(xml, path)
+        raw::parse(xml, path, raw::Accept::CoSimulation)
     }
 
     /// The first variable with this exact name (whether or not the name is ambiguous: see

@@ -216,7 +216,7 @@
     status = s;
     el.state.textContent = replay ? 'replay' : String(s.state);
     el.state.className = 'state-' + (replay ? 'replay' : s.state);
-    el.simTime.textContent = s.t == null ? '' : String(s.t);
+    el.simTime.textContent = s.t == null ? '' : formatTime(s.t);
     el.pacing.textContent = pacingText(s);
     el.ending.textContent = s.state === 'finished' && s.ending ? s.ending : '';
     // Keep the pacing inputs in step with the server (not while the user edits them).
@@ -407,6 +407,20 @@
     el.cursorRow.textContent = cursor >= 0 ? 'row ' + (cursor + 1) + ' of ' + n : '';
   }
 
+  /**
+   * A time (s) as people read it: to the precision of the run's time grid (meta.time_decimals,
+   * trailing zeros trimmed, never -0), so that 17.900000000000002 reads 17.9; the shortest
+   * round trip (String) when the server gives no precision.
+   */
+  function formatTime(t) {
+    const decimals = meta ? meta.time_decimals : null;
+    if (typeof decimals !== 'number' || !Number.isFinite(t)) return String(t);
+    let text = t.toFixed(Math.min(decimals, 100));
+    if (text.includes('.')) text = text.replace(/0+$/, '').replace(/\.$/, '');
+    if (/^-[0.]*$/.test(text)) text = text.slice(1);
+    return text;
+  }
+
   /** Fills the value cells and #cursor-time from the cursor row (String(v): exact). */
   function updateValues() {
     if (!meta) return;
@@ -415,7 +429,7 @@
       for (const c of valueCells) c.textContent = '';
       return;
     }
-    el.cursorTime.textContent = String(store.time(cursor));
+    el.cursorTime.textContent = formatTime(store.time(cursor));
     for (let j = 0; j < valueCells.length; j++) {
       valueCells[j].textContent = String(store.get(j + 1, cursor));
     }

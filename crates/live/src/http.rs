@@ -5,7 +5,8 @@ use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use axum::extract::rejection::{JsonRejection, QueryRejection};
+use axum::body::Bytes;
+use axum::extract::rejection::{BytesRejection, QueryRejection};
 use axum::extract::{Query, Request, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::middleware::{self, Next};
@@ -293,6 +294,19 @@ async fn rows(
     .into_response()
 }
 
+/// The form of a control command, for error messages.
+const COMMAND_FORM: &str = "{\"command\": \"start\", \"pause\", \"resume\", \"step\", \"stop\" or \
+                            \"real_time\", \"factor\": a number or null}";
+
+/// Whether the Content-Type `value` is JSON: `application/json` or a `+json` type, with any
+/// parameters (`; charset=utf-8`), in any case.
+fn is_json(value: &axum::http::HeaderValue) -> bool {
+    let text = String::from_utf8_lossy(value.as_bytes()).to_ascii_lowercase();
+    let essence = text.split(';').next().unwrap_or_default().trim();
+    essence == "application/json"
+        || (essence.starts_with("application/") && essence.ends_with("+json"))
+}
+
 #[derive(Debug, Deserialize)]
 struct Command {
     command: String,
@@ -300,21 +314,42 @@ struct Command {
     factor: Option<f64>,
 }
 
+/// `POST /api/control`: the body is read as JSON whether it comes with `Content-Type:
+/// application/json` or without a Content-Type (as `curl -d` and simple scripts send it); a
+/// body declared as another type is 415, a body that is no command 400, each with a JSON
+/// error.
 async fn control(
     State(state): State<AppState>,
-    command: Result<Json<Command>, JsonRejection>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
 ) -> Response {
-    let c = match command {
-        Ok(Json(c)) => c,
+    if let Some(declared) = headers.get(header::CONTENT_TYPE)
+        && !is_json(declared)
+    {
+        return refuse(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            format!(
+                "the body is declared as '{}'; expected JSON (Content-Type application/json, \
+                 or none): {COMMAND_FORM}",
+                String::from_utf8_lossy(declared.as_bytes())
+            ),
+        );
+    }
+    let body = match body {
+        Ok(body) => body,
         Err(rejection) => {
             return refuse(
+                rejection.status(),
+                format!("the body cannot be read: {}", rejection.body_text()),
+            );
+        }
+    };
+    let c: Command = match serde_json::from_slice(&body) {
+        Ok(c) => c,
+        Err(e) => {
+            return refuse(
                 StatusCode::BAD_REQUEST,
-                format!(
-                    "the body is not a command ({}); expected JSON with Content-Type \
-                     application/json: {{\"command\": \"start\", \"pause\", \"resume\", \
-                     \"step\", \"stop\" or \"real_time\", \"factor\": a number or null}}",
-                    rejection.body_text()
-                ),
+                format!("the body is not a command ({e}); expected JSON: {COMMAND_FORM}"),
             );
         }
     };

@@ -3,6 +3,7 @@
 
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
+use master::time::TimeFormat;
 use master::values::TypedValues;
 use master::{Observer, ObserverError, OutputLayout};
 use mastersim::Session;
@@ -44,6 +45,11 @@ pub struct Meta {
     pub t_end: f64,
     /// The numeric columns: Booleans (0/1), Integers, Reals, in result-file order.
     pub columns: Vec<Column>,
+    /// How many decimals the page prints times with: as many as the run's time grid needs
+    /// ([`master::time::TimeFormat`]), so that a communication point reads as on the grid
+    /// (`17.9`, not `17.900000000000002`); `None` (JSON `null`): the shortest round-trip
+    /// decimal. For stored results, from the start time, the end time and the first step.
+    pub time_decimals: Option<usize>,
 }
 
 #[derive(Debug)]
@@ -68,7 +74,16 @@ impl Store {
             t_start: 0.0,
             t_end: 0.0,
             columns: Vec::new(),
+            time_decimals: None,
         })
+    }
+
+    /// The same store, its page printing times with `format` (the run's
+    /// [`master::SimulationPlan::time_format`]) from the start, before the run's layout
+    /// arrives.
+    pub fn with_time_format(self, format: TimeFormat) -> Store {
+        self.lock().meta.time_decimals = format.decimals();
+        self
     }
 
     /// A store holding stored results: `time` (s, one entry per row) and `columns`
@@ -86,6 +101,7 @@ impl Store {
             t_start: time.first().copied().unwrap_or(0.0),
             t_end: time.last().copied().unwrap_or(0.0),
             columns: columns.into_iter().map(|(c, _)| c).collect(),
+            time_decimals: stored_time_format(time).decimals(),
         })
         .filled(rows)
     }
@@ -101,7 +117,7 @@ impl Store {
     ///
     /// Spec: `docs/live.md` (a resumed run).
     pub fn attach(session: &mut Session, title: &str) -> Result<Store, Box<mastersim::Error>> {
-        let store = Store::live(title);
+        let store = Store::live(title).with_time_format(session.plan().time_format());
         session.add_observer(Box::new(store.clone()))?;
         if let Some(table) = session.resumed_rows()? {
             store.append(&table);
@@ -189,6 +205,7 @@ impl Observer for Store {
         let mut data = self.lock();
         data.meta.t_start = layout.t_start;
         data.meta.t_end = layout.t_end;
+        data.meta.time_decimals = layout.time_format.decimals();
         data.meta.columns = [&c.boolean, &c.integer, &c.real]
             .into_iter()
             .flatten()
@@ -209,9 +226,43 @@ impl Observer for Store {
     }
 }
 
+/// The time format of stored results with the times `time` (s): the grid spanned by the
+/// first and last time and the first step.
+fn stored_time_format(time: &[f64]) -> TimeFormat {
+    let first_step = match time {
+        [t0, t1, ..] => Some(t1 - t0),
+        _ => None,
+    };
+    TimeFormat::for_grid(
+        time.first()
+            .into_iter()
+            .chain(time.last())
+            .copied()
+            .chain(first_step),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 28: stored results at 0.1 s steps print times with one decimal.
+    #[test]
+    fn stored_times_follow_their_grid() {
+        let time: Vec<f64> = (0..=200).map(|k| f64::from(k) * 0.1).collect();
+        let store = Store::replay("r", &time, Vec::new());
+        assert_eq!(store.meta().time_decimals, Some(1));
+        assert_eq!(
+            Store::replay("r", &[0.0, 0.125], Vec::new())
+                .meta()
+                .time_decimals,
+            Some(3)
+        );
+        assert_eq!(
+            Store::replay("r", &[], Vec::new()).meta().time_decimals,
+            Some(0)
+        );
+    }
 
     #[test]
     fn replay_rows_are_the_columns_side_by_side() {

@@ -227,10 +227,18 @@ fn bad_stream_positions_bodies_and_paths_are_refused_with_json() {
         (
             "POST",
             "/api/control",
-            &[][..],
+            &["Content-Type: text/plain"][..],
             "{\"command\": \"start\"}",
+            415,
+            "declared as 'text/plain'",
+        ),
+        (
+            "POST",
+            "/api/control",
+            &[][..],
+            "{\"command\": 3}",
             400,
-            "Content-Type application/json",
+            "the body is not a command",
         ),
         ("GET", "/api/nothing", &[], "", 404, "no such endpoint"),
         (
@@ -249,12 +257,19 @@ fn bad_stream_positions_bodies_and_paths_are_refused_with_json() {
         assert!(error.contains(says), "{method} {path} {body}: {error}");
         f.still_answers();
     }
-    // A valid command to stored results is still 409, as before.
-    let answer = f.send(
-        "POST",
-        "/api/control",
-        &["Content-Type: application/json"],
-        "{\"command\": \"start\"}",
-    );
-    assert_eq!(answer.code, 409, "{}", answer.body);
+    // A valid command to stored results is still 409, as before; issue 28: also without a
+    // Content-Type (read as JSON) and with a JSON type that has parameters.
+    for headers in [
+        &["Content-Type: application/json"][..],
+        &[][..],
+        &["Content-Type: application/json; charset=utf-8"][..],
+    ] {
+        let answer = f.send("POST", "/api/control", headers, "{\"command\": \"start\"}");
+        assert_eq!(answer.code, 409, "{headers:?}: {}", answer.body);
+        assert!(
+            answer.error().contains("cannot be steered"),
+            "{}",
+            answer.body
+        );
+    }
 }

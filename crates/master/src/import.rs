@@ -234,6 +234,8 @@ pub fn instantiate(plan: &SimulationPlan, logging_on: bool) -> Result<Vec<AnySla
                         };
                         let instance =
                             fmu.instantiate_fmi3(&s.name, &options).map_err(fmi_error)?;
+                        // The FMU may have refused Event Mode and run without it.
+                        let event_mode = instance.event_mode_used();
                         return Ok(Fmi3Slave::new(s.name.clone(), instance, event_mode).into());
                     }
                     let instance = fmu.instantiate(&s.name, &options).map_err(fmi_error)?;

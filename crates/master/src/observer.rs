@@ -87,6 +87,9 @@ pub struct OutputLayout {
     /// Parameter values per type; shapes: `parameter_values.<type>.len()` equals
     /// `parameters.<type>.len()`. A value that could not be read is NaN / 0 / false / empty.
     pub parameter_values: TypedValues,
+    /// How times are printed for people ([`SimulationPlan::time_format`]); result files keep
+    /// full precision.
+    pub time_format: crate::time::TimeFormat,
 }
 
 impl OutputLayout {
@@ -101,6 +104,7 @@ impl OutputLayout {
             columns: columns_of(plan, |s| &s.outputs),
             parameter_values: TypedValues::zeroed(&parameters.lengths()),
             parameters,
+            time_format: plan.time_format(),
         }
     }
 

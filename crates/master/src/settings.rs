@@ -55,6 +55,17 @@ pub struct Settings {
 }
 
 impl Settings {
+    /// The values that span the run's time grid, s: `tStart`, `hStart` and `tEnd`, and with
+    /// variable steps (`adjustStepSize`, or an error control that adapts the step) also
+    /// `hMin`. See [`crate::time::TimeFormat`] and [`crate::SimulationPlan::time_format`].
+    pub fn grid_values(&self) -> Vec<f64> {
+        let mut values = vec![self.t_start, self.h_start, self.t_end];
+        if self.adjust_step_size || self.error_control.adapts_step() {
+            values.push(self.h_min);
+        }
+        values
+    }
+
     /// True when cycles iterate (`maxIterations > 1`).
     pub fn iterate(&self) -> bool {
         self.max_iterations > 1

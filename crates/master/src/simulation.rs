@@ -451,7 +451,7 @@ impl Simulation {
                 let slave = self.sys.node(slave).name().to_string();
                 log::info!(
                     "Slave '{slave}' requested to end the simulation at t={} s.",
-                    self.t
+                    self.plan.time_format().show(self.t)
                 );
                 self.end(observer, RunOutcome::Terminated { slave, t: self.t })?;
                 Ok(Advanced::Done(self.report()))

@@ -154,7 +154,8 @@ impl StepControl {
             match algorithm.step(sys, &StepParams::new(s, t, h))? {
                 Outcome::Converged => {}
                 Outcome::IterationLimitExceeded if !s.adjust_step_size => log::info!(
-                    "Step failure at t={t}, taking step size {h}. Reduction of time step is not enabled, continuing with potentially inaccurate values."
+                    "Step failure at t={}, taking step size {h}. Reduction of time step is not enabled, continuing with potentially inaccurate values.",
+                    crate::time::TimeFormat::for_grid(s.grid_values()).show(t)
                 ),
                 Outcome::Terminated { slave } => return Ok(Stepped::Terminated { slave }),
                 failed @ (Outcome::IterationLimitExceeded | Outcome::Rejected { .. }) => {
@@ -279,7 +280,8 @@ fn step_instant(
     match algorithm.step(sys, &StepParams::new(s, t, h))? {
         Outcome::Converged => {}
         Outcome::IterationLimitExceeded => log::info!(
-            "Step failure at t={t}, taking step size {h}. Reduction of time step is not enabled, continuing with potentially inaccurate values."
+            "Step failure at t={}, taking step size {h}. Reduction of time step is not enabled, continuing with potentially inaccurate values.",
+            crate::time::TimeFormat::for_grid(s.grid_values()).show(t)
         ),
         Outcome::Terminated { slave } => return Ok(Stepped::Terminated { slave }),
         Outcome::Rejected { slave, reason } => {

@@ -37,6 +37,84 @@ impl std::fmt::Display for Seconds {
     }
 }
 
+/// The most decimals a [`TimeFormat`] prints (femtoseconds); a grid finer than that is printed
+/// as [`Seconds`] (the shortest round-trip decimal).
+pub const MAX_TIME_DECIMALS: usize = 15;
+
+/// Relative tolerance within which a grid value counts as written with a number of decimals:
+/// far above the rounding noise of doubles (about 1e-16) and far below any difference that
+/// a person means (`0.1` is 0.1000000000000000055…, `1/3 s` needs 9 decimals).
+const DECIMALS_TOLERANCE: f64 = 1e-9;
+
+/// The fewest decimals (0 to [`MAX_TIME_DECIMALS`]) with which `x` reads as itself within
+/// a relative 1e-9: 0 for `3600`, 1 for `0.1` and `17.900000000000002`, 3 for `0.125`, 9 or
+/// 10 for `1/3`; `None` for a value that needs more (`1e-20`), and 0 for zero and non-finite values.
+pub fn decimals_needed(x: f64) -> Option<usize> {
+    if x == 0.0 || !x.is_finite() {
+        return Some(0);
+    }
+    let tolerance = DECIMALS_TOLERANCE * x.abs();
+    (0..=MAX_TIME_DECIMALS).find(|&d| {
+        let scale = 10f64.powi(d as i32);
+        ((x * scale).round() / scale - x).abs() <= tolerance
+    })
+}
+
+/// How times are printed for people (console messages, the progress line, log messages, the
+/// live page): at most to the precision of the run's time grid, so that a communication point
+/// on the grid reads as on the grid (`t = 17.9 s`, not `t = 17.900000000000002 s`). Result
+/// files keep full precision; they never use this.
+///
+/// A format is made from the values that span the grid ([`TimeFormat::for_grid`]): the start
+/// time, the communication step size, the end time, and where steps vary or slaves have
+/// clocks of their own, the smallest step and the slaves' intervals and offsets. It prints
+/// as many decimals as the finest of them needs ([`decimals_needed`]), trailing zeros
+/// trimmed, never `-0`. The default format (and the format of a grid finer than
+/// [`MAX_TIME_DECIMALS`]) prints [`Seconds`].
+///
+/// Spec: issue 28 ("times are printed with floating-point noise"); none of MasterSim 0.9.8,
+/// which prints `t` with C's `%g` and so drops digits beyond six.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+pub struct TimeFormat {
+    /// Decimals printed; `None`: the shortest round-trip decimal ([`Seconds`]).
+    decimals: Option<usize>,
+}
+
+impl TimeFormat {
+    /// The format of a grid spanned by `values` (s): the most decimals any of them needs.
+    pub fn for_grid(values: impl IntoIterator<Item = f64>) -> TimeFormat {
+        let mut decimals = Some(0);
+        for x in values {
+            decimals = match (decimals, decimals_needed(x)) {
+                (Some(a), Some(b)) => Some(a.max(b)),
+                _ => None,
+            };
+        }
+        TimeFormat { decimals }
+    }
+
+    /// The decimals printed; `None` when times are printed as [`Seconds`].
+    pub fn decimals(&self) -> Option<usize> {
+        self.decimals
+    }
+
+    /// `t` (s) as text: `17.9`, `0`, `30706.6`.
+    pub fn show(&self, t: f64) -> String {
+        let Some(decimals) = self.decimals.filter(|_| t.is_finite()) else {
+            return Seconds(t).to_string();
+        };
+        let mut text = format!("{t:.decimals$}");
+        if text.contains('.') {
+            let kept = text.trim_end_matches('0').trim_end_matches('.').len();
+            text.truncate(kept);
+        }
+        if text.starts_with('-') && text[1..].chars().all(|c| c == '0' || c == '.') {
+            text.remove(0);
+        }
+        text
+    }
+}
+
 /// Above this many communication steps between `tStart` and `tEnd`, a run is warned about:
 /// at a microsecond a step it would take more than eleven days.
 pub const MANY_STEPS: f64 = 1e12;
@@ -258,6 +336,55 @@ mod tests {
         assert_eq!(text(-1e20), "-1e20");
         assert_eq!(text(3.2768e4), "32768");
         assert_eq!(text(4.440892098500626e-16), "4.440892098500626e-16");
+    }
+
+    #[test]
+    fn decimals_follow_the_grid() {
+        assert_eq!(decimals_needed(3600.0), Some(0));
+        assert_eq!(decimals_needed(0.1), Some(1));
+        assert_eq!(decimals_needed(17.900000000000002), Some(1));
+        assert_eq!(decimals_needed(0.125), Some(3));
+        assert_eq!(decimals_needed(1e-3), Some(3));
+        assert!(matches!(decimals_needed(1.0 / 3.0), Some(9 | 10)));
+        assert_eq!(decimals_needed(-0.25), Some(2));
+        assert_eq!(decimals_needed(0.0), Some(0));
+        assert_eq!(decimals_needed(1e-20), None);
+    }
+
+    /// Issue 28: values on the grid read as on the grid; off-grid values at most to the
+    /// grid's precision; a grid too fine for decimals prints the shortest round trip.
+    #[test]
+    fn times_print_to_the_precision_of_the_grid() {
+        let grid = TimeFormat::for_grid([0.0, 0.1, 40.0]);
+        assert_eq!(grid.decimals(), Some(1));
+        assert_eq!(grid.show(17.900000000000002), "17.9");
+        assert_eq!(grid.show(30706.600000000002), "30706.6");
+        assert_eq!(grid.show(20.0), "20");
+        assert_eq!(grid.show(-0.0), "0");
+        assert_eq!(grid.show(-1e-12), "0");
+        assert_eq!(grid.show(-2.5), "-2.5");
+        let mut t = 0.0;
+        for _ in 0..179 {
+            t += 0.1;
+        }
+        assert_eq!(grid.show(t), "17.9", "accumulated steps ({t})");
+        let fine = TimeFormat::for_grid([0.0, 0.001, 10.0]);
+        assert_eq!(fine.show(0.1 + 0.2), "0.3");
+        assert_eq!(
+            fine.show(1.2346),
+            "1.235",
+            "off the grid: the grid's precision"
+        );
+        let third = TimeFormat::for_grid([0.0, 1.0 / 3.0]).show(5.0 / 3.0);
+        assert!(
+            third.starts_with("1.66666666") && third.len() <= 12,
+            "{third}"
+        );
+        let tiny = TimeFormat::for_grid([0.0, 1e-20]);
+        assert_eq!(tiny.decimals(), None);
+        assert_eq!(tiny.show(3e-20), "3e-20");
+        assert_eq!(TimeFormat::default().show(0.1 + 0.2), "0.30000000000000004");
+        assert_eq!(grid.show(f64::NAN), "NaN");
     }
 
     #[test]

@@ -11,6 +11,7 @@ use std::io::IsTerminal;
 use std::sync::Arc;
 use std::time::Instant;
 
+use master::time::TimeFormat;
 use master::values::TypedValues;
 use master::{Counters, Observer, ObserverError, OutputLayout};
 
@@ -53,6 +54,8 @@ pub(crate) struct ConsoleProgress {
     display: Display,
     t_start: f64,
     t_end: f64,
+    /// How times are printed: to the precision of the run's time grid.
+    time_format: TimeFormat,
     started: Instant,
     /// The figures of a paced run, published by the session.
     pacing: Arc<PacingSlot>,
@@ -85,6 +88,7 @@ impl ConsoleProgress {
             display,
             t_start: 0.0,
             t_end: 0.0,
+            time_format: TimeFormat::default(),
             started: Instant::now(),
             pacing,
             paced_update: Instant::now(),
@@ -98,7 +102,7 @@ impl ConsoleProgress {
     fn show_start(&self, t: f64) {
         if let Display::Bar(bar) = &self.display {
             // The message first: the first frame drawn shows the time, not `t =  `.
-            bar.set_message(bar_message(t, self.t_end - self.t_start, ""));
+            bar.set_message(bar_message(&self.time_format, t, ""));
             bar.set_position(self.position(t));
         }
     }
@@ -131,37 +135,24 @@ fn fraction(t: f64, t_start: f64, t_end: f64) -> f64 {
     }
 }
 
-/// Communication point `t` (s) to 7 significant digits of the run's length `span` (s),
-/// without trailing zeros and never `-0`: `0`, `97.28`, `100`.
-fn format_time(t: f64, span: f64) -> String {
-    let decimals = if span.is_finite() && span > 0.0 {
-        (6.0 - span.log10().floor()).clamp(0.0, 15.0) as usize
-    } else {
-        6
-    };
-    let mut text = format!("{t:.decimals$}");
-    if text.contains('.') {
-        let kept = text.trim_end_matches('0').trim_end_matches('.').len();
-        text.truncate(kept);
-    }
-    if text.starts_with('-') && text[1..].chars().all(|c| c == '0' || c == '.') {
-        text.remove(0);
-    }
-    text
+/// The bar's message (after `t = `): `<t> s` with `t` to the precision of the time grid
+/// (`format`), then the pacing figures `real_time` (empty, or starting with `, `).
+fn bar_message(format: &TimeFormat, t: f64, real_time: &str) -> String {
+    format!("{} s{real_time}", format.show(t))
 }
 
-/// The bar's message (after `t = `): `<t> s`, then the pacing figures `real_time` (empty, or
-/// starting with `, `).
-fn bar_message(t: f64, span: f64, real_time: &str) -> String {
-    format!("{} s{real_time}", format_time(t, span))
-}
-
-/// A progress line: `t = 50 s (50.0 %), 512 steps, 2.0 s elapsed` and the pacing figures
-/// `real_time` (empty, or starting with `, `).
-fn progress_line(c: &Counters, t_start: f64, t_end: f64, elapsed: f64, real_time: &str) -> String {
+/// A progress line: `t = 50 s (50.0 %), 512 steps, 2.0 s elapsed` (`t` printed by `format`)
+/// and the pacing figures `real_time` (empty, or starting with `, `).
+fn progress_line(
+    format: &TimeFormat,
+    c: &Counters,
+    (t_start, t_end): (f64, f64),
+    elapsed: f64,
+    real_time: &str,
+) -> String {
     format!(
         "t = {} s ({:.1} %), {} steps, {elapsed:.1} s elapsed{real_time}",
-        format_time(c.t, t_end - t_start),
+        format.show(c.t),
         100.0 * fraction(c.t, t_start, t_end),
         c.steps,
     )
@@ -171,6 +162,7 @@ impl Observer for ConsoleProgress {
     fn start(&mut self, layout: &OutputLayout) -> Result<(), ObserverError> {
         self.t_start = layout.t_start;
         self.t_end = layout.t_end;
+        self.time_format = layout.time_format;
         self.started = Instant::now();
         self.stepped = false;
         self.finished = false;
@@ -214,15 +206,15 @@ impl Observer for ConsoleProgress {
         }
         let real_time =
             pacing.map_or_else(String::new, |p| format!(", real time {}", p.describe()));
-        let span = self.t_end - self.t_start;
+        let format = self.time_format;
         let position = self.position(c.t);
         match &mut self.display {
             Display::Bar(bar) if last => {
-                bar.finish_with_message(bar_message(c.t, span, &real_time))
+                bar.finish_with_message(bar_message(&format, c.t, &real_time))
             }
             Display::Bar(bar) => {
                 bar.set_position(position);
-                bar.set_message(bar_message(c.t, span, &real_time));
+                bar.set_message(bar_message(&format, c.t, &real_time));
             }
             Display::Lines {
                 last: last_line,
@@ -235,9 +227,9 @@ impl Observer for ConsoleProgress {
                     *printed = true;
                     let elapsed = self.started.elapsed().as_secs_f64();
                     sink(&progress_line(
+                        &format,
                         c,
-                        self.t_start,
-                        self.t_end,
+                        (self.t_start, self.t_end),
                         elapsed,
                         &real_time,
                     ));
@@ -326,10 +318,12 @@ mod tests {
         (progress, screen)
     }
 
-    fn layout(t_start: f64, t_end: f64) -> OutputLayout {
+    /// The layout of a run from `t_start` to `t_end` (s) at steps of `h` (s).
+    fn layout(t_start: f64, t_end: f64, h: f64) -> OutputLayout {
         OutputLayout {
             t_start,
             t_end,
+            time_format: TimeFormat::for_grid([t_start, h, t_end]),
             ..OutputLayout::default()
         }
     }
@@ -346,19 +340,19 @@ mod tests {
     }
 
     #[test]
-    fn times_are_short_and_never_minus_zero() {
-        assert_eq!(format_time(97.28, 100.0), "97.28");
-        assert_eq!(format_time(100.0, 100.0), "100");
-        assert_eq!(format_time(99.999_999_999, 100.0), "100");
-        assert_eq!(format_time(0.0, 100.0), "0");
-        assert_eq!(format_time(-0.0, 1.0), "0");
-        assert_eq!(format_time(-1e-12, 1.0), "0");
-        assert_eq!(format_time(0.1 + 0.2, 1.0), "0.3");
-        assert_eq!(format_time(-5.5, 10.0), "-5.5");
-        assert_eq!(format_time(1e-7, 1e-6), "0.0000001");
-        assert_eq!(format_time(123_456.7, 1e6), "123457");
-        assert_eq!(format_time(0.25, 0.0), "0.25");
-        assert_eq!(bar_message(97.28, 100.0, ""), "97.28 s");
+    fn times_follow_the_grid_and_are_never_minus_zero() {
+        let grid = TimeFormat::for_grid([0.0, 0.01, 100.0]);
+        assert_eq!(bar_message(&grid, 97.28, ""), "97.28 s");
+        assert_eq!(bar_message(&grid, 0.37 * 256.0, ""), "94.72 s");
+        assert_eq!(bar_message(&grid, -0.0, ""), "0 s");
+        let line = progress_line(
+            &grid,
+            &Counters::new(17.900000000000002),
+            (0.0, 100.0),
+            1.0,
+            "",
+        );
+        assert!(line.starts_with("t = 17.9 s (17.9 %), "), "{line}");
         assert_eq!(fraction(15.0, 10.0, 20.0), 0.5);
         assert_eq!(fraction(25.0, 10.0, 20.0), 1.0);
         assert_eq!(fraction(0.0, 0.0, 0.0), 0.0);
@@ -369,7 +363,7 @@ mod tests {
     #[test]
     fn the_bar_starts_at_the_start_time_and_ends_at_the_end_time() -> Result<(), ObserverError> {
         let (mut progress, screen) = bar_on_screen();
-        progress.start(&layout(0.0, 100.0))?;
+        progress.start(&layout(0.0, 100.0, 0.37))?;
         progress.output(0.0, &TypedValues::default())?;
         let frames = screen.frames();
         assert!(frames[0].contains("  0% t = 0 s ["), "{frames:?}");
@@ -394,7 +388,7 @@ mod tests {
     #[test]
     fn the_bar_counts_from_the_start_time() -> Result<(), ObserverError> {
         let (mut progress, screen) = bar_on_screen();
-        progress.start(&layout(10.0, 20.0))?;
+        progress.start(&layout(10.0, 20.0, 0.001))?;
         assert!(screen.frames()[0].contains("  0% t = 10 s ["));
         let mut c = Counters::new(10.0);
         c.steps = PROGRESS_STEPS;
@@ -423,7 +417,7 @@ mod tests {
 
         // A resumed run's first row is at its checkpoint.
         let (mut progress, screen) = bar_on_screen();
-        progress.start(&layout(0.0, 8.0))?;
+        progress.start(&layout(0.0, 8.0, 0.5))?;
         progress.output(2.0, &TypedValues::default())?;
         let frames = screen.frames();
         assert!(
@@ -453,7 +447,7 @@ mod tests {
             sink: Box::new(move |line| sink_lines.lock().expect("lines").push(line.to_string())),
         };
         let mut progress = ConsoleProgress::with_display(display, Arc::new(PacingSlot::default()));
-        progress.start(&layout(0.0, 10.0))?;
+        progress.start(&layout(0.0, 10.0, 0.01))?;
         run(&mut progress, 0.0, 10.0, 0.01);
         assert_eq!(
             *lines.lock().expect("lines"),
@@ -461,7 +455,7 @@ mod tests {
             "a short run"
         );
 
-        progress.start(&layout(0.0, 10.0))?;
+        progress.start(&layout(0.0, 10.0, 0.01))?;
         let long_ago = Instant::now().checked_sub(Duration::from_secs(3));
         if let (Display::Lines { last, .. }, Some(long_ago)) = (&mut progress.display, long_ago) {
             *last = long_ago;

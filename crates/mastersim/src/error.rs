@@ -53,6 +53,13 @@ pub enum Error {
         /// The path given.
         path: PathBuf,
     },
+    /// The path given as the project is a file of a kind mastersim does not read (a
+    /// Markdown file, a table): refused before anything is created.
+    #[error("'{}' is not a project: expected a MasterSim project (.msim), an FMU (.fmu) or an SSP system (.ssp, .ssd or a folder with SystemStructure.ssd)", path.display())]
+    UnknownInput {
+        /// The path given.
+        path: PathBuf,
+    },
     /// An SSP system could not be read (names the file, line and element).
     #[error(transparent)]
     Ssp(#[from] ssp::SspError),

@@ -6,9 +6,11 @@ pub mod checkpoint;
 mod console;
 mod error;
 mod exit;
+mod input;
 mod lock;
 mod options;
 pub mod pacing;
+mod prepare;
 mod recorder;
 pub mod report;
 mod results;
@@ -19,6 +21,7 @@ mod supervise;
 use std::path::Path;
 
 pub use error::{Error, Result};
+pub use input::InputKind;
 pub use lock::{LOCK_FILE, WorkingDirLock};
 pub use master;
 pub use master::project::ResultFormat;
@@ -27,6 +30,7 @@ pub use master::{
     TimeArithmetic, Value,
 };
 pub use options::{Options, StepTimeout, TimeoutHandler};
+pub use prepare::check;
 pub use recorder::{Recorder, Results};
 pub use report::Ending;
 pub use session::Session;

@@ -33,7 +33,8 @@ pub struct StepTimeout {
 #[derive(Debug, Clone)]
 pub struct Options {
     /// Working directory for extracted FMUs, logs and results (default: the project path
-    /// without its extension, as MasterSim does).
+    /// without its extension, as MasterSim does; for an FMU run on its own, `<model>/` in the
+    /// current directory, see [`Options::working_dir_for`]).
     pub working_dir: Option<PathBuf>,
     /// Reuse the FMUs already extracted in `<working_dir>/fmus/<name>` instead of extracting
     /// them again (default false).
@@ -111,13 +112,21 @@ impl Default for Options {
 
 impl Options {
     /// The working directory of `project` under these options: [`Options::working_dir`], or
-    /// the project path without its extension.
+    /// for a project or SSP system its path without the extension (MasterSim's layout), and
+    /// for an FMU run on its own `<model>/` in the current directory (`Prey.fmu` runs in
+    /// `./Prey/`), so that a run never writes beside an FMU that may sit in a source tree or
+    /// a read-only folder.
     ///
-    /// Spec: MasterSim reference §5.
+    /// Spec: MasterSim reference §5 (projects); FMPy and OMSimulator also write the results
+    /// of a bare FMU run into the current directory.
     pub fn working_dir_for(&self, project: &Path) -> PathBuf {
-        self.working_dir
-            .clone()
-            .unwrap_or_else(|| project.with_extension(""))
+        if let Some(dir) = &self.working_dir {
+            return dir.clone();
+        }
+        match (crate::InputKind::by_extension(project), project.file_stem()) {
+            (Some(crate::InputKind::Fmu), Some(stem)) => PathBuf::from(stem),
+            _ => project.with_extension(""),
+        }
     }
 
     /// Where the checkpoint of `project` under these options is written and resumed from:
@@ -171,5 +180,34 @@ impl Options {
             });
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 28: a bare FMU run works in `./<model>/`, never beside the FMU; projects and
+    /// SSP systems keep MasterSim's layout; `--working-dir` wins.
+    #[test]
+    fn working_directories() {
+        let options = Options::default();
+        let dir = |p: &str| options.working_dir_for(Path::new(p));
+        assert_eq!(dir("fmus/packed/Prey.fmu"), PathBuf::from("Prey"));
+        assert_eq!(dir("/abs/Model.FMU"), PathBuf::from("Model"));
+        assert_eq!(dir("projects/lv.msim"), PathBuf::from("projects/lv"));
+        assert_eq!(dir("s/system.ssp"), PathBuf::from("s/system"));
+        let chosen = Options {
+            working_dir: Some(PathBuf::from("/tmp/wd")),
+            ..Options::default()
+        };
+        assert_eq!(
+            chosen.working_dir_for(Path::new("fmus/Prey.fmu")),
+            PathBuf::from("/tmp/wd")
+        );
+        assert_eq!(
+            options.checkpoint_path_for(Path::new("a/Prey.fmu")),
+            PathBuf::from("Prey/checkpoint/state.bin")
+        );
     }
 }

@@ -19,6 +19,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+use master::time::TimeFormat;
 use serde::Serialize;
 
 /// How late a step may end before it counts as an overrun: below this, the lateness is timer
@@ -108,6 +109,8 @@ impl PacingSlot {
 pub struct Pacer {
     /// Simulated seconds per wall-clock second; `None`: measure only, never wait.
     factor: Option<f64>,
+    /// How the warnings print times (to the precision of the run's time grid).
+    time_format: TimeFormat,
     /// The simulated time of the base, s.
     t_base: f64,
     /// The wall time of the base.
@@ -138,6 +141,7 @@ impl Pacer {
     pub fn new(t: f64, factor: Option<f64>) -> Pacer {
         Pacer {
             factor: factor.filter(|f| f.is_finite() && *f > 0.0),
+            time_format: TimeFormat::default(),
             t_base: t,
             wall_base: Instant::now(),
             last: None,
@@ -150,6 +154,13 @@ impl Pacer {
             last_warning: None,
             unwarned: 0,
         }
+    }
+
+    /// The same pacer, printing the times of its warnings with `format` (the run's
+    /// [`master::SimulationPlan::time_format`]).
+    pub fn with_time_format(mut self, format: TimeFormat) -> Pacer {
+        self.time_format = format;
+        self
     }
 
     /// The real-time factor, if pacing.
@@ -236,8 +247,9 @@ impl Pacer {
                 String::new()
             };
             log::warn!(
-                "real time: the step to t = {t} s ended {:.1} ms after its deadline{others}; \
+                "real time: the step to t = {} s ended {:.1} ms after its deadline{others}; \
                  pacing continues from there",
+                self.time_format.show(t),
                 late.as_secs_f64() * 1e3
             );
             self.last_warning = Some(now);

@@ -9,15 +9,15 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use master::experiment::Fallback;
-use master::project::{Project, ResultFormat};
+use master::project::Project;
 use master::watchdog::CallMonitor;
 use master::{
-    Counters, ImportOptions, Observer, Observers, PlanOptions, RunOutcome, Simulation,
-    SimulationPlan, Statistics, StepReport, Value,
+    Counters, Observer, Observers, RunOutcome, Simulation, SimulationPlan, Statistics, StepReport,
+    Value,
 };
 
 use crate::checkpoint::{Checkpoint, FileHash, RunSettings, Sources};
+use crate::prepare::{Prepared, prepare};
 
 use crate::console::ConsoleProgress;
 use crate::options::Options;
@@ -153,6 +153,8 @@ impl Session {
         checkpoint: Option<(&Path, &Checkpoint)>,
     ) -> Result<Session> {
         let project_path = &crate::run_input(project);
+        // Before anything is created: a path that is no input leaves nothing behind.
+        let kind = crate::InputKind::check(project_path)?;
         let wd = options.working_dir_for(project_path);
         // Before anything is written: another run may own the directory.
         let lock = WorkingDirLock::acquire(&wd)?;
@@ -162,30 +164,16 @@ impl Session {
             path: log_dir.clone(),
             source,
         })?;
-        if project_path.is_dir() {
-            return Err(Error::ProjectIsDirectory {
-                path: project_path.to_path_buf(),
-            });
-        }
-        if !project_path.is_file() {
-            if project_path.exists() {
-                return Err(Error::ProjectNotAFile {
-                    path: project_path.to_path_buf(),
-                    problem: output::input::why_not_a_file(project_path),
-                });
+        match kind {
+            crate::InputKind::Fmu => {
+                log::info!("Running FMU '{}' on its own", project_path.display());
             }
-            return Err(Error::ProjectNotFound {
-                path: project_path.to_path_buf(),
-            });
-        }
-        let fmu_run = is_fmu(project_path);
-        let ssp_run = ssp::is_ssp(project_path);
-        if fmu_run {
-            log::info!("Running FMU '{}' on its own", project_path.display());
-        } else if ssp_run {
-            log::info!("Reading SSP system '{}'", project_path.display());
-        } else {
-            log::info!("Reading project '{}'", project_path.display());
+            crate::InputKind::Ssp => {
+                log::info!("Reading SSP system '{}'", project_path.display());
+            }
+            crate::InputKind::Project => {
+                log::info!("Reading project '{}'", project_path.display());
+            }
         }
         // Hashed as read now: a checkpoint names this content even if the file changes later.
         let command_line: Vec<String> = options
@@ -200,94 +188,14 @@ impl Session {
             )
             .collect();
         let project_hash = FileHash::of(project_path)?.with_options(&command_line);
-        let mut not_in_msim = Vec::new();
-        let mut input_hashes = Vec::new();
-        let mut project = if fmu_run {
-            Project::for_fmu(project_path)
-        } else if ssp_run {
-            let system = ssp::load(
-                project_path,
-                &ssp::LoadOptions {
-                    parameter_set: options.parameter_set.clone(),
-                    extract_dir: wd.join("ssp"),
-                    allow_outside_references: options.allow_outside_references,
-                    extract: fmi::archive::ExtractOptions {
-                        max_total_size: options.max_fmu_size,
-                    },
-                },
-            )?;
-            not_in_msim = system.not_in_msim;
-            // Hashed as read now, like the project file; FMUs are hashed as slaves.
-            input_hashes = system
-                .files
-                .iter()
-                .skip(1)
-                .filter(|f| !is_fmu(f))
-                .map(|f| FileHash::of(f))
-                .collect::<Result<_>>()?;
-            system.project
-        } else {
-            Project::from_file(project_path).map_err(master::Error::from)?
-        };
-        if let (Some(input), false) = (&options.input, fmu_run) {
-            return Err(Error::InvalidOption {
-                option: "input",
-                value: input.display().to_string(),
-                expected: "a run of one FMU (an input table feeds the inputs of that FMU)",
-            });
-        }
-        let single_slave = fmu_run.then(|| project.simulators[0].name.clone());
-        project
-            .apply_overrides(&options.overrides, single_slave.as_deref())
-            .map_err(master::Error::from)?;
-        if let Some(arithmetic) = options.time_arithmetic {
-            project.time_arithmetic = arithmetic;
-        }
-        let formats = options
-            .result_formats
-            .clone()
-            .unwrap_or_else(|| project.result_formats.clone());
-        let results = ResultOptions {
-            threshold: options.output_threshold.or(project.output_threshold),
-            step_statistics: options.step_statistics,
-            formats,
-        };
-        let settings = RunSettings::new(
-            &results.formats,
-            results.threshold,
-            &project.output_only,
-            project.time_arithmetic,
-        );
-        if let Some((path, checkpoint)) = checkpoint {
-            checkpoint.settings.check(path, &settings)?;
-        }
-        log::info!("Importing FMUs");
-        let import = ImportOptions {
-            skip_unzip: options.skip_unzip,
-            extract: fmi::archive::ExtractOptions {
-                max_total_size: options.max_fmu_size,
-            },
-        };
-        let fmus = master::import_fmus(&project, &wd, &import)?;
-        if let Some(input) = &options.input {
-            master::single_fmu::connect_input_table(&mut project, input, &fmus)?;
-        }
-        let fallback = if fmu_run {
-            Fallback::SingleFmu
-        } else if ssp_run {
-            Fallback::System
-        } else {
-            Fallback::MasterSim
-        };
-        master::experiment::complete_settings(&mut project, &fmus, fallback);
-        let plan = SimulationPlan::build(
-            &project,
-            &PlanOptions {
-                working_dir: wd.clone(),
-                collect_parameters: results.formats.iter().any(|f| *f != ResultFormat::Csv),
-            },
-            |def| master::resolve_slave(&project, def, &fmus),
-        )?;
+        let Prepared {
+            project,
+            plan,
+            results,
+            settings,
+            not_in_msim,
+            input_hashes,
+        } = prepare(project_path, kind, options, &wd, checkpoint)?;
         log::info!("Cycles");
         for (c, cycle) in plan.cycles.iter().enumerate() {
             log::info!("Cycle {}:", c + 1);
@@ -561,7 +469,7 @@ impl Session {
             Ok(RunOutcome::Completed) => "completed".to_string(),
             _ => self
                 .ending()
-                .summary_lines()
+                .summary_lines(&self.sim.plan().time_format())
                 .into_iter()
                 .map(|(_, v)| v)
                 .next_back()
@@ -573,7 +481,8 @@ impl Session {
 
     fn steered(&mut self, steering: &Steering) -> Result<RunOutcome> {
         self.ensure_initialized()?;
-        let mut pacer = Pacer::new(self.sim.time(), steering.status().real_time);
+        let mut pacer = Pacer::new(self.sim.time(), steering.status().real_time)
+            .with_time_format(self.sim.plan().time_format());
         // The steering's command count when pacing last restarted; `None` while held.
         let mut paced_since = None;
         let mut published = Instant::now();
@@ -799,11 +708,4 @@ impl Drop for Session {
             log::warn!("{e}");
         }
     }
-}
-
-/// True when `path` names an FMU (`.fmu`, any case), which runs on its own as a one-slave
-/// project.
-fn is_fmu(path: &Path) -> bool {
-    path.extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("fmu"))
 }

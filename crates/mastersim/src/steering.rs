@@ -176,16 +176,18 @@ impl Steering {
     }
 
     /// Pauses a running run at its next communication point (the step in progress completes).
-    /// Pausing a paused or waiting run changes nothing.
+    /// Pausing a paused run changes nothing.
     ///
     /// # Errors
-    /// [`SteeringError::Finished`].
+    /// [`SteeringError::Finished`]; [`SteeringError::NotNow`] while waiting for Start (there
+    /// is nothing to pause yet).
     pub fn pause(&self) -> Result<SteeringStatus, SteeringError> {
-        self.command(|s| {
-            if s.wanted == RunState::Running {
+        self.command(|s| match s.wanted {
+            RunState::Running | RunState::Paused => {
                 s.wanted = RunState::Paused;
+                Ok(())
             }
-            Ok(())
+            other => Err(not_now("pause", other)),
         })
     }
 
@@ -343,7 +345,13 @@ mod tests {
     fn commands_follow_the_states() {
         let s = Steering::new(RunState::Waiting, None).unwrap();
         let never = AtomicBool::new(false);
-        assert!(matches!(s.pause(), Ok(st) if st.state == RunState::Waiting));
+        assert!(matches!(
+            s.pause(),
+            Err(SteeringError::NotNow {
+                command: "pause",
+                state: "waiting"
+            })
+        ));
         s.step().unwrap();
         assert_eq!(s.next(&never), Next::Step);
         assert_eq!(s.status().state, RunState::Paused);

@@ -254,8 +254,8 @@ fn abandon(record: &SharedRecord, w: &Watch, call: BusyCall) -> ! {
         "slave '{name}': {} did not return within {} s (t={} s, h={} s); the run is abandoned",
         call.call.name(),
         w.timeout.limit.as_secs_f64(),
-        call.t,
-        call.h
+        w.run.time_format.show(call.t),
+        master::time::Seconds(call.h)
     );
     log::error!("{message}");
     if let Err(e) = record.finish_files() {

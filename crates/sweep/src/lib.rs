@@ -2,7 +2,8 @@
 //!
 //! A sweep file ([`read_sweep_file`]) or a batch input ([`batch_plan`]) becomes a [`Plan`]:
 //! numbered cases, each the base project (or SSP system, or FMU) with overrides in the `--set`
-//! syntax. [`Plan::lay_out`] writes it to the sweep directory (`plan.json`, `cases.csv`, one
+//! syntax; [`check_overrides`] checks every override name against the base before any case
+//! starts. [`Plan::lay_out`] writes it to the sweep directory (`plan.json`, `cases.csv`, one
 //! working directory `cases/<k>/` per case). Each case runs as `mastersim sweep case <dir> <k>`,
 //! which leaves a [`CaseRecord`] (`case.json`) beside the run's usual files. The executors run
 //! those commands: [`run_local`] as child processes on this machine, [`slurm::submit`] as a
@@ -22,6 +23,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod check;
 mod collect;
 mod error;
 mod files;
@@ -34,10 +36,11 @@ mod status;
 
 use std::path::Path;
 
+pub use check::check_overrides;
 pub use collect::{CaseResult, Collection, OutputStats, SWEEP_JSON_SCHEMA, collect, write_junit};
 pub use error::{Error, Result};
 pub use local::{Ended, Held, KILL_GRACE, LocalOptions, LocalRun, run_local};
-pub use plan::{Case, PLAN_SCHEMA, PLAN_VERSION, Plan, batch_plan};
+pub use plan::{Case, ColumnPlace, PLAN_SCHEMA, PLAN_VERSION, Plan, batch_plan};
 pub use spec::{default_dir, read_sweep_file};
 pub use status::{CaseRecord, Outcome};
 

@@ -2,8 +2,9 @@
 //! most `jobs` at a time, with a progress bar over cases.
 //!
 //! Each child runs in a process group of its own, so that Ctrl-C at the terminal reaches only
-//! the executor, which then asks every running case to stop once (SIGTERM: the case writes a
-//! checkpoint and its results so far, and the next run of the sweep continues it). A case that
+//! the executor, which then asks every running case to stop once with the signal it received
+//! itself (SIGINT after Ctrl-C, SIGTERM otherwise: the case writes a checkpoint and its results
+//! so far, and the next run of the sweep continues it). A case that
 //! exceeds the sweep's wall-time limit stops itself; one that does not react is killed after
 //! [`KILL_GRACE`]. A case that fails does not stop the others.
 //!
@@ -40,6 +41,22 @@ pub struct LocalOptions {
     pub jobs: usize,
     /// Draw a progress bar on the terminal (hidden when stderr is not one).
     pub progress: bool,
+    /// The signal number the running cases are stopped with when the stop flag is raised:
+    /// read at that moment, so that the caller can store the signal it received (SIGINT after
+    /// Ctrl-C; a case then reports that it was interrupted by SIGINT). 0, or a number that is
+    /// no signal, means SIGTERM.
+    pub stop_signal: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl LocalOptions {
+    /// The signal the running cases get when the run is stopped (see
+    /// [`LocalOptions::stop_signal`]).
+    fn stop_signal(&self) -> Signal {
+        i32::try_from(self.stop_signal.load(Ordering::Relaxed))
+            .ok()
+            .and_then(|n| Signal::try_from(n).ok())
+            .unwrap_or(Signal::SIGTERM)
+    }
 }
 
 /// A case that ended, as the executor saw it.
@@ -93,7 +110,8 @@ fn case_command(exe: &Path, dir: &Path, k: usize) -> Command {
 
 /// Runs the cases `cases` of `plan` as child processes, `options.jobs` at a time; each
 /// child's console output goes to `cases/<k>/console.txt`. When `stop` is raised, no further
-/// case starts and the running ones get SIGTERM once. Returns the cases that ran, in the order
+/// case starts and the running ones get [`LocalOptions::stop_signal`] once (SIGTERM unless
+/// the caller stored another). Returns the cases that ran, in the order
 /// they ended, and those that another process held.
 ///
 /// A child that ends by a signal cannot write its own record; the executor writes it
@@ -127,7 +145,7 @@ pub fn run_local(
                     let Some(&k) = cases.get(next.fetch_add(1, Ordering::Relaxed)) else {
                         break;
                     };
-                    let ended = run_case(plan, k, &options.exe, running);
+                    let ended = run_case(plan, k, options, running);
                     if sender.send(ended).is_err() {
                         break;
                     }
@@ -176,11 +194,12 @@ pub fn run_local(
                 Err(mpsc::RecvTimeoutError::Disconnected) => break,
             }
             let mut running = running.lock().expect("invariant: no panic while locked");
-            if stop.load(Ordering::Relaxed) && !running.signalled {
-                running.signalled = true;
+            if stop.load(Ordering::Relaxed) && running.signalled.is_none() {
+                let signal = options.stop_signal();
+                running.signalled = Some(signal);
                 for (pid, _) in running.children.values() {
                     // The child may have ended meanwhile; nothing to do then.
-                    let _ = nix::sys::signal::kill(*pid, Signal::SIGTERM);
+                    let _ = nix::sys::signal::kill(*pid, signal);
                 }
             }
             if let Some(limit) = plan.wall_time_limit {
@@ -205,14 +224,21 @@ pub fn run_local(
 struct Running {
     /// Process id and start of each running case.
     children: HashMap<usize, (Pid, Instant)>,
-    /// SIGTERM was sent to every running case; a case that starts later gets it at once.
-    signalled: bool,
+    /// The signal sent to every running case once the run was stopped; a case that starts
+    /// later gets it at once.
+    signalled: Option<Signal>,
 }
 
 /// Runs case `k` in a child process and waits for it; registers it in `running` meanwhile.
 /// A case held by another process is not started; one that another process took between the
 /// look and the start ends with exit code 2 without writing anything, and counts as held too.
-fn run_case(plan: &Plan, k: usize, exe: &Path, running: &Mutex<Running>) -> Result<Taken> {
+fn run_case(
+    plan: &Plan,
+    k: usize,
+    options: &LocalOptions,
+    running: &Mutex<Running>,
+) -> Result<Taken> {
+    let exe = options.exe.as_path();
     if let Some(holder) = holder(plan, k) {
         return Ok(Taken::Held(Held { case: k, holder }));
     }
@@ -237,8 +263,8 @@ fn run_case(plan: &Plan, k: usize, exe: &Path, running: &Mutex<Running>) -> Resu
     {
         let mut running = running.lock().expect("invariant: no panic while locked");
         running.children.insert(k, (pid, Instant::now()));
-        if running.signalled {
-            let _ = nix::sys::signal::kill(pid, Signal::SIGTERM);
+        if let Some(signal) = running.signalled {
+            let _ = nix::sys::signal::kill(pid, signal);
         }
     }
     let status = child.wait();

@@ -54,6 +54,20 @@ pub struct Plan {
     pub outputs: Vec<String>,
     /// The cases, `cases[k].index == k`.
     pub cases: Vec<Case>,
+    /// Where each of [`Plan::columns`] is written, in the same order: the sweep file (or its
+    /// case table) and the line, for the errors of [`crate::check_overrides`]. Empty for a
+    /// batch and for a plan read back from `plan.json` (not part of it).
+    #[serde(skip)]
+    pub column_places: Vec<ColumnPlace>,
+}
+
+/// Where an override name of a sweep is written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ColumnPlace {
+    /// The sweep file, or the case table of a `[table]` sweep.
+    pub path: PathBuf,
+    /// 1-based line.
+    pub line: usize,
 }
 
 impl Plan {
@@ -81,6 +95,7 @@ impl Plan {
             checkpoint_interval: None,
             outputs,
             cases,
+            column_places: Vec::new(),
         }
     }
 

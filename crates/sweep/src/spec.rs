@@ -14,7 +14,7 @@ use toml::Spanned;
 
 use crate::error::{Error, Result};
 use crate::files::absolute;
-use crate::plan::{Case, Plan};
+use crate::plan::{Case, ColumnPlace, Plan};
 
 /// The sweep file as written, before its cases are made.
 #[derive(Debug, Deserialize)]
@@ -73,6 +73,14 @@ struct Source<'a> {
 }
 
 impl Source<'_> {
+    /// Where the key `name` is written in the sweep file.
+    fn place(&self, name: &Spanned<String>) -> ColumnPlace {
+        ColumnPlace {
+            path: self.path.to_path_buf(),
+            line: self.line(name.span().start),
+        }
+    }
+
     /// The 1-based line of byte `offset`.
     fn line(&self, offset: usize) -> usize {
         1 + self.text.as_bytes()[..offset.min(self.text.len())]
@@ -125,7 +133,7 @@ pub fn read_sweep_file(path: &Path, dir: Option<&Path>) -> Result<Plan> {
         ));
     }
     let base = absolute(&base)?;
-    let (columns, rows) = match (&raw.grid, &raw.table, &raw.monte_carlo) {
+    let (columns, rows, places) = match (&raw.grid, &raw.table, &raw.monte_carlo) {
         (Some(grid), None, None) => grid_cases(&source, grid)?,
         (None, Some(table), None) => table_cases(&source, folder, &table.get_ref().file)?,
         (None, None, Some(mc)) => monte_carlo_cases(&source, mc)?,
@@ -167,7 +175,7 @@ pub fn read_sweep_file(path: &Path, dir: Option<&Path>) -> Result<Plan> {
                 .collect(),
         })
         .collect();
-    Ok(Plan::new(
+    let mut plan = Plan::new(
         name,
         absolute(path)?,
         dir,
@@ -176,11 +184,14 @@ pub fn read_sweep_file(path: &Path, dir: Option<&Path>) -> Result<Plan> {
         raw.wall_time_limit.map(Spanned::into_inner),
         raw.collect.map(|c| c.outputs).unwrap_or_default(),
         cases,
-    ))
+    );
+    plan.column_places = places;
+    Ok(plan)
 }
 
-/// The override names and, per case, the value of each (`None`: not overridden).
-type Rows = (Vec<String>, Vec<Vec<Option<String>>>);
+/// The override names, per case the value of each (`None`: not overridden), and where each
+/// name is written.
+type Rows = (Vec<String>, Vec<Vec<Option<String>>>, Vec<ColumnPlace>);
 
 /// A TOML value as the text of an override: strings as they are, numbers in their shortest
 /// exact form, booleans as `true`/`false`.
@@ -202,6 +213,7 @@ pub(crate) fn number_text(x: f64) -> String {
 /// The cartesian product of the grid's value lists, the last key varying fastest.
 fn grid_cases(source: &Source<'_>, grid: &Spanned<Entries>) -> Result<Rows> {
     let mut columns = Vec::new();
+    let mut places = Vec::new();
     let mut lists: Vec<Vec<String>> = Vec::new();
     for (name, value) in grid.get_ref() {
         let what = format!("[grid] \"{}\"", name.get_ref());
@@ -226,6 +238,7 @@ fn grid_cases(source: &Source<'_>, grid: &Spanned<Entries>) -> Result<Rows> {
             })
             .collect::<Result<Vec<_>>>()?;
         columns.push(name.get_ref().clone());
+        places.push(source.place(name));
         lists.push(texts);
     }
     if columns.is_empty() {
@@ -243,7 +256,7 @@ fn grid_cases(source: &Source<'_>, grid: &Spanned<Entries>) -> Result<Rows> {
             row
         })
         .collect();
-    Ok((columns, rows))
+    Ok((columns, rows, places))
 }
 
 /// One case per row of the table `file` (comma-, tab- or semicolon-separated, read by
@@ -271,6 +284,7 @@ fn table_cases(source: &Source<'_>, folder: &Path, file: &Spanned<String>) -> Re
         }
         other => Error::sweep_file(&path, None, other.to_string()),
     })?;
+    let header_line = table.header.line;
     let columns = table.header.fields;
     if let Some(i) = columns.iter().position(String::is_empty) {
         return Err(Error::sweep_file(
@@ -292,7 +306,14 @@ fn table_cases(source: &Source<'_>, folder: &Path, file: &Spanned<String>) -> Re
                 .collect()
         })
         .collect();
-    Ok((columns, rows))
+    let places = columns
+        .iter()
+        .map(|_| ColumnPlace {
+            path: path.clone(),
+            line: header_line,
+        })
+        .collect();
+    Ok((columns, rows, places))
 }
 
 /// `cases` draws of the parameters' distributions. Case `k` draws from a ChaCha8 generator
@@ -308,9 +329,11 @@ fn monte_carlo_cases(source: &Source<'_>, mc: &Spanned<RawMonteCarlo>) -> Result
         ));
     }
     let mut columns = Vec::new();
+    let mut places = Vec::new();
     let mut distributions = Vec::new();
     for (name, spec) in mc.parameters.get_ref() {
         columns.push(name.get_ref().clone());
+        places.push(source.place(name));
         distributions.push(distribution(spec.get_ref()).map_err(|message| {
             source.error(
                 spec.span(),
@@ -337,7 +360,7 @@ fn monte_carlo_cases(source: &Source<'_>, mc: &Spanned<RawMonteCarlo>) -> Result
                 .collect()
         })
         .collect();
-    Ok((columns, rows))
+    Ok((columns, rows, places))
 }
 
 /// Reads `{ uniform = [low, high] }` or `{ normal = [mean, standard deviation] }`.

@@ -7,6 +7,7 @@ use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
 
+use crate::elf::ElfTarget;
 use crate::model_description::MAX_DESCRIPTION_SIZE;
 use crate::{Error, ModelDescription, Result};
 
@@ -34,6 +35,24 @@ pub struct FmuContents {
     /// Files under `sources/` (archive paths with `/` separators, in archive order); empty
     /// when the FMU comes without sources.
     pub source_files: Vec<String>,
+    /// The shared library this machine would load, when the archive holds it:
+    /// `binaries/<platform>/<modelIdentifier>.so` ([`crate::Fmu::platform_folder`]).
+    pub library: Option<LibraryEntry>,
+}
+
+/// The shared library of this machine's platform in an FMU archive, as [`inspect`] finds it
+/// (only its first bytes are decompressed).
+///
+/// Spec: FMI 2.0.2 §2.3 (`binaries/<platform>/<modelIdentifier>.so`), FMI 3.0 FMU
+/// distribution (platform tuples); System V ABI (ELF header).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LibraryEntry {
+    /// The archive path (`binaries/linux64/Prey.so`).
+    pub path: String,
+    /// The architecture its ELF header names when it is not this machine's (`AArch64 (64-bit
+    /// ARM)`): loading it would be refused. `None` for a library of this machine, and for a
+    /// file that is no ELF file (which `dlopen` would refuse with its own message).
+    pub foreign_architecture: Option<String>,
 }
 
 /// Reads `modelDescription.xml` and the list of entries straight from the archive `fmu`:
@@ -65,6 +84,28 @@ pub struct FmuContents {
 /// Spec: FMI 2.0.2 §2.3 (FMU layout: `modelDescription.xml`, `binaries/<platform>/`,
 /// `sources/`), §2.2.1 (`generationDateAndTime`, `version`); FMI 1.0 §2.1, §2.2.
 pub fn inspect(fmu: &Path, options: &ExtractOptions) -> Result<FmuContents> {
+    read(fmu, options, ModelDescription::from_bytes)
+}
+
+/// As [`inspect`], but to describe the FMU rather than to run it (`mastersim info`): an FMU
+/// without a co-simulation interface is read too, through
+/// [`ModelDescription::from_bytes_any_interface`] (its [`ModelDescription::interfaces`] say
+/// what it offers).
+///
+/// # Errors
+/// As [`inspect`], except [`Error::NoCoSimulation`] for an FMU that offers another interface.
+///
+/// Spec: as [`inspect`]; FMI 3.0 §2.4.1 and FMI 2.0.2 §2.2.1 (the interface elements).
+pub fn describe(fmu: &Path, options: &ExtractOptions) -> Result<FmuContents> {
+    read(fmu, options, ModelDescription::from_bytes_any_interface)
+}
+
+/// A reader of `modelDescription.xml` (its bytes, its path for messages): the description
+/// and the XML text.
+type Parse = fn(Vec<u8>, &Path) -> Result<(ModelDescription, String)>;
+
+/// [`inspect`] and [`describe`], reading the description with `parse`.
+fn read(fmu: &Path, options: &ExtractOptions, parse: Parse) -> Result<FmuContents> {
     let io_error = |source| Error::Io {
         path: fmu.to_owned(),
         source,
@@ -134,8 +175,9 @@ pub fn inspect(fmu: &Path, options: &ExtractOptions) -> Result<FmuContents> {
         });
     }
     drop(entry);
-    let (description, text) = ModelDescription::from_bytes(bytes, &path)?;
+    let (description, text) = parse(bytes, &path)?;
     listing.warn_repeated(fmu);
+    let library = library_entry(&mut listing, &description);
     let root_attribute = |name: &str| root_attribute(&text, name);
     Ok(FmuContents {
         description,
@@ -143,6 +185,41 @@ pub fn inspect(fmu: &Path, options: &ExtractOptions) -> Result<FmuContents> {
         model_version: root_attribute("version"),
         platforms: platforms.into_iter().collect(),
         source_files,
+        library,
+    })
+}
+
+/// The library of this machine's platform in `listing`, with the architecture of its ELF
+/// header when that is another one; `None` when the archive does not hold it. A header that
+/// cannot be read is no ELF file here (loading would report it).
+fn library_entry<R: Read + io::Seek>(
+    listing: &mut Listing<R>,
+    description: &ModelDescription,
+) -> Option<LibraryEntry> {
+    let path = format!(
+        "binaries/{}/{}.so",
+        crate::Fmu::platform_folder(description.fmi_version),
+        description.model_identifier
+    );
+    let index = listing
+        .entries
+        .iter()
+        .find(|e| !e.is_dir && e.same_as.is_none() && e.path == Path::new(&path))?
+        .index;
+    let mut header = [0u8; 20];
+    let read = listing
+        .archive
+        .by_index(index)
+        .ok()
+        .and_then(|mut entry| entry.read_exact(&mut header).ok());
+    let target = read.and_then(|()| ElfTarget::from_header(&header));
+    let foreign_architecture = match (target, ElfTarget::host()) {
+        (Some(target), Some(host)) if target != host => Some(target.describe()),
+        _ => None,
+    };
+    Some(LibraryEntry {
+        path,
+        foreign_architecture,
     })
 }
 

@@ -327,14 +327,70 @@ pub(crate) extern "C" fn fmi3_log_message(
 }
 
 /// Logs one FMU message with target `fmu`: Warning as `warn`, Error and Fatal as `error`,
-/// everything else as `info`. Status codes are the same in FMI 1.0, 2.0 and 3.0.
+/// everything else as `info`. Status codes are the same in FMI 1.0, 2.0 and 3.0. While
+/// [`HeldMessages`] holds this thread's messages, the message is kept instead.
 fn log_fmu_message(instance: &str, status: c_int, category: &str, message: &str) {
     let level = match status {
         1 => log::Level::Warn,
         3 | 4 => log::Level::Error,
         _ => log::Level::Info,
     };
-    log::log!(target: "fmu", level, "[{instance}:{category}] {message}");
+    let text = format!("[{instance}:{category}] {message}");
+    let kept = HELD.with(|held| match held.borrow_mut().as_mut() {
+        Some(messages) => {
+            messages.push((level, text.clone()));
+            true
+        }
+        None => false,
+    });
+    if !kept {
+        log::log!(target: "fmu", level, "{text}");
+    }
+}
+
+thread_local! {
+    /// The FMU messages held on this thread, while a [`HeldMessages`] exists.
+    static HELD: std::cell::RefCell<Option<Vec<(log::Level, String)>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Holds the FMU log messages of this thread (those an FMU sends from inside a call made on
+/// it) until they are released: for a call whose failure is tolerated, so that a message
+/// about a refusal the master works around is not shown as an error. Dropping it logs what
+/// was held, as it would have been logged.
+pub(crate) struct HeldMessages(());
+
+impl HeldMessages {
+    /// Starts holding this thread's FMU messages.
+    pub(crate) fn start() -> HeldMessages {
+        HELD.with(|held| *held.borrow_mut() = Some(Vec::new()));
+        HeldMessages(())
+    }
+
+    /// Stops holding and returns the messages held (level and text), without logging them.
+    pub(crate) fn take(self) -> Vec<(log::Level, String)> {
+        let messages = HELD
+            .with(|held| held.borrow_mut().take())
+            .unwrap_or_default();
+        std::mem::forget(self);
+        messages
+    }
+
+    /// Logs `messages` (from [`HeldMessages::take`]) as they would have been logged.
+    pub(crate) fn log(messages: Vec<(log::Level, String)>) {
+        for (level, text) in messages {
+            log::log!(target: "fmu", level, "{text}");
+        }
+    }
+}
+
+impl Drop for HeldMessages {
+    fn drop(&mut self) {
+        HeldMessages::log(
+            HELD.with(|held| held.borrow_mut().take())
+                .unwrap_or_default(),
+        );
+    }
 }
 
 #[cfg(test)]

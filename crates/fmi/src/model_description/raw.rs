@@ -105,6 +105,8 @@ struct RawV2 {
     generation_tool: Option<String>,
     #[serde(rename = "CoSimulation")]
     co_simulation: Option<RawCoSimulationV2>,
+    #[serde(rename = "ModelExchange")]
+    model_exchange: Option<RawModelExchange>,
     #[serde(rename = "TypeDefinitions")]
     type_definitions: Option<RawTypeDefinitionsV2>,
     #[serde(rename = "DefaultExperiment")]
@@ -139,6 +141,13 @@ struct RawCoSimulationV2 {
     can_serialize_fmu_state: Option<String>,
     #[serde(rename = "@providesDirectionalDerivative")]
     provides_directional_derivative: Option<String>,
+}
+
+/// The `ModelExchange` element: only its identifier is read (to describe the FMU).
+#[derive(Debug, Deserialize)]
+struct RawModelExchange {
+    #[serde(rename = "@modelIdentifier")]
+    model_identifier: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -291,9 +300,19 @@ fn declares_latin1(bytes: &[u8]) -> bool {
             .any(|e| declaration.contains(e))
 }
 
-/// Parses a description; warnings go to the `log` crate.
-pub(super) fn parse(xml: &str, path: &Path) -> Result<ModelDescription> {
-    let (result, warnings) = parse_with_warnings(xml, path);
+/// Which descriptions a reading accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Accept {
+    /// Only FMUs with a co-simulation interface (to run them).
+    CoSimulation,
+    /// FMUs of any interface (to describe them): without `CoSimulation`, the model identifier
+    /// is that of Model Exchange (or Scheduled Execution) and the capabilities are all off.
+    AnyInterface,
+}
+
+/// Parses a description accepting `accept`; warnings go to the `log` crate.
+pub(super) fn parse(xml: &str, path: &Path, accept: Accept) -> Result<ModelDescription> {
+    let (result, warnings) = read(xml, path, accept);
     for warning in &warnings {
         log::warn!("{warning}");
     }
@@ -306,12 +325,19 @@ pub(super) fn parse(xml: &str, path: &Path) -> Result<ModelDescription> {
 /// `DefaultExperiment` value that is not a number, `ModelStructure` entries that name no
 /// variable, FMI 1.0 aliases without a base variable; `docs/deviations.md`). FMI 3.0 also:
 /// unknown attributes, pre-release versions, undefined types and units, empty arrays.
+#[cfg(test)]
 pub(super) fn parse_with_warnings(
     xml: &str,
     path: &Path,
 ) -> (Result<ModelDescription>, Vec<String>) {
+    read(xml, path, Accept::CoSimulation)
+}
+
+/// [`parse_with_warnings`], accepting `accept`.
+fn read(xml: &str, path: &Path, accept: Accept) -> (Result<ModelDescription>, Vec<String>) {
     let mut warnings = Vec::new();
-    let ctx = Ctx::new(path);
+    let mut ctx = Ctx::new(path);
+    ctx.accept = accept;
     let result = dispatch(xml, &ctx, &mut warnings);
     warnings.append(&mut ctx.warnings.borrow_mut());
     (result, warnings)

@@ -561,7 +561,16 @@ fn no_co_simulation() {
         ),
         "{err}"
     );
-    assert!(err.to_string().contains("Model-Exchange-only"), "{err}");
+    assert!(
+        err.to_string()
+            .contains("no 'CoSimulation' element: the FMU offers only Model Exchange"),
+        "{err}"
+    );
+    // Read to describe it, the same FMU is its Model Exchange interface.
+    let md = ModelDescription::parse_any_interface(xml, Path::new(FILE)).expect("describes");
+    assert_eq!(md.model_identifier, "m");
+    assert_eq!(md.interfaces.names(), ["Model Exchange"]);
+    assert_eq!(md.capabilities, Capabilities::default());
 
     let xml = r#"<fmiModelDescription fmiVersion="1.0" modelName="M" modelIdentifier="m" guid="g">
         <ModelVariables/></fmiModelDescription>"#;
@@ -578,8 +587,13 @@ fn no_co_simulation() {
     );
     assert!(
         err.to_string()
-            .contains("FMI 1.0 Model Exchange FMU, co-simulation required"),
+            .contains("FMI 1.0 Model Exchange FMU (no 'Implementation' element)"),
         "{err}"
+    );
+    let md = ModelDescription::parse_any_interface(xml, Path::new(FILE)).expect("describes");
+    assert_eq!(
+        (md.model_identifier.as_str(), md.interfaces.describe()),
+        ("m", "Model Exchange".into())
     );
 
     let xml = r#"<fmiModelDescription fmiVersion="1.0" modelName="M" modelIdentifier="m" guid="g">

@@ -21,6 +21,7 @@ use crate::project::{Project, SimulatorDef};
 use crate::settings::Settings;
 use crate::slave::SlaveCapabilities;
 use crate::table::Table;
+use crate::time::TimeFormat;
 use crate::values::{OUTPUT_TYPE_ORDER, PerType};
 use crate::{Error, Result};
 
@@ -279,6 +280,21 @@ pub struct PlanOptions {
 }
 
 impl SimulationPlan {
+    /// How the times of this run are printed for people ([`TimeFormat`]): to the precision of
+    /// the grid of [`Settings::grid_values`], with multi-rate clocks also every slave's first
+    /// sample and interval.
+    pub fn time_format(&self) -> TimeFormat {
+        let mut values = self.settings.grid_values();
+        if let Some(multirate) = &self.multirate {
+            for clock in &multirate.clocks {
+                if let SlaveClock::Periodic(grid) = clock {
+                    values.extend([grid.first, grid.interval]);
+                }
+            }
+        }
+        TimeFormat::for_grid(values)
+    }
+
     /// Validates `project`. `kind_of` supplies what backs each `simulator` line (an imported FMU,
     /// a loaded table, or an external slave).
     ///

@@ -515,8 +515,8 @@ impl Project {
     /// the file (characters other than letters, digits, `_` and `-` become `_`), and MasterSim's
     /// default settings, which the caller completes from the FMU's default experiment.
     ///
-    /// `fmu` becomes [`Project::path`] (absolute), so the working directory is the FMU's path
-    /// without its extension.
+    /// `fmu` becomes [`Project::path`] (absolute); the run's working directory is chosen by
+    /// the caller (`mastersim` runs a bare FMU in `./<model>/`, never beside the FMU).
     pub fn for_fmu(fmu: &Path) -> Project {
         let mut project = Project::with_defaults(lexer::absolute(fmu));
         let name: String = fmu

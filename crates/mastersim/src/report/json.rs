@@ -36,6 +36,10 @@ pub struct RunInfo {
     pub overrides: Vec<String>,
     /// The slaves in project order: what each one is.
     pub slaves: Vec<SlaveInfo>,
+    /// How the messages print times ([`master::SimulationPlan::time_format`]); not part of
+    /// `summary.json`.
+    #[serde(skip)]
+    pub time_format: master::time::TimeFormat,
 }
 
 /// What one slave is.
@@ -101,6 +105,7 @@ impl RunInfo {
             t_end: plan.settings.t_end,
             overrides: overrides.to_vec(),
             slaves,
+            time_format: plan.time_format(),
         }
     }
 }

@@ -11,6 +11,7 @@
 use std::path::Path;
 
 use master::Statistics;
+use master::time::TimeFormat;
 use output::number::{
     DEFAULT_PRECISION, write_fixed, write_g, write_left_aligned, write_right_aligned, write_u64,
 };
@@ -59,17 +60,22 @@ pub enum Ending {
 
 impl Ending {
     /// The lines appended to `summary.txt`: none for a completed run (so the key set stays
-    /// MasterSim's), otherwise `Outcome=<word>` and `Message=<one line>`.
-    pub fn summary_lines(&self) -> Vec<(&'static str, String)> {
+    /// MasterSim's), otherwise `Outcome=<word>` and `Message=<one line>`, whose times are
+    /// printed by `times` (to the precision of the run's time grid).
+    pub fn summary_lines(&self, times: &TimeFormat) -> Vec<(&'static str, String)> {
         let (outcome, message) = match self {
             Ending::Completed => return Vec::new(),
             Ending::Terminated { slave, t } => (
                 "Terminated",
-                format!("slave '{slave}' requested the end of the simulation at t={t} s"),
+                format!(
+                    "slave '{slave}' requested the end of the simulation at t={} s",
+                    times.show(*t)
+                ),
             ),
-            Ending::Interrupted { cause, t } => {
-                ("Interrupted", format!("{cause}; stopped at t={t} s"))
-            }
+            Ending::Interrupted { cause, t } => (
+                "Interrupted",
+                format!("{cause}; stopped at t={} s", times.show(*t)),
+            ),
             Ending::Failed(m) => ("Failed", m.clone()),
             Ending::TimedOut(m) => ("TimedOut", m.clone()),
             Ending::FmuExited {
@@ -81,7 +87,8 @@ impl Ending {
                 "FmuExited",
                 format!(
                     "slave '{slave}' ended the process with exit code {code} inside {function}; \
-                     results are complete up to t={t} s"
+                     results are complete up to t={} s",
+                    times.show(*t)
                 ),
             ),
         };
@@ -265,7 +272,8 @@ impl<'a> Summary<'a> {
                 source,
             })
         };
-        let lines = ending.summary_lines();
+        let times = self.run.map_or_else(TimeFormat::default, |r| r.time_format);
+        let lines = ending.summary_lines(&times);
         let text = write(path, self.text(&lines));
         if let Some(run) = self.run {
             let json = SummaryJson::new(

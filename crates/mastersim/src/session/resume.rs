@@ -97,12 +97,12 @@ impl Session {
         match self.checkpoint_now(&path) {
             Ok(Ok(size)) => log::debug!(
                 "Checkpoint ({why}) at t={} s: {size} bytes in '{}'",
-                self.sim.time(),
+                self.sim.plan().time_format().show(self.sim.time()),
                 path.display()
             ),
             Ok(Err(e)) => log::warn!(
                 "the {why} checkpoint at t={} s could not be written: {}",
-                self.sim.time(),
+                self.sim.plan().time_format().show(self.sim.time()),
                 e.chain_text()
             ),
             Err(e) => {
@@ -291,7 +291,7 @@ impl Session {
                 Restored::All => {
                     log::info!(
                         "Resuming at t={} s from the slaves' serialized states",
-                        master.t
+                        self.sim.plan().time_format().show(master.t)
                     );
                     self.state_check = StateCheck::Done(Vec::new());
                     self.create_result_files(Continued::Resume(checkpoint.results.clone()))?;
@@ -340,7 +340,7 @@ impl Session {
         };
         log::warn!(
             "Resuming at t={} s by replaying the run from the start time, because {}",
-            master.t,
+            self.sim.plan().time_format().show(master.t),
             replay_reason(unserializable, unrestorable)
         );
         let started = std::time::Instant::now();
@@ -348,7 +348,7 @@ impl Session {
         self.replay(master).map_err(replay_error)?;
         log::info!(
             "Replay to t={} s ({} steps) took {:.3} s",
-            master.t,
+            self.sim.plan().time_format().show(master.t),
             master.counters.steps,
             started.elapsed().as_secs_f64()
         );

@@ -9,11 +9,11 @@ use std::path::Path;
 use std::str::FromStr;
 
 use super::{
-    ROOT, RawDefaultExperiment, RawModelStructure, RawModelVariables, RawTypeElement, RawV1, RawV2,
-    RawVariable,
+    Accept, ROOT, RawCoSimulationV2, RawDefaultExperiment, RawImplementationV1, RawModelStructure,
+    RawModelVariables, RawTypeElement, RawV1, RawV2, RawVariable,
 };
 use crate::model_description::{
-    Alias, Capabilities, Causality, DataType, DefaultExperiment, FmiVersion, Initial,
+    Alias, Capabilities, Causality, DataType, DefaultExperiment, FmiVersion, Initial, Interfaces,
     ModelDescription, OutputDependency, ScalarVariable, VarType, Variability,
 };
 use crate::{Error, Result, ValueRef};
@@ -36,6 +36,8 @@ pub(super) const NO_DEPENDENCIES: &str = "its dependency list is ignored, as if 
 /// it so far (the rules of FMI a file breaks without being ambiguous or unsafe to run).
 pub(super) struct Ctx<'a> {
     pub(super) path: &'a Path,
+    /// Which descriptions are accepted: to run (co-simulation only) or to describe.
+    pub(super) accept: Accept,
     /// The warnings so far, each starting with the file name.
     pub(super) warnings: RefCell<Vec<String>>,
 }
@@ -45,8 +47,35 @@ impl<'a> Ctx<'a> {
     pub(super) fn new(path: &'a Path) -> Self {
         Ctx {
             path,
+            accept: Accept::CoSimulation,
             warnings: RefCell::default(),
         }
+    }
+
+    /// The model identifier and (all off) capabilities of an FMU without a co-simulation
+    /// interface, which offers `interfaces`: its `identifier` read from `element` (the
+    /// Model Exchange or Scheduled Execution element) when describing it.
+    ///
+    /// # Errors
+    /// [`Error::NoCoSimulation`] naming the interfaces when the FMU is read to run, or offers
+    /// no interface at all; the errors of [`Ctx::model_identifier`].
+    pub(super) fn without_co_simulation(
+        &self,
+        version: FmiVersion,
+        interfaces: Interfaces,
+        element: &str,
+        identifier: Option<String>,
+    ) -> Result<(String, Capabilities)> {
+        let offered = interfaces.model_exchange || interfaces.scheduled_execution;
+        if self.accept == Accept::CoSimulation || !offered {
+            return Err(Error::NoCoSimulation {
+                path: self.path.to_owned(),
+                version,
+                interfaces,
+            });
+        }
+        let identifier = self.model_identifier(element, identifier)?;
+        Ok((identifier, Capabilities::default()))
     }
 
     /// Records a warning about the file (`message` names the element).
@@ -459,13 +488,8 @@ impl<'a> Ctx<'a> {
     }
 }
 
-pub(super) fn convert_v2(raw: RawV2, ctx: &Ctx<'_>) -> Result<ModelDescription> {
-    let model_name = ctx.required(ROOT, "modelName", raw.model_name)?;
-    let guid = ctx.required(ROOT, "guid", raw.guid)?;
-    let cs = raw.co_simulation.ok_or_else(|| Error::NoCoSimulation {
-        path: ctx.path.to_owned(),
-        version: FmiVersion::V2,
-    })?;
+/// The model identifier and capabilities of an FMI 2.0 `CoSimulation` element.
+fn co_simulation_v2(cs: RawCoSimulationV2, ctx: &Ctx<'_>) -> Result<(String, Capabilities)> {
     const CS: &str = "CoSimulation";
     let model_identifier = ctx.model_identifier(CS, cs.model_identifier)?;
     // Validated for well-formedness, not used.
@@ -522,6 +546,26 @@ pub(super) fn convert_v2(raw: RawV2, ctx: &Ctx<'_>) -> Result<ModelDescription> 
         can_reject_steps: false,
         ..Capabilities::default()
     };
+    Ok((model_identifier, capabilities))
+}
+
+pub(super) fn convert_v2(raw: RawV2, ctx: &Ctx<'_>) -> Result<ModelDescription> {
+    let model_name = ctx.required(ROOT, "modelName", raw.model_name)?;
+    let guid = ctx.required(ROOT, "guid", raw.guid)?;
+    let interfaces = Interfaces {
+        co_simulation: raw.co_simulation.is_some(),
+        model_exchange: raw.model_exchange.is_some(),
+        scheduled_execution: false,
+    };
+    let (model_identifier, capabilities) = match raw.co_simulation {
+        Some(cs) => co_simulation_v2(cs, ctx)?,
+        None => ctx.without_co_simulation(
+            FmiVersion::V2,
+            interfaces,
+            "ModelExchange",
+            raw.model_exchange.and_then(|me| me.model_identifier),
+        )?,
+    };
     let units: HashMap<String, String> = raw
         .type_definitions
         .map(|t| t.simple_types)
@@ -542,6 +586,7 @@ pub(super) fn convert_v2(raw: RawV2, ctx: &Ctx<'_>) -> Result<ModelDescription> 
         description: raw.description,
         generation_tool: raw.generation_tool,
         model_identifier,
+        interfaces,
         capabilities,
         default_experiment,
         variables,
@@ -550,14 +595,9 @@ pub(super) fn convert_v2(raw: RawV2, ctx: &Ctx<'_>) -> Result<ModelDescription> 
     })
 }
 
-pub(super) fn convert_v1(raw: RawV1, ctx: &Ctx<'_>) -> Result<ModelDescription> {
-    let model_name = ctx.required(ROOT, "modelName", raw.model_name)?;
-    let guid = ctx.required(ROOT, "guid", raw.guid)?;
-    let model_identifier = ctx.model_identifier(ROOT, raw.model_identifier)?;
-    let implementation = raw.implementation.ok_or_else(|| Error::NoCoSimulation {
-        path: ctx.path.to_owned(),
-        version: FmiVersion::V1,
-    })?;
+/// The capabilities of an FMI 1.0 `Implementation` element (`CoSimulation_StandAlone` or
+/// `CoSimulation_Tool`).
+fn co_simulation_v1(implementation: RawImplementationV1, ctx: &Ctx<'_>) -> Result<Capabilities> {
     let (element, cs) = match (implementation.stand_alone, implementation.tool) {
         (Some(cs), _) => ("CoSimulation_StandAlone/Capabilities", cs),
         (None, Some(cs)) => ("CoSimulation_Tool/Capabilities", cs),
@@ -617,6 +657,30 @@ pub(super) fn convert_v1(raw: RawV1, ctx: &Ctx<'_>) -> Result<ModelDescription> 
             }
         }
     };
+    Ok(capabilities)
+}
+
+pub(super) fn convert_v1(raw: RawV1, ctx: &Ctx<'_>) -> Result<ModelDescription> {
+    let model_name = ctx.required(ROOT, "modelName", raw.model_name)?;
+    let guid = ctx.required(ROOT, "guid", raw.guid)?;
+    let model_identifier = ctx.model_identifier(ROOT, raw.model_identifier)?;
+    let interfaces = Interfaces {
+        co_simulation: raw.implementation.is_some(),
+        model_exchange: raw.implementation.is_none(),
+        scheduled_execution: false,
+    };
+    let capabilities = match raw.implementation {
+        Some(implementation) => co_simulation_v1(implementation, ctx)?,
+        None => {
+            ctx.without_co_simulation(
+                FmiVersion::V1,
+                interfaces,
+                ROOT,
+                Some(model_identifier.clone()),
+            )?
+            .1
+        }
+    };
     let units: HashMap<String, String> = raw
         .type_definitions
         .map(|t| t.types)
@@ -636,6 +700,7 @@ pub(super) fn convert_v1(raw: RawV1, ctx: &Ctx<'_>) -> Result<ModelDescription> 
         description: raw.description,
         generation_tool: raw.generation_tool,
         model_identifier,
+        interfaces,
         capabilities,
         default_experiment,
         variables,

@@ -3,8 +3,9 @@
 //! whose order is their index, and because attributes this reader does not know are reported
 //! with a warning instead of being refused or silently dropped.
 //!
-//! What is read: the root attributes, `CoSimulation` (required; `ModelExchange` and
-//! `ScheduledExecution` are ignored), `UnitDefinitions` and `TypeDefinitions` (for the unit
+//! What is read: the root attributes, `CoSimulation` (required to run the FMU; of
+//! `ModelExchange` and `ScheduledExecution` only whether they are there and, to describe an
+//! FMU without `CoSimulation`, their `modelIdentifier`), `UnitDefinitions` and `TypeDefinitions` (for the unit
 //! and display unit of Float variables), `LogCategories` (checked only), `DefaultExperiment`,
 //! `ModelVariables` (in [`variables`]) and `ModelStructure`. Elements are named in errors by
 //! their path, with XPath-style positions among same-named siblings, starting at 1:
@@ -20,7 +21,8 @@ use std::collections::{HashMap, HashSet};
 use super::convert::{Ctx, NO_DEPENDENCIES, NO_OUTPUT};
 use super::{ROOT, RawDefaultExperiment};
 use crate::model_description::{
-    Capabilities, ClockVariable, FmiVersion, ModelDescription, OutputDependency, ScalarVariable,
+    Capabilities, ClockVariable, FmiVersion, Interfaces, ModelDescription, OutputDependency,
+    ScalarVariable,
 };
 use crate::{Error, Result};
 
@@ -275,14 +277,30 @@ impl Reader<'_> {
         let guid =
             self.ctx
                 .required(ROOT, "instantiationToken", root.owned("instantiationToken"))?;
-        let cs = self
-            .tree
-            .child(root, "CoSimulation")
-            .ok_or_else(|| Error::NoCoSimulation {
-                path: self.ctx.path.to_owned(),
-                version: FmiVersion::V3,
-            })?;
-        let (model_identifier, capabilities) = self.co_simulation(cs)?;
+        let [cs, me, se] = ["CoSimulation", "ModelExchange", "ScheduledExecution"]
+            .map(|element| self.tree.child(root, element));
+        let interfaces = Interfaces {
+            co_simulation: cs.is_some(),
+            model_exchange: me.is_some(),
+            scheduled_execution: se.is_some(),
+        };
+        let (model_identifier, capabilities) = match (cs, me, se) {
+            (Some(cs), _, _) => self.co_simulation(cs)?,
+            (None, Some(other), _) | (None, None, Some(other)) => self.ctx.without_co_simulation(
+                FmiVersion::V3,
+                interfaces,
+                if me.is_some() {
+                    "ModelExchange"
+                } else {
+                    "ScheduledExecution"
+                },
+                other.owned("modelIdentifier"),
+            )?,
+            (None, None, None) => {
+                self.ctx
+                    .without_co_simulation(FmiVersion::V3, interfaces, ROOT, None)?
+            }
+        };
         let definitions = Definitions {
             display_units: self.units(root)?,
             types: self.types(root)?,
@@ -310,6 +328,7 @@ impl Reader<'_> {
             description: root.owned("description"),
             generation_tool: root.owned("generationTool"),
             model_identifier,
+            interfaces,
             capabilities,
             default_experiment,
             variables,

@@ -89,13 +89,14 @@ fn outcome_lines_come_last_and_leave_the_counters_alone() {
         cause: "SIGINT received".into(),
         t: 2.5,
     };
-    let text = s.text(&ending.summary_lines());
-    let plain = s.text(&Ending::Completed.summary_lines());
+    let text = s.text(&ending.summary_lines(&master::time::TimeFormat::default()));
+    let plain = s.text(&Ending::Completed.summary_lines(&master::time::TimeFormat::default()));
     assert_eq!(
         text,
         format!("{plain}Outcome=Interrupted\nMessage=SIGINT received; stopped at t=2.5 s\n")
     );
-    let failed = Ending::Failed("two\nlines".into()).summary_lines();
+    let failed =
+        Ending::Failed("two\nlines".into()).summary_lines(&master::time::TimeFormat::default());
     assert_eq!(failed[1], ("Message", "two lines".to_string()));
 }
 

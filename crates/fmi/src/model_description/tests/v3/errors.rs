@@ -432,6 +432,52 @@ fn v3_no_co_simulation() {
     ));
 }
 
+/// Issue 28: an FMU that offers only Scheduled Execution is refused naming that interface,
+/// not as "Model-Exchange-only"; read to describe it, it is its Scheduled Execution interface.
+#[test]
+fn v3_without_co_simulation_names_the_interfaces_it_has() {
+    let only = |elements: &str| {
+        format!(
+            r#"<fmiModelDescription fmiVersion="3.0" modelName="M" instantiationToken="t">
+            {elements}<ModelVariables/></fmiModelDescription>"#
+        )
+    };
+    let se = only(r#"<ScheduledExecution modelIdentifier="se"/>"#);
+    let err = parse_err(&se);
+    assert_message(&err, &["the FMU offers only Scheduled Execution"]);
+    assert!(!err.to_string().contains("Model Exchange"), "{err}");
+    let md = crate::ModelDescription::parse_any_interface(&se, std::path::Path::new(FILE))
+        .expect("describes");
+    assert_eq!(md.model_identifier, "se");
+    assert_eq!(md.interfaces.names(), ["Scheduled Execution"]);
+
+    let both =
+        only(r#"<ModelExchange modelIdentifier="me"/><ScheduledExecution modelIdentifier="se"/>"#);
+    assert_message(
+        &parse_err(&both),
+        &["the FMU offers only Model Exchange and Scheduled Execution"],
+    );
+    let md = crate::ModelDescription::parse_any_interface(&both, std::path::Path::new(FILE))
+        .expect("describes");
+    assert_eq!(md.model_identifier, "me");
+
+    let none = only("");
+    assert_message(&parse_err(&none), &["no other interface either"]);
+    assert!(
+        crate::ModelDescription::parse_any_interface(&none, std::path::Path::new(FILE)).is_err()
+    );
+    // With Co-Simulation, the others are listed too.
+    let all = only(
+        r#"<CoSimulation modelIdentifier="cs"/><ModelExchange modelIdentifier="me"/><ScheduledExecution modelIdentifier="se"/>"#,
+    );
+    let md = parse(&all).expect("parses");
+    assert_eq!(md.model_identifier, "cs");
+    assert_eq!(
+        md.interfaces.describe(),
+        "Co-Simulation, Model Exchange and Scheduled Execution"
+    );
+}
+
 #[test]
 fn v3_unknown_variable_element() {
     let err = parse_err(&v3_vars(

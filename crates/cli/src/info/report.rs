@@ -1,0 +1,451 @@
+//! What `mastersim info` shows, as data: the members of its JSON output, made from an FMU's
+//! contents (`fmi::archive::describe`), and what a run of the FMU would refuse.
+
+use std::path::Path;
+
+use fmi::archive::FmuContents;
+use fmi::{
+    Alias, Causality, ClockVariable, FmiVersion, Initial, ScalarVariable, VarType, Variability,
+};
+use serde::Serialize;
+
+/// Everything `mastersim info` shows; with `--json` printed as one JSON object whose members
+/// are named in camelCase as below. Optional members are left out when the FMU does not
+/// give them.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Info<'a> {
+    /// `fmu`: the FMU path as given on the command line.
+    pub fmu: String,
+    /// `fmiVersion`: `"1.0"`, `"2.0"` or `"3.0"`.
+    pub fmi_version: &'static str,
+    /// `modelName`.
+    pub model_name: &'a str,
+    /// `modelIdentifier`: the base name of the shared libraries (FMI 1.0: also the prefix
+    /// of the function names); that of Co-Simulation, else of Model Exchange, else of
+    /// Scheduled Execution.
+    pub model_identifier: &'a str,
+    /// `interfaces`: the interfaces the FMU offers, named as FMI names them
+    /// (`["Co-Simulation", "Model Exchange"]`).
+    pub interfaces: Vec<&'static str>,
+    /// `run`: whether mastersim runs the FMU on this machine, and what a run would refuse.
+    pub run: RunCheck,
+    /// `guid` (FMI 1.0/2.0).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub guid: Option<&'a str>,
+    /// `instantiationToken` (FMI 3.0), the FMI 3.0 successor of the GUID.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instantiation_token: Option<&'a str>,
+    /// `description` of the model (optional).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<&'a str>,
+    /// `generationTool`, as written (often with the tool's version; optional).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub generation_tool: Option<&'a str>,
+    /// `generationDateAndTime`, as written (ISO 8601; optional).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub generation_date_and_time: Option<&'a str>,
+    /// `modelVersion`: the root element's `version` attribute, the model's own version
+    /// (optional).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_version: Option<&'a str>,
+    /// `platforms`: the folders under `binaries/`, sorted (e.g. `["linux64", "win64"]`;
+    /// empty when the FMU has no binaries).
+    pub platforms: &'a [String],
+    /// `sourceFiles`: the files under `sources/` (archive paths; empty when the FMU comes
+    /// without sources).
+    pub source_files: &'a [String],
+    /// `capabilities`: the co-simulation capability flags the XML declares (an empty object
+    /// for an FMU without Co-Simulation).
+    pub capabilities: CapabilitiesInfo,
+    /// `defaultExperiment` (left out when the FMU has none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub default_experiment: Option<ExperimentInfo>,
+    /// `numberOfVariables`: how many variables the FMU has, before filtering (FMI 3.0: how
+    /// many scalars, counting each array element and alias).
+    pub number_of_variables: usize,
+    /// `variables`: the variables that pass the filters, in file order.
+    pub variables: Vec<VariableInfo<'a>>,
+    /// `clocks`: the FMI 3.0 clocks, unfiltered (left out when there are none). mastersim
+    /// cannot simulate an FMU that has clocks.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub clocks: Vec<ClockInfo<'a>>,
+}
+
+/// Whether mastersim runs the FMU on this machine: what a run of it would refuse, found in the
+/// archive without extracting or loading anything (no Co-Simulation interface, no library for
+/// this platform or one built for another architecture, FMI 3.0 clocks).
+///
+/// Spec: FMI 2.0.2 §2.3 and FMI 3.0 FMU distribution (platform folders); `docs/fmi3.md`
+/// (clocks refused).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunCheck {
+    /// `runs`: true when a run would refuse nothing of the below.
+    pub runs: bool,
+    /// `refusals`: each reason a run would be refused, in words (empty when it runs).
+    pub refusals: Vec<String>,
+}
+
+impl RunCheck {
+    /// What a run of the FMU of `contents` would refuse.
+    pub fn new(contents: &FmuContents) -> RunCheck {
+        let md = &contents.description;
+        let mut refusals = Vec::new();
+        if !md.interfaces.co_simulation {
+            refusals.push(format!(
+                "the FMU offers only {}; mastersim runs Co-Simulation FMUs",
+                md.interfaces.describe()
+            ));
+        }
+        let platform = fmi::Fmu::platform_folder(md.fmi_version);
+        match &contents.library {
+            None => {
+                let others = if contents.platforms.is_empty() {
+                    "it has no binaries".to_owned()
+                } else {
+                    format!("it has: {}", contents.platforms.join(", "))
+                };
+                refusals.push(format!(
+                    "no binary for this platform: binaries/{platform}/{}.so is not in the \
+                     archive ({others})",
+                    md.model_identifier
+                ));
+            }
+            Some(library) => {
+                if let Some(architecture) = &library.foreign_architecture {
+                    refusals.push(format!(
+                        "{} is built for {architecture}, not for this machine",
+                        library.path
+                    ));
+                }
+            }
+        }
+        if let Some(clock) = md.clocks.first() {
+            refusals.push(format!(
+                "it has {} clock(s), e.g. '{}'; mastersim does not support FMI 3.0 clocks",
+                md.clocks.len(),
+                clock.name
+            ));
+        }
+        RunCheck {
+            runs: refusals.is_empty(),
+            refusals,
+        }
+    }
+}
+
+/// One FMI 3.0 clock.
+///
+/// Spec: FMI 3.0 §2.4.7.5 (`Clock`).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClockInfo<'a> {
+    /// `name`.
+    pub name: &'a str,
+    /// `valueReference`.
+    pub value_reference: u32,
+    /// `causality`: `input`, `output` or `local`.
+    pub causality: &'static str,
+}
+
+/// Co-simulation capabilities as `(attribute, value)` pairs, named and ordered as the XML
+/// attributes of the FMU's FMI version; in JSON, one object. Only the attributes the version
+/// defines are listed: `canRejectSteps` in FMI 1.0; `canGetAndSetFMUstate`,
+/// `canSerializeFMUstate` and `providesDirectionalDerivative` in FMI 2.0;
+/// `canInterpolateInputs` and `canRunAsynchronuously` (sic) in FMI 1.0 and 2.0. FMI 3.0
+/// spells the state and derivative flags `canGetAndSetFMUState`, `canSerializeFMUState` and
+/// `providesDirectionalDerivatives`, and adds `hasEventMode`, `mightReturnEarlyFromDoStep`,
+/// `canReturnEarlyAfterIntermediateUpdate` and `fixedInternalStepSize` (s, only when given).
+/// Attributes missing from the XML are `false` (0 for `maxOutputDerivativeOrder`).
+///
+/// Spec: FMI 2.0.2 §4.3.1, FMI 1.0 CS §3 (`Capabilities`), FMI 3.0 §4.3.1.
+#[derive(Debug)]
+pub struct CapabilitiesInfo(pub Vec<(&'static str, Capability)>);
+
+/// The value of one capability attribute.
+#[derive(Debug, Clone, Copy, Serialize)]
+#[serde(untagged)]
+pub enum Capability {
+    /// A flag.
+    Flag(bool),
+    /// A count (`maxOutputDerivativeOrder`).
+    Count(u32),
+    /// A time in seconds (`fixedInternalStepSize`).
+    Seconds(f64),
+}
+
+impl Serialize for CapabilitiesInfo {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap as _;
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (name, value) in &self.0 {
+            map.serialize_entry(name, value)?;
+        }
+        map.end()
+    }
+}
+
+impl CapabilitiesInfo {
+    /// The capabilities of `md` that its FMI version defines; none without a co-simulation
+    /// interface.
+    fn new(md: &fmi::ModelDescription) -> Self {
+        use Capability::{Count, Flag, Seconds};
+        if !md.interfaces.co_simulation {
+            return CapabilitiesInfo(Vec::new());
+        }
+        let c = &md.capabilities;
+        let v3 = md.fmi_version == FmiVersion::V3;
+        let mut list = vec![(
+            "canHandleVariableCommunicationStepSize",
+            Flag(c.can_handle_variable_communication_step_size),
+        )];
+        if !v3 {
+            list.push(("canInterpolateInputs", Flag(c.can_interpolate_inputs)));
+        }
+        list.push((
+            "maxOutputDerivativeOrder",
+            Count(c.max_output_derivative_order),
+        ));
+        if !v3 {
+            list.push(("canRunAsynchronuously", Flag(c.can_run_asynchronuously)));
+        }
+        list.push((
+            "canBeInstantiatedOnlyOncePerProcess",
+            Flag(c.can_be_instantiated_only_once_per_process),
+        ));
+        match md.fmi_version {
+            FmiVersion::V1 => list.push(("canRejectSteps", Flag(c.can_reject_steps))),
+            FmiVersion::V2 => list.extend([
+                ("canGetAndSetFMUstate", Flag(c.can_get_and_set_fmu_state)),
+                ("canSerializeFMUstate", Flag(c.can_serialize_fmu_state)),
+                (
+                    "providesDirectionalDerivative",
+                    Flag(c.provides_directional_derivative),
+                ),
+            ]),
+            FmiVersion::V3 => {
+                list.extend([
+                    ("canGetAndSetFMUState", Flag(c.can_get_and_set_fmu_state)),
+                    ("canSerializeFMUState", Flag(c.can_serialize_fmu_state)),
+                    (
+                        "providesDirectionalDerivatives",
+                        Flag(c.provides_directional_derivative),
+                    ),
+                    ("hasEventMode", Flag(c.has_event_mode)),
+                    (
+                        "mightReturnEarlyFromDoStep",
+                        Flag(c.might_return_early_from_do_step),
+                    ),
+                    (
+                        "canReturnEarlyAfterIntermediateUpdate",
+                        Flag(c.can_return_early_after_intermediate_update),
+                    ),
+                ]);
+                if let Some(h) = c.fixed_internal_step_size {
+                    list.push(("fixedInternalStepSize", Seconds(h)));
+                }
+            }
+        }
+        CapabilitiesInfo(list)
+    }
+}
+
+/// The `DefaultExperiment`; each member only when the FMU gives it.
+///
+/// Spec: FMI 2.0.2 §2.2.5, FMI 1.0 §2.2.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExperimentInfo {
+    /// `startTime`, s.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start_time: Option<f64>,
+    /// `stopTime`, s.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stop_time: Option<f64>,
+    /// `tolerance`: relative tolerance, no unit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tolerance: Option<f64>,
+    /// `stepSize`, s (FMI 2.0 and 3.0).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub step_size: Option<f64>,
+}
+
+/// One variable. Optional members are left out when the XML does not give them.
+///
+/// Spec: FMI 2.0.2 §2.2.7, FMI 1.0 §2.4.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VariableInfo<'a> {
+    /// `name`.
+    pub name: &'a str,
+    /// `valueReference` (unique per type only).
+    pub value_reference: u32,
+    /// `causality`: `parameter`, `calculatedParameter`, `input`, `output`, `local` or
+    /// `independent` (FMI 1.0 values mapped, see the module documentation).
+    pub causality: &'static str,
+    /// `variability`: `constant`, `fixed`, `tunable`, `discrete` or `continuous` (FMI 1.0
+    /// `parameter` is `fixed`).
+    pub variability: &'static str,
+    /// `initial`: `exact`, `approx` or `calculated` (FMI 2.0, when given).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub initial: Option<&'static str>,
+    /// `type`: how mastersim carries the value, the same for every FMI version: `Real`,
+    /// `Integer`, `Boolean`, `String`, `Binary` (FMI 3.0) or `Enumeration`.
+    #[serde(rename = "type")]
+    pub var_type: &'static str,
+    /// `dataType` (FMI 3.0): the variable's element, `Float32` … `UInt64`, `Boolean`,
+    /// `String`, `Binary` or `Enumeration`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data_type: Option<&'static str>,
+    /// `array` (FMI 3.0 array elements): the name of the whole array variable.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub array: Option<&'a str>,
+    /// `dimensions` (FMI 3.0 array elements): the size of each dimension of the array.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dimensions: Option<&'a [usize]>,
+    /// `indices` (FMI 3.0 array elements): the element's indices, from 1.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub indices: Option<&'a [usize]>,
+    /// `declaredType` of the type element.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub declared_type: Option<&'a str>,
+    /// `unit` of a Real variable (its own, or that of its declared type).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unit: Option<&'a str>,
+    /// `displayUnit` of an FMI 3.0 Float variable (its own, or that of its declared type).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub display_unit: Option<&'a str>,
+    /// `start` value, as written in the XML (a string for every type).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start: Option<&'a str>,
+    /// `description`, in full.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<&'a str>,
+    /// `alias`: `alias` or `negatedAlias` (FMI 1.0 alias variables), `alias` (the scalars
+    /// of an FMI 3.0 `<Alias>` element).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub alias: Option<&'static str>,
+}
+
+impl<'a> Info<'a> {
+    /// The information on the FMU at `path` with contents `contents`, listing the variables
+    /// `selected`.
+    pub(super) fn new(
+        path: &Path,
+        contents: &'a FmuContents,
+        selected: &[&'a ScalarVariable],
+    ) -> Self {
+        let md = &contents.description;
+        let v3 = md.fmi_version == FmiVersion::V3;
+        Info {
+            fmu: path.display().to_string(),
+            fmi_version: match md.fmi_version {
+                FmiVersion::V1 => "1.0",
+                FmiVersion::V2 => "2.0",
+                FmiVersion::V3 => "3.0",
+            },
+            model_name: &md.model_name,
+            model_identifier: &md.model_identifier,
+            interfaces: md.interfaces.names(),
+            run: RunCheck::new(contents),
+            guid: (!v3).then_some(md.guid.as_str()),
+            instantiation_token: v3.then_some(md.guid.as_str()),
+            description: md.description.as_deref(),
+            generation_tool: md.generation_tool.as_deref(),
+            generation_date_and_time: contents.generation_date_and_time.as_deref(),
+            model_version: contents.model_version.as_deref(),
+            platforms: &contents.platforms,
+            source_files: &contents.source_files,
+            capabilities: CapabilitiesInfo::new(md),
+            default_experiment: md.default_experiment.map(|e| ExperimentInfo {
+                start_time: e.start_time,
+                stop_time: e.stop_time,
+                tolerance: e.tolerance,
+                step_size: e.step_size,
+            }),
+            number_of_variables: md.variables.len(),
+            variables: selected
+                .iter()
+                .map(|v| VariableInfo::new(v, md.fmi_version))
+                .collect(),
+            clocks: md.clocks.iter().map(ClockInfo::new).collect(),
+        }
+    }
+}
+
+/// The FMI name of a causality.
+fn causality_name(causality: Causality) -> &'static str {
+    match causality {
+        Causality::Parameter => "parameter",
+        Causality::CalculatedParameter => "calculatedParameter",
+        Causality::Input => "input",
+        Causality::Output => "output",
+        Causality::Local => "local",
+        Causality::Independent => "independent",
+        Causality::StructuralParameter => "structuralParameter",
+    }
+}
+
+impl<'a> ClockInfo<'a> {
+    /// The information on the clock `c`.
+    fn new(c: &'a ClockVariable) -> Self {
+        ClockInfo {
+            name: &c.name,
+            value_reference: c.value_reference.0,
+            causality: causality_name(c.causality),
+        }
+    }
+}
+
+impl<'a> VariableInfo<'a> {
+    /// The information on the variable `v` of an FMU of FMI version `version`.
+    fn new(v: &'a ScalarVariable, version: FmiVersion) -> Self {
+        let v3 = version == FmiVersion::V3;
+        VariableInfo {
+            name: &v.name,
+            value_reference: v.value_reference.0,
+            causality: causality_name(v.causality),
+            variability: match v.variability {
+                Variability::Constant => "constant",
+                Variability::Fixed => "fixed",
+                Variability::Tunable => "tunable",
+                Variability::Discrete => "discrete",
+                Variability::Continuous => "continuous",
+            },
+            initial: v.initial.map(|i| match i {
+                Initial::Exact => "exact",
+                Initial::Approx => "approx",
+                Initial::Calculated => "calculated",
+            }),
+            var_type: match v.var_type {
+                _ if v.is_enumeration => "Enumeration",
+                VarType::Real => "Real",
+                VarType::Integer => "Integer",
+                VarType::Boolean => "Boolean",
+                VarType::String => "String",
+                VarType::Binary => "Binary",
+            },
+            data_type: v3.then(|| {
+                if v.is_enumeration {
+                    "Enumeration"
+                } else {
+                    v.data_type.name()
+                }
+            }),
+            array: v.array.as_ref().map(|a| a.array.as_str()),
+            dimensions: v.array.as_ref().map(|a| a.dimensions.as_slice()),
+            indices: v.array.as_ref().map(|a| a.indices.as_slice()),
+            declared_type: v.declared_type.as_deref(),
+            unit: v.unit.as_deref(),
+            display_unit: v.display_unit.as_deref(),
+            start: v.start.as_deref(),
+            description: v.description.as_deref(),
+            alias: match v.alias {
+                Alias::NoAlias => None,
+                Alias::Alias => Some("alias"),
+                Alias::NegatedAlias => Some("negatedAlias"),
+            },
+        }
+    }
+}
