@@ -112,14 +112,14 @@ fn a_lock_left_by_a_killed_run_does_not_block_the_next_run() {
 }
 
 /// `--resume`, `--live` and `batch` respect the same lock: with the working directory (or the
-/// batch's sweep directory) held by another process, each stops at once with exit code 2 and
-/// leaves the directory as it was.
+/// batch's sweep directory) held by another process (here: this test), each stops at once
+/// with exit code 2.
 #[test]
 fn resume_live_and_batch_respect_a_held_lock() {
     let tmp = tempfile::tempdir().expect("temp dir");
     let wd = tmp.path().join("wd");
-    let mut holder = start_long_run(&wd);
-    let limit = Duration::from_secs(10);
+    let held = mastersim::WorkingDirLock::acquire(&wd).expect("the test holds the lock");
+    let limit = Duration::from_secs(20);
     for extra in [
         &["--resume"][..],
         &["--live", "0"][..],
@@ -133,50 +133,31 @@ fn resume_live_and_batch_respect_a_held_lock() {
             "{extra:?}: {}",
             run.stderr()
         );
+        assert!(
+            run.stderr()
+                .contains(&format!("pid {} on host", std::process::id())),
+            "{extra:?} names the holder: {}",
+            run.stderr()
+        );
     }
-    assert!(
-        holder.try_wait().expect("status").is_none(),
-        "the holder ended before the checks: make it longer"
-    );
-    holder.kill().expect("SIGKILL");
-    holder.wait().expect("reaped");
+    drop(held);
 
-    // A batch whose sweep directory is held by another batch.
+    // A batch whose sweep directory is held.
     let list = tmp.path().join("list.txt");
     std::fs::write(&list, format!("{}\n", project().display())).expect("list file");
     let sweep_dir = tmp.path().join("list");
-    let mut first = Command::new(mastersim_bin())
-        .args(["batch", "--sweep-dir"])
-        .arg(&sweep_dir)
-        .arg(&list)
-        .args(["--", "--set", LONG])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("mastersim batch starts");
-    let started = Instant::now();
-    while !std::fs::read_to_string(sweep_dir.join(mastersim::LOCK_FILE))
-        .is_ok_and(|text| text.starts_with(&format!("pid {} ", first.id())))
-    {
-        assert!(
-            started.elapsed() < Duration::from_secs(30),
-            "the batch took no lock"
-        );
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    let second = Command::new(mastersim_bin())
+    let _held = mastersim::WorkingDirLock::acquire(&sweep_dir).expect("the test holds it");
+    let batch = Command::new(mastersim_bin())
         .args(["batch", "--sweep-dir"])
         .arg(&sweep_dir)
         .arg(&list)
         .output()
-        .expect("second batch");
-    let _ = first.kill();
-    let _ = first.wait();
-    let stderr = String::from_utf8_lossy(&second.stderr);
-    assert_eq!(second.status.code(), Some(2), "{stderr}");
+        .expect("mastersim batch");
+    let stderr = String::from_utf8_lossy(&batch.stderr);
+    assert_eq!(batch.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("is in use"), "{stderr}");
     assert!(
-        stderr.contains(&format!("pid {} on host", first.id())),
+        stderr.contains(&format!("pid {} on host", std::process::id())),
         "{stderr}"
     );
 }
