@@ -153,7 +153,7 @@ fn error_from_do_step_ends_the_run_with_valid_results() {
         "slave 'F'",
         "doStep",
         "t=0.9 s",
-        "h=0.09999999999999998 s",
+        "h=0.1 s",
         "returned Error",
     ]);
     let (outcome, message) = run.outcome();
@@ -183,13 +183,7 @@ fn error_from_do_step_is_retried_with_a_smaller_step_when_states_are_kept() {
 fn fatal_from_do_step_ends_the_run_with_valid_results() {
     let run = FaultRun::start("fatalTime", None, &[], "");
     run.assert_code(1);
-    run.assert_stderr(&[
-        "slave 'F'",
-        "doStep",
-        "t=0.9 s",
-        "h=0.09999999999999998 s",
-        "Fatal",
-    ]);
+    run.assert_stderr(&["slave 'F'", "doStep", "t=0.9 s", "h=0.1 s", "Fatal"]);
     assert_eq!(run.outcome().0, "Failed");
     run.assert_results(10, 10);
 }
@@ -215,9 +209,7 @@ fn hanging_call_ends_the_run_after_the_step_timeout() {
         "the timeout took {:?}",
         started.elapsed()
     );
-    run.assert_stderr(&[
-        "slave 'F': doStep did not return within 1 s (t=0.9 s, h=0.09999999999999998 s)",
-    ]);
+    run.assert_stderr(&["slave 'F': doStep did not return within 1 s (t=0.9 s, h=0.1 s)"]);
     let (outcome, message) = run.outcome();
     assert_eq!(outcome, "TimedOut");
     assert!(message.contains("doStep did not return"), "{message}");

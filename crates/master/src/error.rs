@@ -5,6 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::time::Readable;
 use fmi::VarType;
 
 pub use crate::project::Location;
@@ -275,7 +276,7 @@ pub enum Error {
         source: Box<Error>,
     },
     /// A slave failed during a step in a way the master cannot recover from.
-    #[error("slave '{slave}': {function} failed at t={t} s with h={h} s: {reason}")]
+    #[error("slave '{slave}': {function} failed at t={} s with h={} s: {reason}", Readable(*.t), Readable(*.h))]
     StepFailed {
         /// Slave name.
         slave: String,
@@ -290,7 +291,8 @@ pub enum Error {
     },
     /// Reducing the step further would go below `hMin`.
     #[error(
-        "step failure at t={t} s with h={h} s ({cause}): reducing the step would fall below hMin = {h_min} s"
+        "step failure at t={} s with h={} s ({cause}): reducing the step would fall below hMin = {} s",
+        Readable(*.t), Readable(*.h), Readable(*.h_min)
     )]
     StepTooSmall {
         /// Communication point, s.
@@ -303,7 +305,7 @@ pub enum Error {
         cause: String,
     },
     /// A coupled output became NaN or infinite.
-    #[error("slave '{slave}': output '{variable}' is {value} at t={t} s")]
+    #[error("slave '{slave}': output '{variable}' is {value} at t={} s", Readable(*.t))]
     NonFiniteOutput {
         /// Slave name.
         slave: String,
@@ -362,7 +364,7 @@ pub enum Error {
         function: &'static str,
     },
     /// Newton's matrix `I − ∂S/∂y` is singular (the coupled system has no unique solution).
-    #[error("Newton: singular Jacobian in cycle {cycle} at t={t} s with h={h} s")]
+    #[error("Newton: singular Jacobian in cycle {cycle} at t={} s with h={} s", Readable(*.t), Readable(*.h))]
     SingularJacobian {
         /// Cycle index (1-based, as logged).
         cycle: usize,

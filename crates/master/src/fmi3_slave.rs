@@ -39,6 +39,7 @@ use fmi::{DataType, FailureStatus, Instance3, ModelDescription, Status, ValueRef
 
 use crate::fmu_states::{self, StateSlots};
 use crate::slave::{RejectReason, Slave, SlaveCapabilities, StateId, StepOutcome};
+use crate::time::Readable;
 use crate::{Error, Result};
 
 /// How many event iterations or early returns one step may take before the slave gives up.
@@ -644,7 +645,7 @@ impl Slave for Fmi3Slave {
                 log::info!(
                     "slave '{}' asks to terminate at t={} s, before the end of its step",
                     self.name,
-                    step.last_successful_time
+                    Readable(step.last_successful_time)
                 );
                 return Ok(StepOutcome::Terminated);
             }
@@ -652,7 +653,11 @@ impl Slave for Fmi3Slave {
                 || (step.event_handling_needed && self.event_mode && self.handle_events(true)?);
             if terminate {
                 // The step is complete: the run ends at its end, before the next step.
-                log::info!("slave '{}' asks to terminate at t={end} s", self.name);
+                log::info!(
+                    "slave '{}' asks to terminate at t={} s",
+                    self.name,
+                    Readable(end)
+                );
                 self.terminate_requested = true;
                 return Ok(StepOutcome::Completed);
             }
@@ -666,15 +671,17 @@ impl Slave for Fmi3Slave {
                     t,
                     h,
                     reason: format!(
-                        "returned early at lastSuccessfulTime={} s, before the step's start {now} s",
-                        step.last_successful_time
+                        "returned early at lastSuccessfulTime={} s, before the step's start {} s",
+                        Readable(step.last_successful_time),
+                        Readable(now)
                     ),
                 });
             }
             log::debug!(
-                "slave '{}' returned early at t={} s; continuing to {end} s",
+                "slave '{}' returned early at t={} s; continuing to {} s",
                 self.name,
-                step.last_successful_time
+                Readable(step.last_successful_time),
+                Readable(end)
             );
             now = step.last_successful_time;
         }

@@ -115,6 +115,19 @@ impl TimeFormat {
     }
 }
 
+/// A time or step size in seconds as a message prints it where the run's grid is not at hand
+/// (errors of the stepping loop): with the decimals that the value itself needs
+/// ([`decimals_needed`]), so that `17.900000000000002` reads `17.9`; a value that needs more
+/// than [`MAX_TIME_DECIMALS`] prints as [`Seconds`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Readable(pub f64);
+
+impl std::fmt::Display for Readable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&TimeFormat::for_grid([self.0]).show(self.0))
+    }
+}
+
 /// Above this many communication steps between `tStart` and `tEnd`, a run is warned about:
 /// at a microsecond a step it would take more than eleven days.
 pub const MANY_STEPS: f64 = 1e12;
@@ -349,6 +362,16 @@ mod tests {
         assert_eq!(decimals_needed(-0.25), Some(2));
         assert_eq!(decimals_needed(0.0), Some(0));
         assert_eq!(decimals_needed(1e-20), None);
+    }
+
+    /// Errors of the stepping loop print a time with the decimals it needs itself.
+    #[test]
+    fn readable_times_drop_the_rounding_noise() {
+        assert_eq!(Readable(17.900000000000002).to_string(), "17.9");
+        assert_eq!(Readable(30706.600000000002).to_string(), "30706.6");
+        assert_eq!(Readable(0.125).to_string(), "0.125");
+        assert_eq!(Readable(1e-20).to_string(), "1e-20");
+        assert_eq!(Readable(f64::NAN).to_string(), "NaN");
     }
 
     /// Issue 28: values on the grid read as on the grid; off-grid values at most to the

@@ -255,7 +255,7 @@ fn abandon(record: &SharedRecord, w: &Watch, call: BusyCall) -> ! {
         call.call.name(),
         w.timeout.limit.as_secs_f64(),
         w.run.time_format.show(call.t),
-        master::time::Seconds(call.h)
+        w.run.time_format.show(call.h)
     );
     log::error!("{message}");
     if let Err(e) = record.finish_files() {
