@@ -319,7 +319,7 @@ fn set_shadow_start(store: &mut Store, data_type: DataType, at: usize, text: &st
         DataType::UInt64 => put(store, at, integer.and_then(|v| u64::try_from(v).ok())),
         DataType::Boolean => put(store, at, matches!(t, "true" | "1").then_some(true)),
         DataType::String => put(store, at, Some(text.to_string())),
-        DataType::Binary => put(store, at, crate::plan::parse_hex(t)),
+        DataType::Binary => put(store, at, output::hex::parse_hex(t)),
     }
 }
 

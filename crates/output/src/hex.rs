@@ -33,6 +33,23 @@ pub fn to_hex(bytes: &[u8]) -> String {
     text
 }
 
+/// Reads bytes written as hexadecimal digit pairs (`xs:hexBinary`, either case), with an
+/// optional `0x` prefix (the FMI 3.0 notation of Binary start values); `None` when `text` is
+/// not that (an odd number of digits, or a character that is no digit).
+pub fn parse_hex(text: &str) -> Option<Vec<u8>> {
+    let digits = text
+        .strip_prefix("0x")
+        .or_else(|| text.strip_prefix("0X"))
+        .unwrap_or(text);
+    if !digits.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..digits.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(digits.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -47,5 +64,16 @@ mod tests {
         }
         assert_eq!(to_hex(&[]), "");
         assert_eq!(to_hex(b"foo"), "666f6f");
+    }
+
+    #[test]
+    fn parsing_reads_what_writing_wrote() {
+        let all: Vec<u8> = (0..=255).collect();
+        assert_eq!(parse_hex(&to_hex(&all)), Some(all));
+        assert_eq!(parse_hex("0x00fF10"), Some(vec![0, 255, 16]));
+        assert_eq!(parse_hex(""), Some(vec![]));
+        assert_eq!(parse_hex("0"), None);
+        assert_eq!(parse_hex("zz"), None);
+        assert_eq!(parse_hex("é0"), None);
     }
 }

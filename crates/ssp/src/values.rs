@@ -344,9 +344,9 @@ fn parse_value(doc: &Doc, typed: &Node, text: &str) -> Result<Value> {
         }),
         "String" => Value::String(text.to_owned()),
         "Enumeration" => Value::Enumeration(text.to_owned()),
-        "Binary" => {
-            Value::Binary(parse_hex(text.trim()).ok_or_else(|| wrong("hexadecimal digit pairs"))?)
-        }
+        "Binary" => Value::Binary(
+            output::hex::parse_hex(text.trim()).ok_or_else(|| wrong("hexadecimal digit pairs"))?,
+        ),
         _ => {
             let width = match local {
                 "Integer" => DataType::Int32,
@@ -372,18 +372,6 @@ fn parse_value(doc: &Doc, typed: &Node, text: &str) -> Result<Value> {
             Value::Integer(value)
         }
     })
-}
-
-/// The bytes of `text`, hexadecimal digit pairs (XML Schema's `hexBinary`); `None` when it is
-/// not that.
-fn parse_hex(text: &str) -> Option<Vec<u8>> {
-    if !text.len().is_multiple_of(2) {
-        return None;
-    }
-    (0..text.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
-        .collect()
 }
 
 /// Reads an `ssm:ParameterMapping` element.

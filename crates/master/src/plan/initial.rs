@@ -68,24 +68,8 @@ fn convert(v: &ScalarVariable, text: &str) -> Option<Value> {
             _ => None,
         },
         VarType::String => Some(Value::String(text.to_string())),
-        VarType::Binary => parse_hex(t).map(Value::Binary),
+        VarType::Binary => output::hex::parse_hex(t).map(Value::Binary),
     }
-}
-
-/// Reads bytes written as hexadecimal digit pairs, with an optional `0x` prefix (the FMI 3.0
-/// notation of Binary start values).
-pub(crate) fn parse_hex(text: &str) -> Option<Vec<u8>> {
-    let digits = text
-        .strip_prefix("0x")
-        .or_else(|| text.strip_prefix("0X"))
-        .unwrap_or(text);
-    if !digits.len().is_multiple_of(2) {
-        return None;
-    }
-    (0..digits.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(digits.get(i..i + 2)?, 16).ok())
-        .collect()
 }
 
 /// What a value of `v` must look like, for error messages.

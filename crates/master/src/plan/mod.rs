@@ -35,7 +35,6 @@ pub use rates::{MultiRate, SampleGrid, SlaveClock};
 
 use graph::GraphBuilder;
 use initial::initial_values;
-pub(crate) use initial::parse_hex;
 use outputs::{apply_output_only, name_ambiguous_columns, select_outputs, select_parameters};
 
 /// What backs a slave.
