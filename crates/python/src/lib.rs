@@ -1,0 +1,14 @@
+//! The Python package `mastersim` (module `mastersim._mastersim`): the library's front door
+//! for Python, built with PyO3 and maturin as one abi3 wheel for CPython ≥ 3.9.
+//!
+//! Spec: `docs/python.md`; FMPy 0.3's `simulate_fmu` and `read_model_description`.
+
+use pyo3::prelude::*;
+
+/// The extension module `mastersim._mastersim`; the pure-Python package `mastersim`
+/// re-exports what users call.
+#[pymodule]
+fn _mastersim(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}
