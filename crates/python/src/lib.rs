@@ -5,10 +5,13 @@
 
 use pyo3::prelude::*;
 
+pub mod errors;
+
 /// The extension module `mastersim._mastersim`; the pure-Python package `mastersim`
 /// re-exports what users call.
 #[pymodule]
 fn _mastersim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    errors::register(m)?;
     Ok(())
 }

@@ -3,6 +3,6 @@
 See docs/python.md for the API.
 """
 
-from ._mastersim import __version__
+from ._mastersim import InputError, MastersimError, SimulationError, __version__
 
-__all__ = ["__version__"]
+__all__ = ["InputError", "MastersimError", "SimulationError", "__version__"]
