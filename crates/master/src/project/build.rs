@@ -110,6 +110,20 @@ impl Project {
         Ok(self)
     }
 
+    /// Sets the keyword `keyword` (e.g. `tEnd`, `hStart`, `MasterMode`) to `value`, written
+    /// as on a `.msim` line (`"10 s"`, `"GAUSS_JACOBI"`), as a `--set` override does: a
+    /// setting made this way is not completed from the FMUs' default experiments.
+    ///
+    /// # Errors
+    /// [`ProjectError::Override`] with the message the same line would get in a file (a
+    /// misspelt keyword gets a suggestion).
+    ///
+    /// Spec: MasterSim reference §3.2 (settings); `docs/project-format.md` (overrides).
+    pub fn set(&mut self, keyword: &str, value: &str) -> Result<&mut Project, ProjectError> {
+        self.apply_overrides(&[format!("{keyword}={value}")], None)?;
+        Ok(self)
+    }
+
     /// Sets the start value of `variable` (`<slave>.<variable>`) to `value` (written as in a
     /// `.msim` file: `0.5`, `true`, `text`), as a `parameter` line does; checked and converted
     /// when the project is loaded.
