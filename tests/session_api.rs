@@ -35,7 +35,11 @@ fn lotka_volterra(dir: &Path) -> PathBuf {
     );
     for (i, model) in ["Prey", "Predator"].into_iter().enumerate() {
         let fmu = fmu_variant(model, true, &fmus);
-        let _ = writeln!(text, "simulator {i} 0 {model} #000000 \"{}\"", fmu.display());
+        let _ = writeln!(
+            text,
+            "simulator {i} 0 {model} #000000 \"{}\"",
+            fmu.display()
+        );
     }
     text.push_str("graph Prey.x Predator.x\n");
     let path = dir.join("api.msim");
@@ -202,7 +206,10 @@ fn file_reader_columns_read_by_handle_and_refuse_a_set() {
         .set_real(&level, 1.0)
         .expect_err("a column is not settable")
         .to_string();
-    assert!(e.contains("Table.level") && e.contains("file reader"), "{e}");
+    assert!(
+        e.contains("Table.level") && e.contains("file reader"),
+        "{e}"
+    );
     session.finish().expect("finish");
 }
 
