@@ -117,14 +117,13 @@ impl Session {
                 source,
             })?;
         }
-        let sources = match checkpoint {
-            Some((path, checkpoint)) => {
+        let sources = checkpoint
+            .map(|(path, checkpoint)| {
                 let sources = Sources::of(project_hash.clone(), input_hashes.clone(), &plan)?;
                 checkpoint.sources.check(path, &sources)?;
-                Some(sources)
-            }
-            None => None,
-        };
+                Ok::<_, Error>(sources)
+            })
+            .transpose()?;
         let run_info = Arc::new(RunInfo::new(&plan, &input, &wd, &project.command_line));
         let summary_path = wd.join("log").join("summary.txt");
         let names: Vec<String> = plan.slaves.iter().map(|s| s.name.clone()).collect();
@@ -152,12 +151,8 @@ impl Session {
             run: run_info.clone(),
             names,
         });
-        let mut observers = Observers::default();
-        observers.push(Box::new(record.clone()));
         let pacing = Arc::new(PacingSlot::default());
-        if options.console_progress {
-            observers.push(Box::new(ConsoleProgress::new(pacing.clone())));
-        }
+        let observers = observers(&record, options, &pacing);
         Ok(Session {
             sim,
             project,
@@ -192,6 +187,17 @@ impl Session {
             stage: Stage::default(),
         })
     }
+}
+
+/// The observers of a new session: the result files (`record`), then the console's
+/// progress line when the options ask for it.
+fn observers(record: &SharedRecord, options: &Options, pacing: &Arc<PacingSlot>) -> Observers {
+    let mut observers = Observers::default();
+    observers.push(Box::new(record.clone()));
+    if options.console_progress {
+        observers.push(Box::new(ConsoleProgress::new(pacing.clone())));
+    }
+    observers
 }
 
 /// Logs the cycles of `plan` and their slaves.
