@@ -126,7 +126,7 @@ pub fn load_project(project: Project, options: &Options) -> Result<Loaded> {
     let dir = input.parent().map(Path::to_path_buf).unwrap_or_default();
     let project_hash =
         FileHash::of_text(&input, &project.to_text(&dir, "")).with_options(&option_texts(options));
-    let prepared = prepare(Source::Built(project), options, &wd, None)?;
+    let prepared = prepare(Source::Built(Box::new(project)), options, &wd, None)?;
     Ok(Loaded {
         input,
         working_dir: wd,
@@ -173,7 +173,7 @@ pub(crate) enum Source<'a> {
     /// A `.msim` file, an SSP system or an FMU.
     File(&'a Path, InputKind),
     /// A project built in code.
-    Built(Project),
+    Built(Box<Project>),
 }
 
 /// The project of a run, ready to be instantiated.
@@ -211,7 +211,7 @@ pub(crate) fn prepare(
 ) -> Result<Prepared> {
     let (kind, (mut project, not_in_msim, input_hashes)) = match source {
         Source::File(path, kind) => (kind, read(path, kind, options, wd)?),
-        Source::Built(project) => (InputKind::Project, (project, Vec::new(), Vec::new())),
+        Source::Built(project) => (InputKind::Project, (*project, Vec::new(), Vec::new())),
     };
     let fmu_run = kind == InputKind::Fmu;
     if let (Some(input), false) = (&options.input, fmu_run) {
