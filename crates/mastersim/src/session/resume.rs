@@ -31,7 +31,7 @@ pub(super) enum StateCheck {
 /// The failure of a slave's FMI call without the slave's name in front (the messages that use
 /// it name the slave themselves): e.g. "instance 'Part1': fmi2DeSerializeFMUstate returned
 /// Error".
-pub(super) fn failure_text(error: &master::Error) -> String {
+fn failure_text(error: &master::Error) -> String {
     match error {
         master::Error::Fmi { source, .. } => source.to_string(),
         other => other.to_string(),
