@@ -250,3 +250,27 @@ fn a_project_built_in_code_runs_as_its_file_does() {
         .to_string();
     assert!(e.contains("connect(\"Prey\", \"Predator.x\")"), "{e}");
 }
+
+#[test]
+fn a_snapshot_written_to_a_file_is_a_checkpoint_to_resume_from() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let project = lotka_volterra(tmp.path());
+    run(&project, &tmp.path().join("unbroken"), &[(1.0, 2.0)], None);
+    let wd = tmp.path().join("resumed");
+    let file = tmp.path().join("snapshot.bin");
+    {
+        let mut session = Session::open(&project, &options(&wd)).expect("open");
+        let u = session.variable("Prey.y").expect("Prey.y");
+        session.run_until(1.0).expect("run");
+        session.set_real(&u, 2.0).expect("set");
+        session.run_until(3.0).expect("run");
+        std::fs::write(&file, session.snapshot().expect("snapshot")).expect("write");
+        session.run_until(5.0).expect("run past the snapshot");
+        // Dropped here: the result files hold rows up to 5 s, as after an interrupted run.
+    }
+    let mut session = Session::open_resume(&project, &options(&wd), &file).expect("resume");
+    assert!((session.time() - 3.0).abs() < 1e-9, "at the snapshot");
+    session.run().expect("run");
+    session.finish().expect("finish");
+    assert_identical(&tmp.path().join("unbroken"), &wd, &project);
+}

@@ -42,8 +42,14 @@ const PUBLISH_INTERVAL: Duration = Duration::from_millis(100);
 /// them, creates the result files and writes the first row; [`Session::step`],
 /// [`Session::run_until`] and [`Session::run`] advance the simulation (initializing first if
 /// needed); [`Session::finish`] completes the result files, writes `log/summary.txt` and
-/// terminates the slaves. Between steps any variable can be read ([`Session::value`]) and the
-/// statistics looked at ([`Session::statistics`]).
+/// terminates the slaves. Between steps any variable can be read, by name
+/// ([`Session::value`]) or through a handle resolved once ([`Session::variable`],
+/// [`Session::get`], [`Session::read_reals`]), inputs that no connection drives and tunable
+/// parameters set ([`Session::set`]), the whole session kept as bytes and rolled back to
+/// ([`Session::snapshot`], [`Session::restore`]), and the statistics looked at
+/// ([`Session::statistics`]). A session is opened from a file ([`Session::open`]) or from a
+/// project loaded apart or built in code ([`Session::from_loaded`],
+/// [`Session::from_project`]).
 ///
 /// Dropping a session at any point completes the result files written so far, terminates the
 /// slaves and frees them (FMU states, instances, libraries, in that order), without writing
@@ -386,7 +392,9 @@ impl Session {
     }
 
     /// The current value of any variable, named `<slave>.<variable>` (a file reader's column:
-    /// `<slave>.<column caption>`), read from the slave now.
+    /// `<slave>.<column caption>`), read from the slave now. The name is looked up at every
+    /// call: a program that reads a variable at every step resolves it once
+    /// ([`Session::variable`]) and reads it through the handle ([`Session::get`]).
     ///
     /// # Errors
     /// [`Error::Master`]: no such slave or variable, or the slave cannot be read in its current
