@@ -11,6 +11,9 @@
 //! - String connections allocate only in a window where a String value changes (to a longer
 //!   one, which grows the buffers that hold it), and never in a window where none changes.
 //!
+//! - variables by handle between steps: setting an input (`Session::set_real`), reading one
+//!   (`Session::get_real`) and many (`Session::read_reals`) allocate nothing either.
+//!
 //! Below the session, `instance` calls the Boolean and String getters and setters of
 //! `fmi::Instance` directly, FMI 1.0 and 2.0: none allocates once its buffers have grown.
 //!
@@ -259,4 +262,52 @@ fn string_connections_allocate_only_when_a_value_changes() {
         "the change to a longer String grows a bounded number of buffers: {counts:?}"
     );
     assert_eq!(&counts[2..], [0, 0], "no String changes after 5.5 s");
+}
+
+#[test]
+fn handle_reads_and_sets_between_steps_allocate_nothing() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let project = tmp.path().join("handles.msim");
+    std::fs::write(
+        &project,
+        scale_chain("MasterMode GAUSS_SEIDEL\nmaxIterations 1", 20),
+    )
+    .expect("write project");
+    let options = Options {
+        working_dir: Some(tmp.path().join("wd")),
+        result_formats: Some(vec![ResultFormat::Csv, ResultFormat::Mat]),
+        threads: Some(1),
+        ..Options::default()
+    };
+    let mut session = Session::open(&project, &options).expect("open");
+    // S0.u feeds the chain and no connection drives it.
+    let u = session.variable("S0.u").expect("S0.u");
+    let outputs: Vec<mastersim::Variable> = (0..20)
+        .map(|i| session.variable(&format!("S{i}.y")).expect("output"))
+        .collect();
+    let mut values = vec![0.0; outputs.len()];
+    // Sets, reads and steps until `end` (s); returns the sum of the last outputs read.
+    let mut window = |session: &mut Session, end: f64| {
+        let mut sum = 0.0;
+        while session.time() < end - 1e-9 {
+            let t = session.time();
+            session.set_real(&u, t.sin()).expect("set S0.u");
+            session.step().expect("step");
+            session.read_reals(&outputs, &mut values).expect("read");
+            sum += session.get_real(&outputs[19]).expect("read one") + values[0];
+        }
+        sum
+    };
+    window(&mut session, 10.0);
+    let counts: Vec<u64> = [12.0, 32.0]
+        .into_iter()
+        .map(|end| allocations_during(|| assert!(window(&mut session, end).is_finite())))
+        .collect();
+    session.finish().expect("finish");
+    println!("handles: {counts:?} allocations in windows of 200 and 2000 steps");
+    assert_eq!(
+        counts,
+        [0, 0],
+        "allocations while setting and reading by handle"
+    );
 }

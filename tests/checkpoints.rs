@@ -25,7 +25,7 @@ const INTERVAL: &str = "0.05";
 
 /// The own packed FMU `model` with `canSerializeFMUstate` set to `serialize`, written to
 /// `dir/<model>.fmu`.
-fn fmu_variant(model: &str, serialize: bool, dir: &Path) -> PathBuf {
+pub(crate) fn fmu_variant(model: &str, serialize: bool, dir: &Path) -> PathBuf {
     let packed = example_workspace()
         .join("fmus")
         .join("packed")

@@ -19,6 +19,7 @@ mod multirate;
 mod packed_fmus;
 mod parallel;
 mod result_files;
+mod session_api;
 mod ssp;
 mod sweeps;
 mod working_dir_lock;

@@ -325,6 +325,16 @@ pub enum Error {
         /// What is missing and what was expected.
         reason: String,
     },
+    /// A variable handle used in a way its variable does not allow: set when it is not an
+    /// input no connection drives nor a tunable parameter, read or set as another type, or a
+    /// handle of another simulation.
+    #[error("variable '{name}': {reason}")]
+    VariableAccess {
+        /// `<slave>.<variable>`, or what the handle holds when it names nothing here.
+        name: String,
+        /// Why the access is refused, and what is allowed.
+        reason: String,
+    },
     /// A call that is not allowed in the simulation's current phase.
     #[error("{call} is not allowed {reason}")]
     InvalidPhase {

@@ -45,7 +45,7 @@ pub use observer::{ColumnAlias, Observer, ObserverError, Observers, OutputColumn
 pub use plan::{PlanOptions, SimulationPlan, SlaveKind, Value};
 pub use project::{ErrorControl, MasterAlgorithm, TimeArithmetic};
 pub use settings::Settings;
-pub use simulation::{Restored, RunOutcome, Simulation, StepReport};
+pub use simulation::{Restored, RunOutcome, Simulation, StepReport, Variable};
 pub use slave::{Slave, SlaveCapabilities, StepOutcome};
 pub use statistics::{Counters, SlaveStatistics, Statistics};
 pub use timer::Timer;

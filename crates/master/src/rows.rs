@@ -113,6 +113,12 @@ impl RowWriter {
         Ok(())
     }
 
+    /// Takes over the output schedule of a snapshot of the same run (see
+    /// [`crate::Simulation::rewind`]); the observers keep their layout.
+    pub fn rewind(&mut self, schedule: &OutputSchedule) {
+        self.schedule.clone_from(schedule);
+    }
+
     /// Writes the row at communication point `t` (s) if the schedule says it is due.
     ///
     /// # Errors

@@ -28,8 +28,10 @@ use crate::system::System;
 use crate::workers::Workers;
 use crate::{Error, Result};
 
+mod access;
 mod resume;
 
+pub use access::Variable;
 pub use resume::Restored;
 
 /// Steps between re-evaluations of whether Gauss-Jacobi steps slaves in parallel.
@@ -488,55 +490,6 @@ impl Simulation {
     fn end(&mut self, observer: &mut dyn Observer, outcome: RunOutcome) -> Result<()> {
         self.phase = Phase::Ended(outcome);
         self.rows.write_final(&mut self.sys, observer, self.t)
-    }
-
-    /// The current value of the variable (or file-reader column) `name`, written
-    /// `<slave>.<variable>`, read from the slave now. Any variable can be read, not only
-    /// result columns; an FMI 1.0 negated alias gives the negated value.
-    ///
-    /// # Errors
-    /// [`Error::NoSuchVariable`] for an unknown name, [`Error::AmbiguousVariable`] for a name
-    /// its FMU declares more than once (not as one value); the slave's error when it cannot be
-    /// read in its current state (e.g. before initialization).
-    ///
-    /// Spec: FMI 2.0.2 §2.1.7 (getting values), FMI 1.0 CS §2.4 (negated aliases).
-    pub fn value(&mut self, name: &str) -> Result<Value> {
-        let var = self.plan.variable(name)?;
-        let slave = &mut self.sys.node_mut(var.slave).slave;
-        let vrs = [var.vr];
-        Ok(match var.var_type {
-            fmi::VarType::Real => {
-                let mut v = [0.0];
-                slave.get_real(&vrs, &mut v)?;
-                Value::Real(if var.negated { -v[0] } else { v[0] })
-            }
-            fmi::VarType::Integer => {
-                let mut v = [0_i128];
-                slave.get_integer(&vrs, &mut v)?;
-                Value::Integer(if var.negated {
-                    v[0].wrapping_neg()
-                } else {
-                    v[0]
-                })
-            }
-            fmi::VarType::Boolean => {
-                let mut v = [false];
-                slave.get_boolean(&vrs, &mut v)?;
-                Value::Boolean(v[0] != var.negated)
-            }
-            fmi::VarType::String => {
-                let mut v = [String::new()];
-                slave.get_string(&vrs, &mut v)?;
-                let [text] = v;
-                Value::String(text)
-            }
-            fmi::VarType::Binary => {
-                let mut v = [Vec::new()];
-                slave.get_binary(&vrs, &mut v)?;
-                let [bytes] = v;
-                Value::Binary(bytes)
-            }
-        })
     }
 
     /// The run-wide counters and timers so far.

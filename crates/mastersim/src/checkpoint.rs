@@ -91,6 +91,15 @@ impl FileHash {
         })
     }
 
+    /// The hash of `text`, standing for the file `path` (a project built in code, which has
+    /// no file).
+    pub fn of_text(path: &Path, text: &str) -> FileHash {
+        FileHash {
+            path: path.to_path_buf(),
+            sha256: Sha256::digest(text.as_bytes()).into(),
+        }
+    }
+
     /// The hash of the file together with the command-line options that change what it
     /// means (`--set`, `--input`), so that a checkpoint is resumed only under the same ones.
     /// Without options the hash is the file's own.
@@ -475,16 +484,7 @@ impl Checkpoint {
     /// # Errors
     /// [`Error::Io`] naming the file or directory that cannot be written or synced.
     pub fn write(&self, path: &Path) -> Result<u64> {
-        let body = postcard::to_stdvec(self).map_err(|e| refuse(path, e.to_string()))?;
-        let version = env!("CARGO_PKG_VERSION").as_bytes();
-        let mut bytes = Vec::with_capacity(body.len() + 64);
-        bytes.extend_from_slice(MAGIC);
-        bytes.extend_from_slice(&FORMAT.to_le_bytes());
-        bytes.extend_from_slice(&(version.len() as u16).to_le_bytes());
-        bytes.extend_from_slice(version);
-        bytes.extend_from_slice(&(body.len() as u64).to_le_bytes());
-        bytes.extend_from_slice(&body);
-        bytes.extend_from_slice(&Sha256::digest(&body));
+        let bytes = self.to_bytes(path)?;
         let dir = path.parent().unwrap_or(Path::new("."));
         let io = |action, path: &Path| {
             let path = path.to_path_buf();
@@ -523,8 +523,36 @@ impl Checkpoint {
     /// [`Error::Checkpoint`] when the file does not exist, is not a checkpoint, is truncated
     /// or corrupt (length or hash), or was written in another format.
     pub fn read(path: &Path) -> Result<Checkpoint> {
-        let bytes = read_limited(path)?;
-        let mut rest = bytes.as_slice();
+        Checkpoint::from_bytes(&read_limited(path)?, path)
+    }
+
+    /// The checkpoint as the bytes of its file (see the module documentation); `path` names
+    /// it in errors.
+    ///
+    /// # Errors
+    /// [`Error::Checkpoint`] when it cannot be encoded.
+    pub fn to_bytes(&self, path: &Path) -> Result<Vec<u8>> {
+        let body = postcard::to_stdvec(self).map_err(|e| refuse(path, e.to_string()))?;
+        let version = env!("CARGO_PKG_VERSION").as_bytes();
+        let mut bytes = Vec::with_capacity(body.len() + 64);
+        bytes.extend_from_slice(MAGIC);
+        bytes.extend_from_slice(&FORMAT.to_le_bytes());
+        bytes.extend_from_slice(&(version.len() as u16).to_le_bytes());
+        bytes.extend_from_slice(version);
+        bytes.extend_from_slice(&(body.len() as u64).to_le_bytes());
+        bytes.extend_from_slice(&body);
+        bytes.extend_from_slice(&Sha256::digest(&body));
+        Ok(bytes)
+    }
+
+    /// Decodes and checks the bytes of a checkpoint file; `path` names it in errors (the file,
+    /// or what stands for bytes held in memory).
+    ///
+    /// # Errors
+    /// [`Error::Checkpoint`] when the bytes are not a checkpoint, are truncated or corrupt
+    /// (length or hash), or were written in another format.
+    pub fn from_bytes(bytes: &[u8], path: &Path) -> Result<Checkpoint> {
+        let mut rest = bytes;
         let mut take = |n: usize, what: &str| -> Result<&[u8]> {
             if rest.len() < n {
                 return Err(refuse(

@@ -27,10 +27,10 @@ pub use master;
 pub use master::project::ResultFormat;
 pub use master::{
     Counters, Observer, ObserverError, OutputLayout, RunOutcome, Statistics, StepReport,
-    TimeArithmetic, Value,
+    TimeArithmetic, Value, Variable,
 };
 pub use options::{Options, StepTimeout, TimeoutHandler};
-pub use prepare::check;
+pub use prepare::{Loaded, check, load, load_project};
 pub use recorder::{Recorder, Results};
 pub use report::Ending;
 pub use session::Session;

@@ -10,25 +10,24 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use master::project::Project;
-use master::watchdog::CallMonitor;
 use master::{
     Counters, Observer, Observers, RunOutcome, Simulation, SimulationPlan, Statistics, StepReport,
     Value,
 };
 
-use crate::checkpoint::{Checkpoint, FileHash, RunSettings, Sources};
-use crate::prepare::{Prepared, prepare};
+use crate::checkpoint::{FileHash, RunSettings, Sources};
 
-use crate::console::ConsoleProgress;
-use crate::options::Options;
 use crate::pacing::{Pacer, PacingSlot};
 use crate::report::{Ending, RunInfo, Summary};
 use crate::results::{Continued, ResultFiles, ResultOptions};
 use crate::steering::{Next, Steering};
-use crate::supervise::{SharedRecord, Supervisor, Watch};
+use crate::supervise::{SharedRecord, Supervisor};
 use crate::{Error, Result, WorkingDirLock};
 
+mod access;
+mod open;
 mod resume;
+mod snapshot;
 
 use resume::StateCheck;
 
@@ -43,8 +42,14 @@ const PUBLISH_INTERVAL: Duration = Duration::from_millis(100);
 /// them, creates the result files and writes the first row; [`Session::step`],
 /// [`Session::run_until`] and [`Session::run`] advance the simulation (initializing first if
 /// needed); [`Session::finish`] completes the result files, writes `log/summary.txt` and
-/// terminates the slaves. Between steps any variable can be read ([`Session::value`]) and the
-/// statistics looked at ([`Session::statistics`]).
+/// terminates the slaves. Between steps any variable can be read, by name
+/// ([`Session::value`]) or through a handle resolved once ([`Session::variable`],
+/// [`Session::get`], [`Session::read_reals`]), inputs that no connection drives and tunable
+/// parameters set ([`Session::set`]), the whole session kept as bytes and rolled back to
+/// ([`Session::snapshot`], [`Session::restore`]), and the statistics looked at
+/// ([`Session::statistics`]). A session is opened from a file ([`Session::open`]) or from a
+/// project loaded apart or built in code ([`Session::from_loaded`],
+/// [`Session::from_project`]).
 ///
 /// Dropping a session at any point completes the result files written so far, terminates the
 /// slaves and frees them (FMU states, instances, libraries, in that order), without writing
@@ -56,248 +61,94 @@ pub struct Session {
     sim: Simulation,
     /// The project as run: overrides applied, settings completed from the FMUs.
     project: Project,
-    /// What the run is, for `summary.json`.
-    run_info: Arc<RunInfo>,
     /// Every observer, the result files first.
     observers: Observers,
     /// The result files, shared with the supervisor thread.
     record: SharedRecord,
     supervisor: Supervisor,
+    /// Where and how the run writes, fixed when it was opened.
+    setup: Setup,
+    /// Checkpoints: where, when, and what they check.
+    checkpoints: Checkpoints,
+    /// The stop flag and what raised it.
+    stop: Stop,
+    /// The pacing figures of a steered run that was paced, shared with the progress line;
+    /// written to `summary.txt`.
+    pacing: Arc<PacingSlot>,
+    /// The message of the error that ended the run, for `summary.txt`.
+    failure: Option<String>,
+    /// How far the session's life has come.
+    stage: Stage,
+}
+
+/// Where and how a session writes, fixed when it is opened.
+struct Setup {
+    /// What the run is, for `summary.json`.
+    run_info: Arc<RunInfo>,
     working_dir: PathBuf,
+    /// The project file's stem: names the MAT and Signal Table files.
     project_name: String,
     results: ResultOptions,
-    stop: Arc<AtomicBool>,
+    /// What the project holds that a `.msim` file cannot state (SSP mapping
+    /// transformations), each naming its SSD line; empty for `.msim` and FMU runs.
+    not_in_msim: Vec<String>,
+    /// `loggingOn` of the slaves' instantiate calls (again when a resume falls back to
+    /// replay).
+    fmu_logging: bool,
+    /// The lock on the working directory, held for the session's life.
+    _lock: WorkingDirLock,
+}
+
+/// The checkpoints of a session: where and when they are written, and what they record.
+struct Checkpoints {
     /// Raised by the supervisor every checkpoint interval.
-    checkpoint_due: Arc<AtomicBool>,
+    due: Arc<AtomicBool>,
+    /// Where periodic checkpoints and the checkpoint at a stop are written.
+    path: PathBuf,
+    /// Write a checkpoint when the stop flag ends the run.
+    on_stop: bool,
     /// The project file's hash, taken when it was read.
     project_hash: FileHash,
     /// The hashes of the other files the project was read from, taken when they were read.
     input_hashes: Vec<FileHash>,
-    /// Where periodic checkpoints and the checkpoint at a stop are written.
-    checkpoint_path: PathBuf,
-    /// Write a checkpoint when the stop flag ends the run.
-    checkpoint_on_stop: bool,
     /// The hashes of every file the run read, once computed.
     sources: Option<Sources>,
     /// The options a checkpoint records and a resume must share.
     settings: RunSettings,
     /// Whether the slaves' serialized states were checked to restore, and what was found.
     state_check: StateCheck,
-    /// `loggingOn` of the slaves' instantiate calls (again when a resume falls back to
-    /// replay).
-    fmu_logging: bool,
-    /// The pacing figures of a steered run that was paced, shared with the progress line;
-    /// written to `summary.txt`.
-    pacing: Arc<PacingSlot>,
-    /// What raised the stop flag, for `summary.txt`.
-    stop_cause: String,
-    /// The message of the error that ended the run, for `summary.txt`.
-    failure: Option<String>,
-    /// Initialized, result files created and the first row written.
-    initialized: bool,
     /// The checkpoint's communication point (s), when [`Session::open_resume`] brought the
     /// session there.
     resumed_at: Option<f64>,
+}
+
+/// The stop flag of a session and what raised it.
+struct Stop {
+    flag: Arc<AtomicBool>,
+    /// What raised the flag, for `summary.txt`.
+    cause: String,
+}
+
+/// How far a session's life has come.
+#[derive(Default)]
+struct Stage {
+    /// Initialized, result files created and the first row written.
+    initialized: bool,
     /// Result files finished and slaves terminated.
     closed: bool,
-    /// What the project holds that a `.msim` file cannot state (SSP mapping
-    /// transformations), each naming its SSD line; empty for `.msim` and FMU runs.
-    not_in_msim: Vec<String>,
-    /// The lock on the working directory, held for the session's life.
-    _lock: WorkingDirLock,
 }
 
 impl std::fmt::Debug for Session {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Session")
-            .field("working_dir", &self.working_dir)
+            .field("working_dir", &self.setup.working_dir)
             .field("t", &self.sim.time())
-            .field("initialized", &self.initialized)
+            .field("initialized", &self.stage.initialized)
             .finish_non_exhaustive()
     }
 }
 
 impl Session {
-    /// Opens the project file `project` (`.msim`): parses it, applies
-    /// [`Options::overrides`], extracts and loads its FMUs into the working directory,
-    /// completes the settings it leaves out from the FMUs' default experiments (see
-    /// [`master::experiment::complete_settings`]), validates it into a plan and instantiates
-    /// every slave, in project order. An FMU (`.fmu`) given as `project` runs on its own, as a
-    /// one-slave project ([`master::project::Project::for_fmu`], with [`Options::input`]).
-    /// Creates `<working dir>/log`. Logs through the `log` crate.
-    ///
-    /// The working directory is locked for the session's life ([`WorkingDirLock`]) before
-    /// anything is written into it.
-    ///
-    /// # Errors
-    /// [`Error::WorkingDirectoryLocked`] when another run holds the working directory;
-    /// [`Error::InvalidOption`] for an option out of range, or an input table for a project
-    /// file; [`Error::Io`] when the working
-    /// directory cannot be created; [`Error::ProjectNotFound`]; [`Error::ProjectIsDirectory`];
-    /// [`Error::Master`] for a project,
-    /// FMU, table or plan error (each names the file and line or the FMU); [`Error::Thread`]
-    /// never (a supervisor thread that cannot start only disables supervision, with a warning).
-    ///
-    /// Spec: MasterSim reference §3 (project), §5 (working directory), §6 (import and
-    /// instantiation), §7 (connections).
-    pub fn open(project: impl AsRef<Path>, options: &Options) -> Result<Session> {
-        options.validate()?;
-        Self::open_unchecked(project.as_ref(), options, None)
-    }
-
-    /// [`Session::open`] without validating the options; with a checkpoint, its sources are
-    /// checked against the project before any slave is instantiated.
-    fn open_unchecked(
-        project: &Path,
-        options: &Options,
-        checkpoint: Option<(&Path, &Checkpoint)>,
-    ) -> Result<Session> {
-        let project_path = &crate::run_input(project);
-        // Before anything is created: a path that is no input leaves nothing behind.
-        let kind = crate::InputKind::check(project_path)?;
-        let wd = options.working_dir_for(project_path);
-        // Before anything is written: another run may own the directory.
-        let lock = WorkingDirLock::acquire(&wd)?;
-        let log_dir = wd.join("log");
-        std::fs::create_dir_all(&log_dir).map_err(|source| Error::Io {
-            action: "create the working directory",
-            path: log_dir.clone(),
-            source,
-        })?;
-        match kind {
-            crate::InputKind::Fmu => {
-                log::info!("Running FMU '{}' on its own", project_path.display());
-            }
-            crate::InputKind::Ssp => {
-                log::info!("Reading SSP system '{}'", project_path.display());
-            }
-            crate::InputKind::Project => {
-                log::info!("Reading project '{}'", project_path.display());
-            }
-        }
-        // Hashed as read now: a checkpoint names this content even if the file changes later.
-        let command_line: Vec<String> = options
-            .overrides
-            .iter()
-            .cloned()
-            .chain(
-                options
-                    .input
-                    .iter()
-                    .map(|p| format!("--input {}", p.display())),
-            )
-            .collect();
-        let project_hash = FileHash::of(project_path)?.with_options(&command_line);
-        let Prepared {
-            project,
-            plan,
-            results,
-            settings,
-            not_in_msim,
-            input_hashes,
-        } = prepare(project_path, kind, options, &wd, checkpoint)?;
-        log::info!("Cycles");
-        for (c, cycle) in plan.cycles.iter().enumerate() {
-            log::info!("Cycle {}:", c + 1);
-            for s in cycle {
-                log::info!("  {}", plan.slaves[s.0].name);
-            }
-        }
-        for dir in &plan.slave_directories {
-            std::fs::create_dir_all(dir).map_err(|source| Error::Io {
-                action: "create",
-                path: dir.clone(),
-                source,
-            })?;
-        }
-        let sources = match checkpoint {
-            Some((path, checkpoint)) => {
-                let sources = Sources::of(project_hash.clone(), input_hashes.clone(), &plan)?;
-                checkpoint.sources.check(path, &sources)?;
-                Some(sources)
-            }
-            None => None,
-        };
-        let run_info = Arc::new(RunInfo::new(
-            &plan,
-            project_path,
-            &wd,
-            &project.command_line,
-        ));
-        let names: Vec<String> = plan.slaves.iter().map(|s| s.name.clone()).collect();
-        let watch = options.step_timeout.map(|timeout| Watch {
-            monitor: Arc::new(CallMonitor::new(names.len())),
-            timeout,
-            summary_path: log_dir.join("summary.txt"),
-            run: run_info.clone(),
-            names: names.clone(),
-        });
-        let slaves = master::instantiate(&plan, options.fmu_logging)?;
-        let mut sim = Simulation::new(plan, slaves)?;
-        let stop = Arc::new(AtomicBool::new(false));
-        let checkpoint_due = Arc::new(AtomicBool::new(false));
-        sim.set_pause_flags(vec![stop.clone(), checkpoint_due.clone()]);
-        sim.set_threads(
-            options
-                .threads
-                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
-        );
-        if let Some(watch) = &watch {
-            sim.set_call_monitor(watch.monitor.clone());
-        }
-        let record = SharedRecord::new(options.step_timeout.is_some() || options.step_statistics);
-        let checkpoints = options.checkpoint_interval.map(|s| {
-            (
-                std::time::Duration::from_secs_f64(s),
-                checkpoint_due.clone(),
-            )
-        });
-        let supervisor = Supervisor::spawn(record.clone(), watch, checkpoints);
-        crate::exit::watch(crate::exit::ExitWatch {
-            record: record.clone(),
-            summary_path: log_dir.join("summary.txt"),
-            run: run_info.clone(),
-            names,
-        });
-        let mut observers = Observers::default();
-        observers.push(Box::new(record.clone()));
-        let pacing = Arc::new(PacingSlot::default());
-        if options.console_progress {
-            observers.push(Box::new(ConsoleProgress::new(pacing.clone())));
-        }
-        Ok(Session {
-            sim,
-            project,
-            run_info,
-            observers,
-            record,
-            supervisor,
-            working_dir: wd,
-            project_name: project_path
-                .file_stem()
-                .map_or_else(|| "results".into(), |s| s.to_string_lossy().into_owned()),
-            results,
-            stop,
-            checkpoint_due,
-            project_hash,
-            input_hashes,
-            checkpoint_path: options.checkpoint_path_for(project_path),
-            checkpoint_on_stop: options.checkpoint_on_stop,
-            sources,
-            settings,
-            state_check: StateCheck::Pending,
-            fmu_logging: options.fmu_logging,
-            pacing,
-            stop_cause: "stop requested".into(),
-            failure: None,
-            initialized: false,
-            resumed_at: None,
-            closed: false,
-            not_in_msim,
-            _lock: lock,
-        })
-    }
-
     /// The project as it runs: the file's lines, then the overrides
     /// ([`Options::overrides`], [`Options::input`]), then the settings completed from the
     /// FMUs' default experiments. For a run of one FMU, the project made for it.
@@ -315,10 +166,10 @@ impl Session {
     ///
     /// Spec: MasterSim reference §3 (project format).
     pub fn write_project(&self, path: &Path) -> Result<()> {
-        if !self.not_in_msim.is_empty() {
+        if !self.setup.not_in_msim.is_empty() {
             return Err(Error::NotInMsim {
                 path: path.to_path_buf(),
-                features: self.not_in_msim.join("; "),
+                features: self.setup.not_in_msim.join("; "),
             });
         }
         let dir = std::path::absolute(path)
@@ -362,17 +213,17 @@ impl Session {
         self.sim.initialize().map_err(Error::Initialization)?;
         self.create_result_files(Continued::Fresh)?;
         self.sim.start_output(&mut self.observers)?;
-        self.initialized = true;
+        self.stage.initialized = true;
         Ok(())
     }
 
     /// Creates the result files (see [`Continued`]) and hands them to the record.
     fn create_result_files(&mut self, continued: Continued) -> Result<()> {
         let files = ResultFiles::create(
-            &self.working_dir,
-            &self.project_name,
+            &self.setup.working_dir,
+            &self.setup.project_name,
             self.sim.plan(),
-            self.results.clone(),
+            self.setup.results.clone(),
             continued,
         )?;
         self.record.lock().files = Some(files);
@@ -381,7 +232,7 @@ impl Session {
 
     /// Initializes if that has not happened yet.
     fn ensure_initialized(&mut self) -> Result<()> {
-        if self.initialized {
+        if self.stage.initialized {
             Ok(())
         } else {
             self.initialize()
@@ -426,7 +277,7 @@ impl Session {
             if report.ended.is_some() || self.sim.time() >= t {
                 return Ok(report);
             }
-            if self.stop.load(Ordering::Relaxed) {
+            if self.stop.flag.load(Ordering::Relaxed) {
                 return self.stop_now(report.h);
             }
             self.checkpoint_if_due()?;
@@ -437,7 +288,7 @@ impl Session {
     /// the checkpoint at a stop when the options ask for one, then the last row. `h` is the
     /// last step size taken, for the report.
     fn stop_now(&mut self, h: f64) -> Result<StepReport> {
-        if self.checkpoint_on_stop {
+        if self.checkpoints.on_stop {
             self.write_checkpoint("stop")?;
         }
         self.sim
@@ -488,7 +339,7 @@ impl Session {
         let mut published = Instant::now();
         steering.publish(self.sim.time(), None);
         loop {
-            let next = steering.next(&self.stop);
+            let next = steering.next(&self.stop.flag);
             let report = match next {
                 Next::Stop => self.stop_now(0.0)?,
                 Next::Step => {
@@ -503,7 +354,7 @@ impl Session {
                         paced_since = Some(commands);
                     }
                     let report = self.step()?;
-                    let stop = &self.stop;
+                    let stop = &self.stop.flag;
                     pacer.release(report.t, |deadline| steering.sleep_until(deadline, stop));
                     report
                 }
@@ -541,7 +392,9 @@ impl Session {
     }
 
     /// The current value of any variable, named `<slave>.<variable>` (a file reader's column:
-    /// `<slave>.<column caption>`), read from the slave now.
+    /// `<slave>.<column caption>`), read from the slave now. The name is looked up at every
+    /// call: a program that reads a variable at every step resolves it once
+    /// ([`Session::variable`]) and reads it through the handle ([`Session::get`]).
     ///
     /// # Errors
     /// [`Error::Master`]: no such slave or variable, or the slave cannot be read in its current
@@ -558,7 +411,7 @@ impl Session {
     /// # Errors
     /// The observer's error when it is given the layout ([`Error::Master`]).
     pub fn add_observer(&mut self, mut observer: Box<dyn Observer>) -> Result<()> {
-        if self.initialized {
+        if self.stage.initialized {
             observer
                 .start(self.sim.layout())
                 .map_err(|source| master::Error::Observer { source })?;
@@ -571,21 +424,21 @@ impl Session {
     /// communication point when set (e.g. by a signal handler); the run then ends with
     /// [`RunOutcome::Interrupted`].
     pub fn stop_flag(&self) -> Arc<AtomicBool> {
-        self.stop.clone()
+        self.stop.flag.clone()
     }
 
     /// Replaces the stop flag by `flag` (e.g. one that signal handlers installed before the
     /// session was opened already raise).
     pub fn set_stop_flag(&mut self, flag: Arc<AtomicBool>) {
         self.sim
-            .set_pause_flags(vec![flag.clone(), self.checkpoint_due.clone()]);
-        self.stop = flag;
+            .set_pause_flags(vec![flag.clone(), self.checkpoints.due.clone()]);
+        self.stop.flag = flag;
     }
 
     /// Names what raised the stop flag, as a phrase for `summary.txt` (e.g. "SIGINT
     /// received"; default "stop requested").
     pub fn set_stop_cause(&mut self, cause: &str) {
-        self.stop_cause = cause.to_string();
+        self.stop.cause = cause.to_string();
     }
 
     /// The current communication point, s.
@@ -600,7 +453,7 @@ impl Session {
 
     /// The working directory (extracted FMUs, `log/`, `results/`).
     pub fn working_dir(&self) -> &Path {
-        &self.working_dir
+        &self.setup.working_dir
     }
 
     /// The run-wide counters and timers so far.
@@ -631,7 +484,7 @@ impl Session {
                 t: *t,
             },
             Some(RunOutcome::Interrupted { t }) => Ending::Interrupted {
-                cause: self.stop_cause.clone(),
+                cause: self.stop.cause.clone(),
                 t: *t,
             },
             None => Ending::Interrupted {
@@ -653,12 +506,12 @@ impl Session {
     pub fn finish(mut self) -> Result<Statistics> {
         let files = self.record.finish_files();
         let stats = self.sim.statistics();
-        let summary_path = self.working_dir.join("log").join("summary.txt");
+        let summary_path = self.setup.working_dir.join("log").join("summary.txt");
         let pacing = self.pacing.get();
         let summary = Summary::now(&stats)
             .with_do_step_calls(self.plan().multirate.is_some())
             .with_pacing(pacing)
-            .with_run(&self.run_info)
+            .with_run(&self.setup.run_info)
             .log_and_write(&summary_path, &self.ending());
         let terminated = self.terminate();
         files?;
@@ -681,11 +534,11 @@ impl Session {
 
     /// Terminates the slaves and stops the supervisor.
     fn terminate(&mut self) -> Result<()> {
-        self.closed = true;
+        self.stage.closed = true;
         crate::exit::unwatch(&self.record);
         // Slaves never initialized (`mastersim convert`, a session closed right after opening)
         // are only freed: FMI 2.0.2 §4.2.4 allows no fmi2Terminate before initialization.
-        let attempted = self.initialized || self.failure.is_some();
+        let attempted = self.stage.initialized || self.failure.is_some();
         let terminated = if attempted {
             self.sim.terminate()
         } else {
@@ -698,7 +551,7 @@ impl Session {
 
 impl Drop for Session {
     fn drop(&mut self) {
-        if self.closed {
+        if self.stage.closed {
             return;
         }
         if let Err(e) = self.record.finish_files() {

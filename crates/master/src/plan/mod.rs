@@ -63,7 +63,7 @@ pub enum SlaveKind {
 
 impl SlaveKind {
     /// The declared variables (`None` for a file reader, whose columns are untyped).
-    fn variables(&self) -> Option<&[ScalarVariable]> {
+    pub(crate) fn variables(&self) -> Option<&[ScalarVariable]> {
         match self {
             SlaveKind::Fmu { fmu, .. } => Some(&fmu.description().variables),
             SlaveKind::External { variables, .. } => Some(variables),

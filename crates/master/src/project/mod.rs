@@ -7,6 +7,7 @@
 //! Spec: MasterSim reference §3 (project file), with the fixes listed on [`Project::parse`]
 //! (and in `docs/deviations.md`).
 
+mod build;
 mod error;
 mod lexer;
 mod parser;

@@ -181,6 +181,40 @@ impl Simulation {
             .resume(&self.plan, &mut self.sys, observer, &state.output)
     }
 
+    /// Puts this running simulation back into `state`, taken by [`Simulation::snapshot`]
+    /// earlier in the same run (or in a run of the same plan): restores every slave from
+    /// `slave_states` (plan order, as [`Simulation::serialize_slaves`] returned them), then the
+    /// master's state (time, step control, coupling values, clocks, counters, the output
+    /// schedule). A run that had ended goes on again. The observers get no new layout: the
+    /// caller cuts back what it recorded after the snapshot.
+    ///
+    /// # Errors
+    /// [`Error::InvalidPhase`] before the first result row; [`Error::InvalidSetting`] when
+    /// `state` or `slave_states` does not fit the plan; a slave that cannot restore its state
+    /// (the simulation can then only be dropped).
+    ///
+    /// Spec: FMI 2.0.2 §2.1.8 (`fmi2DeSerializeFMUstate`, `fmi2SetFMUstate`);
+    /// `docs/checkpoints.md` (snapshots).
+    pub fn rewind(&mut self, state: &MasterState, slave_states: &[Vec<u8>]) -> Result<()> {
+        if matches!(self.phase, Phase::Instantiated) || !self.rows.is_started() {
+            return Err(Error::InvalidPhase {
+                call: "rewind",
+                reason: "before the first result row",
+            });
+        }
+        self.check_state_count(state.slaves.len(), "master's state")?;
+        self.check_state_count(slave_states.len(), "serialized states")?;
+        for (node, bytes) in self.sys.nodes.iter_mut().zip(slave_states) {
+            node.slave.deserialize_state(bytes)?;
+        }
+        self.phase = Phase::Initialized;
+        self.algorithm = Algorithm::new(&self.plan, &self.sys);
+        self.sys.transfer_outputs(state.t, true)?;
+        self.restore(state);
+        self.rows.rewind(&state.output);
+        Ok(())
+    }
+
     /// Frees every slave and makes the simulation new, as [`Simulation::new`] leaves it
     /// (start time, nothing initialized, no counters), with the slaves that `instantiate`
     /// makes from the plan (e.g. [`crate::instantiate`]). A resume whose serialized states

@@ -55,7 +55,7 @@ fn unrestorable_text(unrestorable: &[Unrestorable]) -> String {
 }
 
 /// Why a resume replays the run from the start time, for the log.
-fn replay_reason(unserializable: &[String], unrestorable: &[Unrestorable]) -> String {
+pub(super) fn replay_reason(unserializable: &[String], unrestorable: &[Unrestorable]) -> String {
     let mut reasons = Vec::new();
     if !unserializable.is_empty() {
         reasons.push(format!(
@@ -79,7 +79,7 @@ impl Session {
     /// # Errors
     /// As [`Session::write_checkpoint`].
     pub(super) fn checkpoint_if_due(&mut self) -> Result<()> {
-        if self.checkpoint_due.swap(false, Ordering::Relaxed) {
+        if self.checkpoints.due.swap(false, Ordering::Relaxed) {
             self.write_checkpoint("periodic")?;
         }
         Ok(())
@@ -93,7 +93,7 @@ impl Session {
     /// Only when a slave could not be put back into its state after the check of its
     /// serialized state ([`Simulation::check_serialized_states`]): the run cannot go on.
     pub(super) fn write_checkpoint(&mut self, why: &str) -> Result<()> {
-        let path = self.checkpoint_path.clone();
+        let path = self.checkpoints.path.clone();
         match self.checkpoint_now(&path) {
             Ok(Ok(size)) => log::debug!(
                 "Checkpoint ({why}) at t={} s: {size} bytes in '{}'",
@@ -137,6 +137,13 @@ impl Session {
     /// [`Session::save_checkpoint`]: the outer error means the run cannot go on, the inner
     /// one that no checkpoint was written.
     fn checkpoint_now(&mut self, path: &Path) -> Result<Result<u64>> {
+        Ok(self.checkpoint()?.and_then(|c| c.write(path)))
+    }
+
+    /// The checkpoint of the run at the current communication point (see
+    /// [`Session::save_checkpoint`]): the outer error means the run cannot go on, the inner
+    /// one that no checkpoint could be taken.
+    pub(super) fn checkpoint(&mut self) -> Result<Result<Checkpoint>> {
         let master = match self.sim.snapshot() {
             Ok(master) => master,
             Err(e) => return Ok(Err(e.into())),
@@ -166,7 +173,7 @@ impl Session {
         if all_serialized {
             self.check_states(&states)?;
         }
-        let unrestorable = match &self.state_check {
+        let unrestorable = match &self.checkpoints.state_check {
             StateCheck::Done(list) => list.clone(),
             StateCheck::Pending => Vec::new(),
         };
@@ -182,14 +189,13 @@ impl Session {
             Ok(sources) => sources.clone(),
             Err(e) => return Ok(Err(e)),
         };
-        let checkpoint = Checkpoint {
+        Ok(Ok(Checkpoint {
             sources,
-            settings: self.settings.clone(),
+            settings: self.checkpoints.settings.clone(),
             master,
             results,
             slave_states,
-        };
-        Ok(checkpoint.write(path))
+        }))
     }
 
     /// Checks, once per run, that the serialized `states` restore (see
@@ -199,7 +205,7 @@ impl Session {
     /// # Errors
     /// A slave that cannot be put back into its state.
     fn check_states(&mut self, states: &[Option<Vec<u8>>]) -> Result<()> {
-        if let StateCheck::Done(_) = self.state_check {
+        if let StateCheck::Done(_) = self.checkpoints.state_check {
             return Ok(());
         }
         let found = self.sim.check_serialized_states(states)?;
@@ -219,20 +225,24 @@ impl Session {
                 unrestorable_text(&unrestorable)
             );
         }
-        self.state_check = StateCheck::Done(unrestorable);
+        self.checkpoints.state_check = StateCheck::Done(unrestorable);
         Ok(())
     }
 
     /// The hashes of every file the run read (computed once).
-    fn sources(&mut self) -> Result<&Sources> {
-        if self.sources.is_none() {
-            self.sources = Some(Sources::of(
-                self.project_hash.clone(),
-                self.input_hashes.clone(),
+    pub(super) fn sources(&mut self) -> Result<&Sources> {
+        if self.checkpoints.sources.is_none() {
+            self.checkpoints.sources = Some(Sources::of(
+                self.checkpoints.project_hash.clone(),
+                self.checkpoints.input_hashes.clone(),
                 self.sim.plan(),
             )?);
         }
-        Ok(self.sources.as_ref().expect("invariant: set above"))
+        Ok(self
+            .checkpoints
+            .sources
+            .as_ref()
+            .expect("invariant: set above"))
     }
 
     /// Opens the project `project` to continue the run interrupted at the checkpoint
@@ -293,7 +303,7 @@ impl Session {
                         "Resuming at t={} s from the slaves' serialized states",
                         self.sim.plan().time_format().show(master.t)
                     );
-                    self.state_check = StateCheck::Done(Vec::new());
+                    self.checkpoints.state_check = StateCheck::Done(Vec::new());
                     self.create_result_files(Continued::Resume(checkpoint.results.clone()))?;
                     self.sim.resume(master, &[], &mut self.observers)?;
                 }
@@ -302,11 +312,11 @@ impl Session {
                         slave: self.sim.plan().slaves[slave].name.clone(),
                         failure: failure_text(&error),
                     };
-                    let logging = self.fmu_logging;
+                    let logging = self.setup.fmu_logging;
                     self.sim
                         .instantiate_again(|plan| master::instantiate(plan, logging))?;
                     self.sim.initialize().map_err(Error::Initialization)?;
-                    self.state_check = StateCheck::Done(vec![failed]);
+                    self.checkpoints.state_check = StateCheck::Done(vec![failed]);
                     self.replay_from_start(checkpoint, &[])?;
                 }
             },
@@ -315,13 +325,13 @@ impl Session {
                 unrestorable,
             } => {
                 if !unrestorable.is_empty() {
-                    self.state_check = StateCheck::Done(unrestorable.clone());
+                    self.checkpoints.state_check = StateCheck::Done(unrestorable.clone());
                 }
                 self.replay_from_start(checkpoint, unserializable)?;
             }
         }
-        self.initialized = true;
-        self.resumed_at = Some(master.t);
+        self.stage.initialized = true;
+        self.checkpoints.resumed_at = Some(master.t);
         Ok(())
     }
 
@@ -334,7 +344,7 @@ impl Session {
         unserializable: &[String],
     ) -> Result<()> {
         let master = &checkpoint.master;
-        let unrestorable = match &self.state_check {
+        let unrestorable = match &self.checkpoints.state_check {
             StateCheck::Done(list) => list.as_slice(),
             StateCheck::Pending => &[],
         };
@@ -401,18 +411,18 @@ impl Session {
     ///
     /// Spec: `docs/checkpoints.md` (result files of a resumed run).
     pub fn resumed_rows(&mut self) -> Result<Option<ResultTable>> {
-        let Some(t) = self.resumed_at else {
+        let Some(t) = self.checkpoints.resumed_at else {
             return Ok(None);
         };
         if let Some(files) = self.record.lock().files.as_mut() {
             files.flush()?;
         }
-        let formats = &self.results.formats;
-        let results = self.working_dir.join("results");
+        let formats = &self.setup.results.formats;
+        let results = self.setup.working_dir.join("results");
         let (path, unit) =
-            if formats.contains(&ResultFormat::Mat) && self.results.threshold.is_none() {
+            if formats.contains(&ResultFormat::Mat) && self.setup.results.threshold.is_none() {
                 (
-                    results.join(format!("{}.mat", self.project_name)),
+                    results.join(format!("{}.mat", self.setup.project_name)),
                     TimeUnit::Second,
                 )
             } else if formats.contains(&ResultFormat::Csv) {
