@@ -26,7 +26,7 @@ macro_rules! say {
 mod convert;
 mod info;
 mod logging;
-mod plot;
+
 mod signals;
 mod sweep;
 mod view;

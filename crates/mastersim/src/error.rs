@@ -72,6 +72,15 @@ pub enum Error {
         /// What cannot be stated, each with its SSD file and line.
         features: String,
     },
+    /// A variable pattern of [`crate::describe::select`] that is no valid glob and names no
+    /// variable.
+    #[error("invalid variable pattern '{pattern}': {problem}")]
+    InvalidPattern {
+        /// The pattern as given.
+        pattern: String,
+        /// What is wrong with it as a glob.
+        problem: String,
+    },
     /// An option value out of its range.
     #[error("option {option} = {value}: expected {expected}")]
     InvalidOption {

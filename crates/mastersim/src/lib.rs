@@ -4,6 +4,7 @@
 
 pub mod checkpoint;
 mod console;
+pub mod describe;
 mod error;
 mod exit;
 mod input;
