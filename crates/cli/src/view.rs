@@ -8,10 +8,8 @@ use std::time::Duration;
 
 use anyhow::Context;
 use live::{Column, Server, Source, Store};
-use mastersim::{Session, Steering};
-
-use crate::signals::Interrupt;
-use crate::{Failure, INPUT_ERROR};
+use mastersim::run::INPUT_ERROR;
+use mastersim::{Interrupt, RunEnd, Session, Steering};
 
 /// How often a lingering view looks for Ctrl-C.
 const LINGER_POLL: Duration = Duration::from_millis(100);
@@ -38,16 +36,14 @@ pub fn serve_run(
     title: &str,
     steering: &Steering,
     port: u16,
-) -> Result<Server, Failure> {
-    let store = Store::attach(session, title).map_err(|e| Failure::new(INPUT_ERROR, &e))?;
+) -> Result<Server, RunEnd> {
+    let store = Store::attach(session, title).map_err(|e| RunEnd::input_error(&e))?;
     let source = Source::Live {
         store,
         steering: steering.clone(),
     };
-    let server = Server::start(source, port).map_err(|e| Failure {
-        code: INPUT_ERROR,
-        message: format!("--live: {e}"),
-    })?;
+    let server = Server::start(source, port)
+        .map_err(|e| RunEnd::failed(INPUT_ERROR, format!("--live: {e}")))?;
     say!("Live view: {}", server.url());
     say!("The run starts when you press Start in the page.");
     Ok(server)

@@ -177,9 +177,8 @@ impl Session {
         }
         // Hashed as read now: a checkpoint names this content even if the file changes later.
         let command_line: Vec<String> = options
-            .overrides
-            .iter()
-            .cloned()
+            .project_overrides()
+            .into_iter()
             .chain(
                 options
                     .input
