@@ -36,8 +36,7 @@ use std::time::Duration;
 use clap::{ArgAction, Parser, Subcommand, ValueEnum};
 use mastersim::run::{INPUT_ERROR, SIMULATION_FAILED};
 use mastersim::{
-    Control, Interrupt, Options, ResultFormat, RunEnd, Session, StepTimeout, TimeArithmetic,
-    logging,
+    Control, Interrupt, Options, ResultFormat, RunEnd, StepTimeout, TimeArithmetic, logging,
 };
 
 /// Command line of `mastersim` (MasterSim reference §2; both `--opt=value` and `--opt value`).
@@ -398,30 +397,12 @@ fn launch(args: &Args, options: &Options, interrupt: Option<&Interrupt>) -> RunE
         Err(end) => return end,
     };
     let wd = options.working_dir_for(&project);
-    // Before the log file is opened: another run may own the directory. The session shares
-    // this lock; it is held until the live view closes.
-    let _lock = match mastersim::WorkingDirLock::acquire(&wd) {
-        Ok(lock) => lock,
-        Err(e) => return RunEnd::input_error(&e),
-    };
-    let log_dir = wd.join("log");
-    if let Err(e) = std::fs::create_dir_all(&log_dir) {
-        let dir = log_dir.display();
-        return refused(format!("cannot create working directory '{dir}': {e}"));
-    }
-    if let Err(message) = logging::init(args.verbosity_level, &log_dir.join("screenlog.txt")) {
-        return refused(message);
-    }
-    log::info!("mastersim, version {}", env!("CARGO_PKG_VERSION"));
-    let session = if args.resume {
-        Session::open_resume(&project, options, options.checkpoint_path_for(&project))
-    } else {
-        Session::open(&project, options)
-    };
-    let mut session = match session {
-        Ok(session) => session,
-        Err(e) => return RunEnd::input_error(&e),
-    };
+    // The lock is held until the live view closes.
+    let (mut session, _lock) =
+        match mastersim::run::open(&project, options, args.verbosity_level, args.resume) {
+            Ok(opened) => opened,
+            Err(end) => return end,
+        };
     if let Some(path) = &args.write_msim {
         if let Err(e) = session.write_project(path) {
             return RunEnd::input_error(&e);
@@ -436,9 +417,9 @@ fn launch(args: &Args, options: &Options, interrupt: Option<&Interrupt>) -> RunE
     let mut server = None;
     if let (Some(port), Some(steering)) = (live, &steering) {
         let name = project.file_stem().unwrap_or_default().to_string_lossy();
-        match view::serve_run(&mut session, &name, steering, port) {
+        match live::serve_run(&mut session, &name, steering, port) {
             Ok(started) => server = Some(started),
-            Err(end) => return end,
+            Err(message) => return refused(message),
         }
     }
     let control = Control {
@@ -449,7 +430,7 @@ fn launch(args: &Args, options: &Options, interrupt: Option<&Interrupt>) -> RunE
     };
     let end = mastersim::run_to_end(session, &control);
     if let (Some(server), Some(interrupt)) = (&server, interrupt) {
-        view::linger(server, interrupt);
+        live::linger(server, &interrupt.flag());
     }
     if end.succeeded() {
         say!("Results are in '{}'", wd.join("results").display());

@@ -11,8 +11,12 @@
 //!
 //! Spec: `docs/robustness.md` (exit codes, outcomes); MasterSim reference §2 (`--test-init`).
 
+use std::path::Path;
+
 use crate::interrupt::Interrupt;
-use crate::{Ending, Error, Options, RunState, Session, Statistics, Steering, SteeringError};
+use crate::{
+    Ending, Error, Options, RunState, Session, Statistics, Steering, SteeringError, WorkingDirLock,
+};
 
 /// Exit code of a run that reached its end: completed, `--test-init`, a slave's terminate
 /// request, or stopped from the live view.
@@ -108,6 +112,43 @@ impl RunEnd {
     pub fn succeeded(&self) -> bool {
         self.exit_code == SUCCESS
     }
+}
+
+/// Opens the run of `project` under `options` as the `mastersim` binary does: holds the
+/// working directory (the returned lock; the session shares it), creates `log/`, starts the
+/// run's logging at `verbosity` into `log/screenlog.txt` ([`crate::logging::init`]), and
+/// opens the session, or with `resume` continues it from its checkpoint
+/// ([`Options::checkpoint_path_for`]).
+///
+/// # Errors
+/// A [`RunEnd`] with exit code [`INPUT_ERROR`]: the directory is held by another run or
+/// cannot be created, the screenlog cannot be written, or the session cannot be opened.
+pub fn open(
+    project: &Path,
+    options: &Options,
+    verbosity: u8,
+    resume: bool,
+) -> Result<(Session, WorkingDirLock), RunEnd> {
+    let wd = options.working_dir_for(project);
+    // Before the log file is opened: another run may own the directory.
+    let lock = WorkingDirLock::acquire(&wd).map_err(|e| RunEnd::input_error(&e))?;
+    let log_dir = wd.join("log");
+    std::fs::create_dir_all(&log_dir).map_err(|e| {
+        let dir = log_dir.display();
+        RunEnd::failed(
+            INPUT_ERROR,
+            format!("cannot create working directory '{dir}': {e}"),
+        )
+    })?;
+    crate::logging::init(verbosity, &log_dir.join("screenlog.txt"))
+        .map_err(|message| RunEnd::failed(INPUT_ERROR, message))?;
+    log::info!("mastersim, version {}", env!("CARGO_PKG_VERSION"));
+    let session = if resume {
+        Session::open_resume(project, options, options.checkpoint_path_for(project))
+    } else {
+        Session::open(project, options)
+    };
+    Ok((session.map_err(|e| RunEnd::input_error(&e))?, lock))
 }
 
 /// Runs `session` to its end as `control` says, names what stopped it, logs the ending and
