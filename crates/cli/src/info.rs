@@ -4,10 +4,8 @@
 
 use std::path::PathBuf;
 
-use anyhow::bail;
 use clap::ValueEnum;
 use fmi::Causality;
-use fmi::archive::{self, ExtractOptions};
 use mastersim::describe::{self, Info};
 
 /// Arguments of `mastersim info`.
@@ -67,38 +65,10 @@ impl CausalityFilter {
 /// Runs `mastersim info`: prints what `args.fmu` holds, as text or (`--json`) as JSON.
 ///
 /// # Errors
-/// The path is a directory or a `.msim` project; the FMU cannot be read (missing file, not
-/// a zip archive, no `modelDescription.xml`, malformed or invalid XML: the errors of
-/// [`fmi::archive::describe`], which name the file); a pattern is not a valid glob and no
-/// variable has it as its name.
+/// The errors of [`describe::read`] and [`describe::select`].
 pub fn run(args: &InfoArgs) -> anyhow::Result<()> {
     let path = &args.fmu;
-    if path.is_dir() {
-        let hint = if path.join("modelDescription.xml").is_file() {
-            " (an extracted FMU?)"
-        } else {
-            ""
-        };
-        bail!(
-            "'{}' is a directory{hint}; mastersim info reads an FMU archive (.fmu)",
-            path.display()
-        );
-    }
-    if path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("msim"))
-    {
-        bail!(
-            "'{}' is a MasterSim project, not an FMU; mastersim info reads one FMU archive \
-             (.fmu), such as one of those the project names",
-            path.display()
-        );
-    }
-    // `describe` reads at most `fmi::model_description::MAX_DESCRIPTION_SIZE` (256 MiB) of
-    // the description, far above real ones, and refuses a larger one before reading it. It
-    // reads FMUs of every interface: those mastersim cannot run are described too, with what
-    // a run would refuse.
-    let contents = archive::describe(path, &ExtractOptions::default())?;
+    let contents = describe::read(path)?;
     let causalities: Vec<Causality> = args.causality.iter().map(|c| c.causality()).collect();
     let selected = describe::select(
         &contents.description.variables,

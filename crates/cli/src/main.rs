@@ -3,16 +3,9 @@
 //! The binary only drives the `mastersim` library: it turns the command line into
 //! [`mastersim::Options`], sets up logging, the SIGINT and SIGTERM handlers and the live view,
 //! and runs with [`mastersim::run_to_end`], which owns the stop cause, the ending and its exit
-//! code. `mastersim info` shows what an FMU holds,
-//! `mastersim plot` draws result files; `--live` and `mastersim view` serve the live view
-//! (crate `mastersim-live`).
-//!
-//! Exit codes (docs/robustness.md, [`mastersim::run`]): 0 done (also for `--test-init` and a slave's terminate
-//! request), 1 the simulation failed, 2 usage, project or FMU error, 124 an FMU call exceeded
-//! `--step-timeout`, 130 / 143 interrupted by SIGINT / SIGTERM (0 when stopped from the live
-//! view; 138 when a sweep case is stopped by its time-limit warning, SIGUSR1). A crash inside
-//! FMU code ends the process by the signal (SIGSEGV, SIGABRT, …) after naming the slave and FMI
-//! function.
+//! code. `mastersim info` shows what an FMU holds ([`mastersim::describe`]), `mastersim plot`
+//! draws result files (crate `mastersim-plot`); `--live` and `mastersim view` serve the live
+//! view (crate `mastersim-live`). Exit codes: [`mastersim::run`] and docs/robustness.md.
 #![forbid(unsafe_code)]
 
 /// Prints a line to stdout. A closed stdout (`mastersim p.msim | head -1`) is not an error:
@@ -268,22 +261,6 @@ fn subcommand_hint(word: &Path) -> Option<String> {
         .then(|| hint.into_string())
 }
 
-/// What to say about an input that is no project, FMU or SSP system, by what it looks like:
-/// a sweep file or result file is meant for another subcommand.
-fn input_hint(path: &Path) -> &'static str {
-    let extension = path
-        .extension()
-        .map(|e| e.to_string_lossy().to_ascii_lowercase());
-    match extension.as_deref() {
-        Some("toml") => "; a sweep file runs with `mastersim sweep run <file>`",
-        Some("csv" | "tsv" | "mat" | "json") => {
-            "; results are shown with `mastersim view <file>` or `mastersim plot <file>`"
-        }
-        Some("txt") => "; a list of projects runs with `mastersim batch <file>`",
-        _ => "",
-    }
-}
-
 /// A mistyped subcommand as the first word of `args` (`mastersim veiw x.csv`): exit code 2
 /// with the subcommand meant, before the words after it are taken for more projects.
 fn check_subcommand(args: &Args) -> Result<(), RunEnd> {
@@ -300,22 +277,6 @@ fn check_subcommand(args: &Args) -> Result<(), RunEnd> {
 /// A run refused before it started: exit code 2 with `message`.
 fn refused(message: String) -> RunEnd {
     RunEnd::failed(INPUT_ERROR, message)
-}
-
-/// The run input of `args` (an SSP folder as its `SystemStructure.ssd`, a `file://` prefix
-/// dropped), checked before anything is created: a missing file, a directory or a file of
-/// another kind exits with code 2 and leaves nothing behind.
-fn checked_input(args: &Args) -> Result<PathBuf, RunEnd> {
-    let given = args.project.as_deref().unwrap_or(Path::new(""));
-    let text = given.to_string_lossy();
-    let project = mastersim::run_input(Path::new(text.strip_prefix("file://").unwrap_or(&text)));
-    match mastersim::InputKind::check(&project) {
-        Ok(_) => Ok(project),
-        Err(e @ mastersim::Error::UnknownInput { .. }) => {
-            Err(refused(format!("{e}{}", input_hint(&project))))
-        }
-        Err(e) => Err(RunEnd::input_error(&e)),
-    }
 }
 
 /// The library's options for the command line `args` (checked by [`Options::validate`]).
@@ -392,7 +353,8 @@ fn options(args: &Args) -> Result<Options, RunEnd> {
 /// asked, and runs it with [`mastersim::run_to_end`]. A live view stays open after the run
 /// until Ctrl-C.
 fn launch(args: &Args, options: &Options, interrupt: Option<&Interrupt>) -> RunEnd {
-    let project = match checked_input(args) {
+    let given = args.project.as_deref().unwrap_or(Path::new(""));
+    let project = match mastersim::run::checked_input(given) {
         Ok(project) => project,
         Err(end) => return end,
     };
@@ -438,17 +400,12 @@ fn launch(args: &Args, options: &Options, interrupt: Option<&Interrupt>) -> RunE
     end
 }
 
-/// Runs the project of `args`, stopped by `interrupt`.
+/// Runs the project of `args`, stopped by `interrupt`; logs a failure.
 fn run_project(args: &Args, interrupt: Option<&Interrupt>) -> RunEnd {
-    match check_subcommand(args).and_then(|()| options(args)) {
-        Ok(options) => run_with(args, &options, interrupt),
-        Err(end) => reported(end),
-    }
-}
-
-/// Runs the project of `args` under `options` ([`launch`]) and logs a failure.
-fn run_with(args: &Args, options: &Options, interrupt: Option<&Interrupt>) -> RunEnd {
-    reported(launch(args, options, interrupt))
+    reported(match check_subcommand(args).and_then(|()| options(args)) {
+        Ok(options) => launch(args, &options, interrupt),
+        Err(end) => end,
+    })
 }
 
 /// `end`, its failure logged (on stderr when logging could not start).
@@ -465,17 +422,14 @@ fn reported(end: RunEnd) -> RunEnd {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Some(Command::Info(_) | Command::Convert(_)) = &cli.command {
+        logging::init_stderr_warnings();
+    }
     let command = match &cli.command {
         Some(Command::Sweep(args)) => return ExitCode::from(sweep::run(args)),
         Some(Command::Batch(args)) => return ExitCode::from(sweep::batch(args)),
-        Some(Command::Info(args)) => {
-            logging::init_stderr_warnings();
-            Some(info::run(args))
-        }
-        Some(Command::Convert(args)) => {
-            logging::init_stderr_warnings();
-            Some(convert::run(args))
-        }
+        Some(Command::Info(args)) => Some(info::run(args)),
+        Some(Command::Convert(args)) => Some(convert::run(args)),
         Some(Command::Plot(args)) => Some(plot::run(args)),
         Some(Command::View(args)) => Some(view::run(args)),
         Some(Command::Completions { shell }) => Some(completions(*shell)),

@@ -13,7 +13,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Parser as _, Subcommand, ValueEnum};
+use clap::{Parser as _, Subcommand};
 use mastersim::run::INPUT_ERROR;
 use mastersim::{Interrupt, Options, RunEnd};
 use sweep::{Case, ExecOptions, Plan};
@@ -36,11 +36,11 @@ enum SweepCommand {
         /// The sweep file (.toml).
         sweep: PathBuf,
         #[command(flatten)]
-        exec: ExecArgs,
+        exec: ExecOptions,
     },
     /// Run case K of a sweep, as the executors do: skipped when it has completed, continued
     /// from its checkpoint when it was interrupted, else run from the start.
-    Case(CaseArgs),
+    Case(sweep::CaseOptions),
     /// Gather every case's outcome, counters and outputs into sweep.csv and sweep.json in the
     /// sweep directory.
     Collect {
@@ -52,26 +52,6 @@ enum SweepCommand {
     },
 }
 
-/// Arguments of `mastersim sweep case`.
-#[derive(Debug, clap::Args)]
-struct CaseArgs {
-    /// The sweep directory (holding plan.json), or the sweep file.
-    sweep: PathBuf,
-    /// The case number, from 0.
-    case: usize,
-    /// With a sweep file: its sweep directory [default: the file's path without extension].
-    #[arg(long, value_name = "DIR")]
-    sweep_dir: Option<PathBuf>,
-    /// Write a checkpoint every this many seconds of wall time [default: the plan's].
-    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
-    checkpoint_interval: Option<f64>,
-    /// Under Slurm: when the time-limit warning SIGUSR1 stops the case, requeue its array task
-    /// so that it continues from its checkpoint (the job scripts of the Slurm executor pass
-    /// it). SIGTERM, a cancel, never requeues.
-    #[arg(long)]
-    slurm_requeue: bool,
-}
-
 /// Arguments of `mastersim batch`.
 #[derive(Debug, clap::Args)]
 pub struct BatchArgs {
@@ -79,63 +59,10 @@ pub struct BatchArgs {
     /// listing one project per line (relative to the file; # starts a comment).
     input: PathBuf,
     #[command(flatten)]
-    exec: ExecArgs,
+    exec: ExecOptions,
     /// Further mastersim options for every project, after `--` (e.g. `-- --result-format mat`).
     #[arg(last = true, value_name = "OPTIONS")]
     options: Vec<String>,
-}
-
-/// Where and how the cases run (`sweep run` and `batch`).
-#[derive(Debug, clap::Args)]
-struct ExecArgs {
-    /// local: child processes on this machine; slurm: one Slurm job array (sbatch); print:
-    /// one command per line on stdout, for GNU parallel or another scheduler.
-    #[arg(long, value_enum, default_value_t = Executor::Local)]
-    executor: Executor,
-    /// Cases at a time: local [default: the number of cores]; slurm: the array's %M limit
-    /// [default: none].
-    #[arg(short = 'j', long, value_name = "N", value_parser = crate::at_least_one)]
-    jobs: Option<usize>,
-    /// The sweep directory [default: the sweep file's path without extension; for a batch,
-    /// <directory>/batch or the list file's path without extension].
-    #[arg(long, value_name = "DIR")]
-    sweep_dir: Option<PathBuf>,
-    /// Every case writes a checkpoint every this many seconds of wall time (and at SIGTERM
-    /// in any case), so that an interrupted case continues where it stopped.
-    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
-    checkpoint_interval: Option<f64>,
-    /// Also write a JUnit XML report of the collected results to this file.
-    #[arg(long, value_name = "FILE")]
-    junit: Option<PathBuf>,
-    /// slurm: the partition (sbatch --partition).
-    #[arg(long, value_name = "NAME")]
-    partition: Option<String>,
-    /// slurm: the time limit of each task in Slurm's format (`30`, `2:00:00`) [default: the
-    /// sweep's wall_time_limit plus the margin, else the partition's].
-    #[arg(long, value_name = "TIME")]
-    time: Option<String>,
-    /// slurm: seconds before a task's time limit at which Slurm sends the warning SIGUSR1, so
-    /// that the case checkpoints and requeues itself.
-    #[arg(long, value_name = "SECONDS", default_value_t = 60)]
-    signal_margin: u32,
-    /// slurm: a further sbatch option for the job script (repeatable), e.g.
-    /// `--sbatch-option=--account=proj42`.
-    #[arg(long = "sbatch-option", value_name = "OPTION")]
-    sbatch_options: Vec<String>,
-    /// slurm: wait until Slurm holds no task of the sweep (asking squeue), then collect.
-    #[arg(long)]
-    wait: bool,
-}
-
-/// An executor on the command line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum Executor {
-    /// Child processes on this machine.
-    Local,
-    /// A Slurm job array.
-    Slurm,
-    /// Print the case commands.
-    Print,
 }
 
 /// Prints `error` as the one error line and returns exit code 2.
@@ -149,20 +76,11 @@ pub fn run(args: &SweepArgs) -> u8 {
     match &args.command {
         SweepCommand::Run { sweep, exec } => {
             match sweep::read_sweep_file(sweep, exec.sweep_dir.as_deref()) {
-                Ok(plan) => sweep::execute(plan, &exec.options(), &check_case_options),
+                Ok(plan) => sweep::execute(plan, exec, &check_case_options),
                 Err(e) => input_error(&e),
             }
         }
-        SweepCommand::Case(case) => {
-            let options = sweep::CaseOptions {
-                sweep: case.sweep.clone(),
-                case: case.case,
-                sweep_dir: case.sweep_dir.clone(),
-                checkpoint_interval: case.checkpoint_interval,
-                slurm_requeue: case.slurm_requeue,
-            };
-            sweep::run_case(&options, &run_case)
-        }
+        SweepCommand::Case(case) => sweep::run_case(case, &run_case),
         SweepCommand::Collect { dir, junit } => match sweep::collect(dir) {
             Ok(collection) => sweep::report(&collection, junit.as_deref()),
             Err(e) => input_error(&e),
@@ -177,29 +95,8 @@ pub fn batch(args: &BatchArgs) -> u8 {
         args.exec.sweep_dir.as_deref(),
         args.options.clone(),
     ) {
-        Ok(plan) => sweep::execute(plan, &args.exec.options(), &check_case_options),
+        Ok(plan) => sweep::execute(plan, &args.exec, &check_case_options),
         Err(e) => input_error(&e),
-    }
-}
-
-impl ExecArgs {
-    /// The executor's options.
-    fn options(&self) -> ExecOptions {
-        ExecOptions {
-            executor: match self.executor {
-                Executor::Local => sweep::Executor::Local,
-                Executor::Slurm => sweep::Executor::Slurm,
-                Executor::Print => sweep::Executor::Print,
-            },
-            jobs: self.jobs,
-            checkpoint_interval: self.checkpoint_interval,
-            junit: self.junit.clone(),
-            partition: self.partition.clone(),
-            time: self.time.clone(),
-            signal_margin: self.signal_margin,
-            sbatch_options: self.sbatch_options.clone(),
-            wait: self.wait,
-        }
     }
 }
 
@@ -252,7 +149,7 @@ fn check_case_options(plan: &Plan) -> Result<(), String> {
 /// Runs `case` of `plan` in this process as `mastersim` runs a project.
 fn run_case(plan: &Plan, case: &Case, resume: bool, interrupt: Option<&Interrupt>) -> RunEnd {
     match case_run(plan, case, resume) {
-        Ok((args, options)) => crate::run_with(&args, &options, interrupt),
+        Ok((args, options)) => crate::reported(crate::launch(&args, &options, interrupt)),
         Err(end) => {
             input_error(&end.message.clone().unwrap_or_default());
             end

@@ -475,6 +475,45 @@ impl<'a> VariableInfo<'a> {
     }
 }
 
+/// Reads the FMU archive `path` for its description: `modelDescription.xml` and the list of
+/// entries straight from the zip archive, nothing extracted or loaded, FMUs of every interface
+/// (at most `fmi::model_description::MAX_DESCRIPTION_SIZE`, 256 MiB, of description).
+///
+/// # Errors
+/// [`Error::NotAnFmu`] for a directory or a `.msim` project; [`Error::Fmi`] when the FMU
+/// cannot be read (missing file, not a zip archive, no `modelDescription.xml`, malformed or
+/// invalid XML; each names the file).
+pub fn read(path: &Path) -> Result<FmuContents> {
+    let refused = |problem: String| Error::NotAnFmu {
+        path: path.to_path_buf(),
+        problem,
+    };
+    if path.is_dir() {
+        let hint = if path.join("modelDescription.xml").is_file() {
+            " (an extracted FMU?)"
+        } else {
+            ""
+        };
+        return Err(refused(format!(
+            "is a directory{hint}; mastersim info reads an FMU archive (.fmu)"
+        )));
+    }
+    if path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("msim"))
+    {
+        return Err(refused(
+            "is a MasterSim project, not an FMU; mastersim info reads one FMU archive (.fmu), \
+             such as one of those the project names"
+                .to_owned(),
+        ));
+    }
+    Ok(fmi::archive::describe(
+        path,
+        &fmi::archive::ExtractOptions::default(),
+    )?)
+}
+
 /// The variables of `variables` to show, in file order: those of a causality in
 /// `causalities` (any, when it is empty) whose name equals or glob-matches (`*`, `?`, `[..]`)
 /// one of `patterns` (any, when it is empty). A pattern that is no valid glob still selects

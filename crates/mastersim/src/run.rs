@@ -114,6 +114,43 @@ impl RunEnd {
     }
 }
 
+/// The run input `given` (an SSP folder as its `SystemStructure.ssd`, a `file://` prefix
+/// dropped), checked before anything is created, so that a missing file, a directory or a
+/// file of another kind leaves nothing behind.
+///
+/// # Errors
+/// A [`RunEnd`] with exit code [`INPUT_ERROR`]: the errors of [`crate::InputKind::check`]; a
+/// sweep file, result file or list of projects is pointed to the `mastersim` subcommand meant
+/// for it.
+pub fn checked_input(given: &Path) -> Result<std::path::PathBuf, RunEnd> {
+    let text = given.to_string_lossy();
+    let project = crate::run_input(Path::new(text.strip_prefix("file://").unwrap_or(&text)));
+    match crate::InputKind::check(&project) {
+        Ok(_) => Ok(project),
+        Err(e @ Error::UnknownInput { .. }) => Err(RunEnd::failed(
+            INPUT_ERROR,
+            format!("{e}{}", input_hint(&project)),
+        )),
+        Err(e) => Err(RunEnd::input_error(&e)),
+    }
+}
+
+/// What to say about an input that is no project, FMU or SSP system, by what it looks like:
+/// a sweep file or result file is meant for another subcommand of `mastersim`.
+fn input_hint(path: &Path) -> &'static str {
+    let extension = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase());
+    match extension.as_deref() {
+        Some("toml") => "; a sweep file runs with `mastersim sweep run <file>`",
+        Some("csv" | "tsv" | "mat" | "json") => {
+            "; results are shown with `mastersim view <file>` or `mastersim plot <file>`"
+        }
+        Some("txt") => "; a list of projects runs with `mastersim batch <file>`",
+        _ => "",
+    }
+}
+
 /// Opens the run of `project` under `options` as the `mastersim` binary does: holds the
 /// working directory (the returned lock; the session shares it), creates `log/`, starts the
 /// run's logging at `verbosity` into `log/screenlog.txt` ([`crate::logging::init`]), and

@@ -17,19 +17,23 @@ use crate::execute::input_error;
 use crate::plan::{Case, Plan};
 use crate::{CaseRecord, Outcome, slurm};
 
-/// What `mastersim sweep case` is asked to run.
-#[derive(Debug, Clone)]
+/// What `mastersim sweep case` is asked to run (its arguments).
+#[derive(Debug, Clone, clap::Args)]
 pub struct CaseOptions {
-    /// The sweep directory (holding `plan.json`), or the sweep file.
+    /// The sweep directory (holding plan.json), or the sweep file.
     pub sweep: PathBuf,
     /// The case number, from 0.
     pub case: usize,
-    /// With a sweep file: its sweep directory (default: the file's path without extension).
+    /// With a sweep file: its sweep directory [default: the file's path without extension].
+    #[arg(long, value_name = "DIR")]
     pub sweep_dir: Option<PathBuf>,
-    /// Write a checkpoint every this many seconds of wall time (default: the plan's).
+    /// Write a checkpoint every this many seconds of wall time [default: the plan's].
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     pub checkpoint_interval: Option<f64>,
-    /// Under Slurm: requeue the array task when the time-limit warning SIGUSR1 stops the
-    /// case, so that it continues from its checkpoint.
+    /// Under Slurm: when the time-limit warning SIGUSR1 stops the case, requeue its array task
+    /// so that it continues from its checkpoint (the job scripts of the Slurm executor pass
+    /// it). SIGTERM, a cancel, never requeues.
+    #[arg(long)]
     pub slurm_requeue: bool,
 }
 

@@ -17,38 +17,67 @@ pub(crate) fn input_error(error: &impl std::fmt::Display) -> u8 {
     INPUT_ERROR
 }
 
+/// Where and how the cases run ([`execute`]; the options of `mastersim sweep run` and
+/// `mastersim batch`).
+#[derive(Debug, Clone, clap::Args)]
+pub struct ExecOptions {
+    /// local: child processes on this machine; slurm: one Slurm job array (sbatch); print:
+    /// one command per line on stdout, for GNU parallel or another scheduler.
+    #[arg(long, value_enum, default_value_t = Executor::Local)]
+    pub executor: Executor,
+    /// Cases at a time: local [default: the number of cores]; slurm: the array's %M limit
+    /// [default: none].
+    #[arg(short = 'j', long, value_name = "N", value_parser = at_least_one)]
+    pub jobs: Option<usize>,
+    /// The sweep directory [default: the sweep file's path without extension; for a batch,
+    /// <directory>/batch or the list file's path without extension].
+    #[arg(long, value_name = "DIR")]
+    pub sweep_dir: Option<PathBuf>,
+    /// Every case writes a checkpoint every this many seconds of wall time (and at SIGTERM
+    /// in any case), so that an interrupted case continues where it stopped.
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
+    pub checkpoint_interval: Option<f64>,
+    /// Also write a JUnit XML report of the collected results to this file.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+    /// slurm: the partition (sbatch --partition).
+    #[arg(long, value_name = "NAME")]
+    pub partition: Option<String>,
+    /// slurm: the time limit of each task in Slurm's format (`30`, `2:00:00`) [default: the
+    /// sweep's wall_time_limit plus the margin, else the partition's].
+    #[arg(long, value_name = "TIME")]
+    pub time: Option<String>,
+    /// slurm: seconds before a task's time limit at which Slurm sends the warning SIGUSR1, so
+    /// that the case checkpoints and requeues itself.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60)]
+    pub signal_margin: u32,
+    /// slurm: a further sbatch option for the job script (repeatable), e.g.
+    /// `--sbatch-option=--account=proj42`.
+    #[arg(long = "sbatch-option", value_name = "OPTION")]
+    pub sbatch_options: Vec<String>,
+    /// slurm: wait until Slurm holds no task of the sweep (asking squeue), then collect.
+    #[arg(long)]
+    pub wait: bool,
+}
+
 /// Where the cases of a sweep run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Executor {
     /// Child processes on this machine.
     Local,
     /// A Slurm job array.
     Slurm,
-    /// Print the case commands, one per line, for another scheduler.
+    /// Print the case commands.
     Print,
 }
 
-/// How [`execute`] runs the cases (`mastersim sweep run` and `mastersim batch` options).
-#[derive(Debug, Clone)]
-pub struct ExecOptions {
-    /// The executor.
-    pub executor: Executor,
-    /// Cases at a time: local (default: the number of cores); Slurm: the array's `%M` limit.
-    pub jobs: Option<usize>,
-    /// Every case writes a checkpoint every this many seconds of wall time, > 0.
-    pub checkpoint_interval: Option<f64>,
-    /// Also write a JUnit XML report of the collected results to this file.
-    pub junit: Option<PathBuf>,
-    /// Slurm: the partition.
-    pub partition: Option<String>,
-    /// Slurm: the time limit of each task in Slurm's format.
-    pub time: Option<String>,
-    /// Slurm: seconds before a task's time limit at which Slurm sends SIGUSR1.
-    pub signal_margin: u32,
-    /// Slurm: further `#SBATCH` options.
-    pub sbatch_options: Vec<String>,
-    /// Slurm: wait until Slurm holds no task of the sweep, then collect.
-    pub wait: bool,
+/// A number of cases ≥ 1, refused by the parser before anything is laid out.
+fn at_least_one(text: &str) -> std::result::Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(0) => Err("expected at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(format!("{e}, expected a number ≥ 1")),
+    }
 }
 
 /// Lays out `plan`, runs its pending cases with the chosen executor, and collects; returns
