@@ -86,8 +86,9 @@ pub struct RunEnd {
     /// The error, or why the run did not complete (the `Message` of `summary.txt`); `None`
     /// for a completed run.
     pub message: Option<String>,
-    /// The run's statistics, when the summary was written.
-    pub statistics: Option<Statistics>,
+    /// The run's statistics, when the summary was written (boxed: a `RunEnd` is also the
+    /// error of opening a run, and should stay small).
+    pub statistics: Option<Box<Statistics>>,
 }
 
 impl RunEnd {
@@ -251,7 +252,7 @@ pub fn run_to_end(mut session: Session, control: &Control<'_>) -> RunEnd {
         exit_code: exit_code(&ending, control),
         ending,
         message: summary_message,
-        statistics: Some(statistics),
+        statistics: Some(Box::new(statistics)),
     }
 }
 
