@@ -296,6 +296,37 @@ impl Options {
 mod tests {
     use super::*;
 
+    /// Issue 29: `--stop-time 2 min` and friends are read with the project's time units, and
+    /// the typed times come before the overrides, so that a `--set` wins.
+    #[test]
+    fn typed_times_are_read_with_units_and_give_way_to_overrides() {
+        assert_eq!(Options::parse_time("2 min"), Ok(120.0));
+        assert_eq!(Options::parse_time(" 10ms"), Ok(0.01));
+        assert_eq!(Options::parse_time("1e-3"), Ok(0.001));
+        assert_eq!(Options::parse_time("-5"), Ok(-5.0));
+        assert_eq!(Options::parse_time("1.5e1 s"), Ok(15.0));
+        let unit = Options::parse_time("2 parsecs").unwrap_err();
+        assert!(unit.contains("'parsecs' is not a time unit"), "{unit}");
+        assert!(Options::parse_time("soon").is_err());
+        let options = Options {
+            stop_time: Some(120.0),
+            step_size: Some(0.1),
+            overrides: vec!["tEnd=10 s".into()],
+            ..Options::default()
+        };
+        assert_eq!(
+            options.project_overrides(),
+            ["tEnd=120 s", "hStart=0.1 s", "tEnd=10 s"]
+        );
+        let paced = |f: f64| Options {
+            real_time: Some(f),
+            ..Options::default()
+        };
+        assert!(paced(2.0).validate().is_ok());
+        assert!(paced(0.0).validate().is_err());
+        assert!(paced(f64::NAN).validate().is_err());
+    }
+
     /// Issue 28: a bare FMU run works in `./<model>/`, never beside the FMU; projects and
     /// SSP systems keep MasterSim's layout; `--working-dir` wins.
     #[test]

@@ -9,7 +9,10 @@
 //! those commands: [`run_local`] as child processes on this machine, [`slurm::submit`] as a
 //! Slurm job array, [`print_commands`] as lines for another scheduler. [`collect`] gathers
 //! every case's outcome, counters and outputs into `sweep.csv` and `sweep.json`, and
-//! [`write_junit`] a JUnit XML report.
+//! [`write_junit`] a JUnit XML report. [`execute`] does a whole `sweep run` or `batch`;
+//! [`run_case`] one `sweep case`, whose run the binary supplies (it ends in
+//! `mastersim::run_to_end`, whose returned value the case's record is made from). The module
+//! `command` is the one place that writes `mastersim`'s command grammar.
 //!
 //! Rerunning a sweep skips the cases that ran to their end with the same command line and
 //! continues interrupted ones from their checkpoints (`docs/checkpoints.md`). No case runs
