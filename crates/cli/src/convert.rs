@@ -37,7 +37,7 @@ pub struct ConvertArgs {
 /// Any error of reading the system (exit 2), and a system using what a `.msim` file cannot
 /// state (mapping transformations), which writes nothing and names each use.
 pub fn run(args: &ConvertArgs) -> anyhow::Result<()> {
-    if !ssp_input(&args.system) {
+    if !mastersim::is_ssp(&args.system) {
         anyhow::bail!(
             "'{}' is not an SSP system; expected an .ssp archive, an .ssd file or a folder \
              with SystemStructure.ssd",
@@ -70,9 +70,4 @@ pub fn run(args: &ConvertArgs) -> anyhow::Result<()> {
         counts.2
     );
     Ok(())
-}
-
-/// True for SSP input (see `ssp::is_ssp`).
-fn ssp_input(path: &std::path::Path) -> bool {
-    mastersim::is_ssp(path)
 }

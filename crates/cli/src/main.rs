@@ -1,17 +1,11 @@
 //! `mastersim`: runs a MasterSim project (`.msim`) of FMI co-simulation slaves.
 //!
 //! The binary only drives the `mastersim` library: it turns the command line into
-//! [`mastersim::Options`], sets up logging, turns SIGINT and SIGTERM into a stop request, and
-//! maps how the run ended to an exit code. `mastersim info` shows what an FMU holds,
-//! `mastersim plot` draws result files; `--live` and `mastersim view` serve the live view
-//! (crate `mastersim-live`).
-//!
-//! Exit codes (docs/robustness.md): 0 done (also for `--test-init` and a slave's terminate
-//! request), 1 the simulation failed, 2 usage, project or FMU error, 124 an FMU call exceeded
-//! `--step-timeout`, 130 / 143 interrupted by SIGINT / SIGTERM (0 when stopped from the live
-//! view; 138 when a sweep case is stopped by its time-limit warning, SIGUSR1). A crash inside
-//! FMU code ends the process by the signal (SIGSEGV, SIGABRT, …) after naming the slave and FMI
-//! function.
+//! [`mastersim::Options`], sets up logging, the SIGINT and SIGTERM handlers and the live view,
+//! and runs with [`mastersim::run_to_end`], which owns the stop cause, the ending and its exit
+//! code. `mastersim info` shows what an FMU holds ([`mastersim::describe`]), `mastersim plot`
+//! draws result files (crate `mastersim-plot`); `--live` and `mastersim view` serve the live
+//! view (crate `mastersim-live`). Exit codes: [`mastersim::run`] and docs/robustness.md.
 #![forbid(unsafe_code)]
 
 /// Prints a line to stdout. A closed stdout (`mastersim p.msim | head -1`) is not an error:
@@ -25,9 +19,6 @@ macro_rules! say {
 
 mod convert;
 mod info;
-mod logging;
-mod plot;
-mod signals;
 mod sweep;
 mod view;
 
@@ -36,8 +27,9 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{ArgAction, Parser, Subcommand, ValueEnum};
+use mastersim::run::{INPUT_ERROR, SIMULATION_FAILED};
 use mastersim::{
-    Ending, Options, ResultFormat, RunState, Session, Steering, StepTimeout, TimeArithmetic,
+    Control, Interrupt, Options, ResultFormat, RunEnd, StepTimeout, TimeArithmetic, logging,
 };
 
 /// Command line of `mastersim` (MasterSim reference §2; both `--opt=value` and `--opt value`).
@@ -179,17 +171,17 @@ struct Args {
     /// for an FMU run, `<variable>=<value>`. Repeatable; later ones win.
     #[arg(long = "set", value_name = "NAME=VALUE")]
     set: Vec<String>,
-    /// Start time, s (a number) or with a unit ("2 min"); short for --set tStart=….
-    #[arg(long, value_name = "TIME")]
-    start_time: Option<String>,
-    /// Stop time, s or with a unit; short for --set tEnd=… [default for an FMU: its default
+    /// Start time, s (a number) or with a unit ("2 min"); a --set tStart=… wins.
+    #[arg(long, value_name = "TIME", value_parser = Options::parse_time)]
+    start_time: Option<f64>,
+    /// Stop time, s or with a unit; a --set tEnd=… wins [default for an FMU: its default
     /// experiment, else 1 s].
-    #[arg(long, value_name = "TIME")]
-    stop_time: Option<String>,
-    /// Communication step size, s or with a unit; short for --set hStart=… [default for an
+    #[arg(long, value_name = "TIME", value_parser = Options::parse_time)]
+    stop_time: Option<f64>,
+    /// Communication step size, s or with a unit; a --set hStart=… wins [default for an
     /// FMU: its default experiment, else 1/500 of the run].
-    #[arg(long, value_name = "TIME")]
-    step_size: Option<String>,
+    #[arg(long, value_name = "TIME", value_parser = Options::parse_time)]
+    step_size: Option<f64>,
     /// FMU runs: a CSV/TSV table whose columns feed the FMU inputs of the same name.
     #[arg(long, value_name = "TABLE")]
     input: Option<PathBuf>,
@@ -220,30 +212,6 @@ fn at_least_one(text: &str) -> Result<usize, String> {
     }
 }
 
-/// The `--set` overrides of `args`: `--start-time`, `--stop-time` and `--step-size` first (a
-/// plain number is in seconds), then every `--set` in order, so that a `--set` wins.
-fn overrides(args: &Args) -> Vec<String> {
-    let time = |keyword: &str, value: &Option<String>| {
-        value.as_ref().map(|v| {
-            let v = v.trim();
-            if v.parse::<f64>().is_ok() {
-                format!("{keyword}={v} s")
-            } else {
-                format!("{keyword}={v}")
-            }
-        })
-    };
-    [
-        time("tStart", &args.start_time),
-        time("tEnd", &args.stop_time),
-        time("hStart", &args.step_size),
-    ]
-    .into_iter()
-    .flatten()
-    .chain(args.set.iter().cloned())
-    .collect()
-}
-
 /// A result format on the command line.
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum Format {
@@ -264,28 +232,6 @@ enum Arithmetic {
     Exact,
 }
 
-/// Exit code of a run that failed while simulating.
-const SIMULATION_FAILED: u8 = 1;
-/// Exit code of a usage, project or FMU error.
-const INPUT_ERROR: u8 = 2;
-/// Exit code when an FMU call exceeded `--step-timeout` (as GNU `timeout`).
-const EXIT_TIMEOUT: u8 = 124;
-
-/// A failure with the exit code it maps to.
-pub(crate) struct Failure {
-    code: u8,
-    message: String,
-}
-
-impl Failure {
-    fn new(code: u8, error: &mastersim::Error) -> Failure {
-        Failure {
-            code,
-            message: error.chain_text(),
-        }
-    }
-}
-
 /// The error and its causes on one line, `: `-separated, each cause once: several error
 /// types already include their source in their own message.
 fn describe(error: &anyhow::Error) -> String {
@@ -298,11 +244,6 @@ fn describe(error: &anyhow::Error) -> String {
         }
     }
     text
-}
-
-/// Ends the process after a hanging FMU call (the results are saved by then).
-fn timed_out() -> ! {
-    std::process::exit(i32::from(EXIT_TIMEOUT))
 }
 
 /// The subcommand a mistyped first word most likely meant (`veiw` for `view`), when that word
@@ -320,104 +261,59 @@ fn subcommand_hint(word: &Path) -> Option<String> {
         .then(|| hint.into_string())
 }
 
-/// What to say about an input that is no project, FMU or SSP system, by what it looks like:
-/// a sweep file or result file is meant for another subcommand.
-fn input_hint(path: &Path) -> &'static str {
-    let extension = path
-        .extension()
-        .map(|e| e.to_string_lossy().to_ascii_lowercase());
-    match extension.as_deref() {
-        Some("toml") => "; a sweep file runs with `mastersim sweep run <file>`",
-        Some("csv" | "tsv" | "mat" | "json") => {
-            "; results are shown with `mastersim view <file>` or `mastersim plot <file>`"
-        }
-        Some("txt") => "; a list of projects runs with `mastersim batch <file>`",
-        _ => "",
-    }
-}
-
 /// A mistyped subcommand as the first word of `args` (`mastersim veiw x.csv`): exit code 2
 /// with the subcommand meant, before the words after it are taken for more projects.
-fn check_subcommand(args: &Args) -> Result<(), Failure> {
+fn check_subcommand(args: &Args) -> Result<(), RunEnd> {
     let given = args.project.as_deref().unwrap_or(Path::new(""));
     match subcommand_hint(given) {
-        Some(hint) => Err(Failure {
-            code: INPUT_ERROR,
-            message: format!(
-                "'{}' is not a subcommand{hint}, and no project file of that name exists",
-                given.display()
-            ),
-        }),
+        Some(hint) => Err(refused(format!(
+            "'{}' is not a subcommand{hint}, and no project file of that name exists",
+            given.display()
+        ))),
         None => Ok(()),
     }
 }
 
-/// The run input of `args` (an SSP folder as its `SystemStructure.ssd`, a `file://` prefix
-/// dropped), checked before anything is created: a missing file, a directory or a file of
-/// another kind exits with code 2 and leaves nothing behind.
-fn checked_input(args: &Args) -> Result<PathBuf, Failure> {
-    let given = args.project.as_deref().unwrap_or(Path::new(""));
-    let text = given.to_string_lossy();
-    let project = mastersim::run_input(Path::new(text.strip_prefix("file://").unwrap_or(&text)));
-    match mastersim::InputKind::check(&project) {
-        Ok(_) => Ok(project),
-        Err(e @ mastersim::Error::UnknownInput { .. }) => Err(Failure {
-            code: INPUT_ERROR,
-            message: format!("{e}{}", input_hint(&project)),
-        }),
-        Err(e) => Err(Failure::new(INPUT_ERROR, &e)),
-    }
+/// A run refused before it started: exit code 2 with `message`.
+fn refused(message: String) -> RunEnd {
+    RunEnd::failed(INPUT_ERROR, message)
 }
 
-/// The library's options for the command line `args`.
-fn options(args: &Args) -> Result<Options, Failure> {
+/// The library's options for the command line `args` (checked by [`Options::validate`]).
+fn options(args: &Args) -> Result<Options, RunEnd> {
     if let Some(extra) = args.more_projects.first() {
-        return Err(Failure {
-            code: INPUT_ERROR,
-            message: format!(
-                "one project per run: '{}' follows the project '{}'{}",
-                extra.display(),
-                args.project.as_deref().unwrap_or(Path::new("")).display(),
-                if args.set.is_empty() {
-                    ""
-                } else {
-                    " (quote a --set value with spaces: --set 'tEnd=10 s')"
-                }
-            ),
-        });
-    }
-    if let Some(f) = args.real_time.filter(|f| !(f.is_finite() && *f > 0.0)) {
-        return Err(Failure {
-            code: INPUT_ERROR,
-            message: format!("--real-time {f}: expected a factor > 0"),
-        });
+        return Err(refused(format!(
+            "one project per run: '{}' follows the project '{}'{}",
+            extra.display(),
+            args.project.as_deref().unwrap_or(Path::new("")).display(),
+            if args.set.is_empty() {
+                ""
+            } else {
+                " (quote a --set value with spaces: --set 'tEnd=10 s')"
+            }
+        )));
     }
     let step_timeout = match args.step_timeout {
         Some(s) if !(s.is_finite() && s > 0.0) => {
-            return Err(Failure {
-                code: INPUT_ERROR,
-                message: format!("--step-timeout {s}: expected a number of seconds > 0"),
-            });
+            return Err(refused(format!(
+                "--step-timeout {s}: expected a number of seconds > 0"
+            )));
         }
         Some(s) => Some(StepTimeout {
             limit: Duration::from_secs_f64(s),
-            on_expiry: timed_out,
+            on_expiry: mastersim::run::exit_timed_out,
         }),
         None => None,
     };
-    Ok(Options {
+    let formats = args.result_format.iter().map(|f| match f {
+        Format::Csv => ResultFormat::Csv,
+        Format::Mat => ResultFormat::Mat,
+        Format::Json => ResultFormat::Json,
+    });
+    let options = Options {
         working_dir: args.working_dir.clone(),
         skip_unzip: args.skip_unzip,
-        result_formats: (!args.result_format.is_empty()).then(|| {
-            args.result_format
-                .iter()
-                .map(|f| match f {
-                    Format::Csv => ResultFormat::Csv,
-                    Format::Mat => ResultFormat::Mat,
-                    Format::Json => ResultFormat::Json,
-                })
-                .collect()
-        }),
+        result_formats: (!args.result_format.is_empty()).then(|| formats.collect()),
         output_threshold: args.output_threshold,
         threads: args.threads,
         time_arithmetic: args.time_arithmetic.map(|a| match a {
@@ -431,173 +327,109 @@ fn options(args: &Args) -> Result<Options, Failure> {
         step_timeout,
         checkpoint_interval: args.checkpoint_interval,
         checkpoint_on_stop: true,
-        overrides: overrides(args),
+        start_time: args.start_time,
+        stop_time: args.stop_time,
+        step_size: args.step_size,
+        real_time: args.real_time,
+        output_only: None,
+        overrides: args.set.clone(),
         input: args.input.clone(),
         parameter_set: args.parameter_set.clone(),
         allow_outside_references: args.allow_outside_references,
+    };
+    options.validate().map_err(|e| match e {
+        mastersim::Error::InvalidOption {
+            option: "real-time",
+            value,
+            expected,
+        } => refused(format!("--real-time {value}: expected {expected}")),
+        e => RunEnd::input_error(&e),
+    })?;
+    Ok(options)
+}
+
+/// Runs the project of `args` under `options`, stopped by `interrupt`: holds the working
+/// directory, starts the screenlog, opens (or resumes) the session, serves the live view when
+/// asked, and runs it with [`mastersim::run_to_end`]. A live view stays open after the run
+/// until Ctrl-C.
+fn launch(args: &Args, options: &Options, interrupt: Option<&Interrupt>) -> RunEnd {
+    let given = args.project.as_deref().unwrap_or(Path::new(""));
+    let project = match mastersim::run::checked_input(given) {
+        Ok(project) => project,
+        Err(end) => return end,
+    };
+    let wd = options.working_dir_for(&project);
+    // The lock is held until the live view closes.
+    let (mut session, _lock) =
+        match mastersim::run::open(&project, options, args.verbosity_level, args.resume) {
+            Ok(opened) => opened,
+            Err(end) => return end,
+        };
+    if let Some(path) = &args.write_msim {
+        if let Err(e) = session.write_project(path) {
+            return RunEnd::input_error(&e);
+        }
+        log::info!("Project written to '{}'", path.display());
+    }
+    let live = args.live.filter(|_| !args.test_init);
+    let steering = match Control::steering_for(options, live.is_some()) {
+        Ok(steering) => steering.filter(|_| !args.test_init),
+        Err(e) => return refused(format!("--real-time: {e}")),
+    };
+    let mut server = None;
+    if let (Some(port), Some(steering)) = (live, &steering) {
+        let name = project.file_stem().unwrap_or_default().to_string_lossy();
+        match live::serve_run(&mut session, &name, steering, port) {
+            Ok(started) => server = Some(started),
+            Err(message) => return refused(message),
+        }
+    }
+    let control = Control {
+        test_init: args.test_init,
+        steering,
+        live_view: server.is_some(),
+        interrupt,
+    };
+    let end = mastersim::run_to_end(session, &control);
+    if let (Some(server), Some(interrupt)) = (&server, interrupt) {
+        live::linger(server, &interrupt.flag());
+    }
+    if end.succeeded() {
+        say!("Results are in '{}'", wd.join("results").display());
+    }
+    end
+}
+
+/// Runs the project of `args`, stopped by `interrupt`; logs a failure.
+fn run_project(args: &Args, interrupt: Option<&Interrupt>) -> RunEnd {
+    reported(match check_subcommand(args).and_then(|()| options(args)) {
+        Ok(options) => launch(args, &options, interrupt),
+        Err(end) => end,
     })
 }
 
-/// Runs the project of `args`; returns the exit code of a run that did not fail (0, or
-/// 128 + signal number after an interrupt).
-fn run(args: &Args, interrupt: Option<&signals::Interrupt>) -> Result<u8, Failure> {
-    check_subcommand(args)?;
-    let options = options(args)?;
-    let project = checked_input(args)?;
-    let wd = options.working_dir_for(&project);
-    // Before the log file is opened: another run may own the directory. The session shares
-    // this lock; it is held until the live view closes.
-    let _lock =
-        mastersim::WorkingDirLock::acquire(&wd).map_err(|e| Failure::new(INPUT_ERROR, &e))?;
-    let log_dir = wd.join("log");
-    std::fs::create_dir_all(&log_dir).map_err(|e| Failure {
-        code: INPUT_ERROR,
-        message: format!(
-            "cannot create working directory '{}': {e}",
-            log_dir.display()
-        ),
-    })?;
-    logging::init(args.verbosity_level, &log_dir.join("screenlog.txt")).map_err(|e| Failure {
-        code: INPUT_ERROR,
-        message: format!("{e:#}"),
-    })?;
-    log::info!("mastersim, version {}", env!("CARGO_PKG_VERSION"));
-    let session = if args.resume {
-        Session::open_resume(&project, &options, options.checkpoint_path_for(&project))
-    } else {
-        Session::open(&project, &options)
-    };
-    let mut session = session.map_err(|e| Failure::new(INPUT_ERROR, &e))?;
-    if let Some(path) = &args.write_msim {
-        session
-            .write_project(path)
-            .map_err(|e| Failure::new(INPUT_ERROR, &e))?;
-        log::info!("Project written to '{}'", path.display());
-    }
-    // The live view, kept open after the run until Ctrl-C.
-    let mut server = None;
-    if let Some(interrupt) = interrupt {
-        session.set_stop_flag(interrupt.flag());
-    }
-    if args.test_init {
-        let initialized = session.initialize();
-        if initialized.is_ok() {
-            log::info!("Stopping after successful initialization.");
-            session
-                .close()
-                .map_err(|e| Failure::new(SIMULATION_FAILED, &e))?;
-            say!("Results are in '{}'", wd.join("results").display());
-            return Ok(0);
-        }
-        // A failed initialization is reported like a failed run, with summary.txt.
-    } else if args.live.is_some() || args.real_time.is_some() {
-        let state = if args.live.is_some() {
-            RunState::Waiting
-        } else {
-            RunState::Running
-        };
-        let steering = Steering::new(state, args.real_time).map_err(|e| Failure {
-            code: INPUT_ERROR,
-            message: format!("--real-time: {e}"),
-        })?;
-        if let Some(port) = args.live {
-            let name = project.file_stem().unwrap_or_default().to_string_lossy();
-            server = Some(view::serve_run(&mut session, &name, &steering, port)?);
-        }
-        let _ = session.run_steered(&steering);
-    } else {
-        let _ = session.run();
-    }
-    let signalled = interrupt.is_some_and(signals::Interrupt::signalled);
-    let expired = interrupt.and_then(signals::Interrupt::expired);
-    if let Ending::Interrupted { .. } = session.ending() {
-        let cause = match (interrupt, expired) {
-            (Some(interrupt), _) if signalled => format!("{} received", interrupt.received().0),
-            (_, Some(cause)) => cause.to_owned(),
-            _ if server.is_some() => "stopped from the live view".to_string(),
-            _ => "stop requested".to_string(),
-        };
-        session.set_stop_cause(&cause);
-    }
-    let ending = session.ending();
-    let times = session.plan().time_format();
-    match &ending {
-        Ending::Terminated { slave, t } => log::info!(
-            "Simulation ended at t = {} s on request of slave '{slave}'.",
-            times.show(*t)
-        ),
-        Ending::Interrupted { cause, t } => log::warn!(
-            "{cause}: simulation stopped at t = {} s; results up to there are complete.",
-            times.show(*t)
-        ),
-        Ending::Completed | Ending::Failed(_) | Ending::TimedOut(_) | Ending::FmuExited { .. } => {}
-    }
-    let finished = session.finish();
-    if let (Some(server), Some(interrupt)) = (&server, interrupt) {
-        view::linger(server, interrupt);
-    }
-    // Report in order of cause: the run's own failure first, then the files and the slaves.
-    if let Ending::Failed(message) = ending {
-        return Err(Failure {
-            code: SIMULATION_FAILED,
-            message,
-        });
-    }
-    finished.map_err(|e| Failure::new(SIMULATION_FAILED, &e))?;
-    match (ending, interrupt) {
-        (Ending::Interrupted { .. }, Some(interrupt)) if signalled => Ok(interrupt.received().1),
-        (Ending::Interrupted { .. }, _) if expired.is_some() => Ok(EXIT_TIMEOUT),
-        _ => {
-            say!("Results are in '{}'", wd.join("results").display());
-            Ok(0)
+/// `end`, its failure logged (on stderr when logging could not start).
+fn reported(end: RunEnd) -> RunEnd {
+    let failed = matches!(end.exit_code, INPUT_ERROR | SIMULATION_FAILED);
+    if let (true, Some(message)) = (failed, &end.message) {
+        log::error!("{message}");
+        if !logging::is_initialized() {
+            eprintln!("Error: {message}");
         }
     }
-}
-
-/// Runs the project of `args` and logs a failure (on stderr when logging could not start);
-/// returns the exit code and the failure's message.
-fn run_project(args: &Args, interrupt: Option<&signals::Interrupt>) -> (u8, Option<String>) {
-    match run(args, interrupt) {
-        Ok(code) => (code, None),
-        Err(Failure { code, message }) => {
-            log::error!("{message}");
-            if !logging::is_initialized() {
-                eprintln!("Error: {message}");
-            }
-            (code, Some(message))
-        }
-    }
-}
-
-/// Installs the crash report of FMU code and the SIGINT/SIGTERM handlers, with `warning` also
-/// the SIGUSR1 handler of a sweep case's time-limit warning (warning when they cannot be).
-fn install_handlers(warning: bool) -> Option<signals::Interrupt> {
-    if let Err(e) = fmi::install_crash_report() {
-        eprintln!("Warning: crashes inside FMU code will not be reported: {e}");
-    }
-    let interrupt = if warning {
-        signals::Interrupt::install_with_warning()
-    } else {
-        signals::Interrupt::install()
-    };
-    interrupt
-        .inspect_err(|e| eprintln!("Warning: SIGINT/SIGTERM will end the run at once: {e}"))
-        .ok()
+    end
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Some(Command::Info(_) | Command::Convert(_)) = &cli.command {
+        logging::init_stderr_warnings();
+    }
     let command = match &cli.command {
         Some(Command::Sweep(args)) => return ExitCode::from(sweep::run(args)),
         Some(Command::Batch(args)) => return ExitCode::from(sweep::batch(args)),
-        Some(Command::Info(args)) => {
-            logging::init_stderr_warnings();
-            Some(info::run(args))
-        }
-        Some(Command::Convert(args)) => {
-            logging::init_stderr_warnings();
-            Some(convert::run(args))
-        }
+        Some(Command::Info(args)) => Some(info::run(args)),
+        Some(Command::Convert(args)) => Some(convert::run(args)),
         Some(Command::Plot(args)) => Some(plot::run(args)),
         Some(Command::View(args)) => Some(view::run(args)),
         Some(Command::Completions { shell }) => Some(completions(*shell)),
@@ -613,8 +445,8 @@ fn main() -> ExitCode {
             }
         };
     }
-    let interrupt = install_handlers(false);
-    let (code, _) = run_project(&cli.run, interrupt.as_ref());
+    let interrupt = Interrupt::install_for_run(false);
+    let end = run_project(&cli.run, interrupt.as_ref());
     log::logger().flush();
-    ExitCode::from(code)
+    ExitCode::from(end.exit_code)
 }

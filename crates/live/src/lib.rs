@@ -21,6 +21,7 @@
 #![deny(missing_docs)]
 
 mod http;
+mod serve;
 mod store;
 
 use std::future::IntoFuture;
@@ -29,6 +30,7 @@ use std::thread::JoinHandle;
 
 use mastersim::Steering;
 
+pub use serve::{linger, serve_run, view_file};
 pub use store::{Column, Meta, Store};
 
 /// What the server shows.

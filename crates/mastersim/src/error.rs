@@ -72,6 +72,27 @@ pub enum Error {
         /// What cannot be stated, each with its SSD file and line.
         features: String,
     },
+    /// A path given as an FMU that is none ([`crate::describe::read`]): a directory or a
+    /// project.
+    #[error("'{}' {problem}", path.display())]
+    NotAnFmu {
+        /// The path.
+        path: PathBuf,
+        /// What it is instead, and what was expected.
+        problem: String,
+    },
+    /// An FMU that cannot be read ([`crate::describe::read`]).
+    #[error(transparent)]
+    Fmi(#[from] fmi::Error),
+    /// A variable pattern of [`crate::describe::select`] that is no valid glob and names no
+    /// variable.
+    #[error("invalid variable pattern '{pattern}': {problem}")]
+    InvalidPattern {
+        /// The pattern as given.
+        pattern: String,
+        /// What is wrong with it as a glob.
+        problem: String,
+    },
     /// An option value out of its range.
     #[error("option {option} = {value}: expected {expected}")]
     InvalidOption {

@@ -4,16 +4,20 @@
 
 pub mod checkpoint;
 mod console;
+pub mod describe;
 mod error;
 mod exit;
 mod input;
+pub mod interrupt;
 mod lock;
+pub mod logging;
 mod options;
 pub mod pacing;
 mod prepare;
 mod recorder;
 pub mod report;
 mod results;
+pub mod run;
 mod session;
 pub mod steering;
 mod supervise;
@@ -22,6 +26,7 @@ use std::path::Path;
 
 pub use error::{Error, Result};
 pub use input::InputKind;
+pub use interrupt::Interrupt;
 pub use lock::{LOCK_FILE, WorkingDirLock};
 pub use master;
 pub use master::project::ResultFormat;
@@ -33,6 +38,7 @@ pub use options::{Options, StepTimeout, TimeoutHandler};
 pub use prepare::{Loaded, check, load, load_project};
 pub use recorder::{Recorder, Results};
 pub use report::Ending;
+pub use run::{Control, RunEnd, run_to_end};
 pub use session::Session;
 pub use steering::{RunState, Steering, SteeringError, SteeringStatus};
 

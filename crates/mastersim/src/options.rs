@@ -3,13 +3,19 @@
 //! Every field has a default ([`Options::default`]) that follows the project file, so that
 //! `Options::default()` runs a project as MasterSim would, with mastersim's corrections.
 //!
+//! Precedence, from weakest to strongest: the project's own lines; the typed settings
+//! ([`Options::start_time`], [`Options::stop_time`], [`Options::step_size`], applied as the
+//! lines `tStart`, `tEnd`, `hStart` in seconds); the [`Options::overrides`] in order (so that
+//! `--set tEnd=…` wins over `--stop-time`, as before). [`Options::output_only`] replaces the
+//! project's `outputOnly` lines after that.
+//!
 //! Spec: MasterSim reference §2 (command line), §5 (working directory); `docs/results.md`.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use master::TimeArithmetic;
-use master::project::ResultFormat;
+use master::project::{Project, ProjectError, ResultFormat, TimeUnit};
 
 use crate::{Error, Result};
 
@@ -69,6 +75,22 @@ pub struct Options {
     /// Write a checkpoint when the stop flag ends the run (SIGINT, SIGTERM), before the last
     /// row (default false).
     pub checkpoint_on_stop: bool,
+    /// Start time of the run, s (the project's `tStart`; default: the project's, for an FMU
+    /// its default experiment). Applied before [`Options::overrides`], which win.
+    pub start_time: Option<f64>,
+    /// Stop time of the run, s (the project's `tEnd`; default: the project's, for an FMU its
+    /// default experiment, else 1 s). Applied before [`Options::overrides`], which win.
+    pub stop_time: Option<f64>,
+    /// Communication step size, s (the project's `hStart`; default: the project's, for an FMU
+    /// its default experiment, else 1/500 of the run). Applied before [`Options::overrides`].
+    pub step_size: Option<f64>,
+    /// Pace the run at this many simulated seconds per wall-clock second, finite and > 0
+    /// (`--real-time`; default: as fast as it goes). Used by [`crate::run::run_to_end`].
+    pub real_time: Option<f64>,
+    /// Which variables are recorded in the result files: glob patterns over
+    /// `slave.variable`, replacing the project's `outputOnly` lines (default: the project's;
+    /// an empty list records every variable). Spec: MasterSim reference §3 (`outputOnly`).
+    pub output_only: Option<Vec<String>>,
     /// Overrides of the project, applied in order as if they were more lines at the end of
     /// the file: `<keyword>=<value>` (such as `tEnd=10 s`) or `<slave>.<variable>=<value>`
     /// for a parameter or start value; in a run of one FMU, `<variable>=<value>` (default:
@@ -102,6 +124,11 @@ impl Default for Options {
             step_timeout: None,
             checkpoint_interval: None,
             checkpoint_on_stop: false,
+            start_time: None,
+            stop_time: None,
+            step_size: None,
+            real_time: None,
+            output_only: None,
             overrides: Vec::new(),
             input: None,
             parameter_set: None,
@@ -139,12 +166,94 @@ impl Options {
             .join("state.bin")
     }
 
+    /// The project lines these options stand for, in the order applied: `tStart=<s> s`,
+    /// `tEnd=<s> s` and `hStart=<s> s` for the typed times that are set, then
+    /// [`Options::overrides`]. A resume hashes them with the project file, so that a
+    /// checkpoint is refused when they differ.
+    pub fn project_overrides(&self) -> Vec<String> {
+        [
+            ("tStart", self.start_time),
+            ("tEnd", self.stop_time),
+            ("hStart", self.step_size),
+        ]
+        .into_iter()
+        .filter_map(|(keyword, value)| value.map(|v| format!("{keyword}={v} s")))
+        .chain(self.overrides.iter().cloned())
+        .collect()
+    }
+
+    /// Applies these options to `project`: [`Options::project_overrides`] as more lines at the
+    /// end of the file (see [`Project::apply_overrides`]; `single_slave` for a run of one
+    /// FMU), then [`Options::output_only`] in place of its `outputOnly` lines (each recorded
+    /// as the command-line option `--output-only <pattern>`).
+    ///
+    /// # Errors
+    /// The errors of [`Project::apply_overrides`], naming the option.
+    pub fn apply_to(
+        &self,
+        project: &mut Project,
+        single_slave: Option<&str>,
+    ) -> std::result::Result<(), ProjectError> {
+        project.apply_overrides(&self.project_overrides(), single_slave)?;
+        if let Some(patterns) = &self.output_only {
+            project.output_only = patterns
+                .iter()
+                .map(|p| {
+                    (
+                        p.clone(),
+                        project.add_command_line(format!("--output-only {p}")),
+                    )
+                })
+                .collect();
+        }
+        Ok(())
+    }
+
+    /// Reads a time as the project file writes it: a number of seconds, or a number with a
+    /// time unit of the project format (`2 min`, `10ms`, `1.5 h`; the unit may follow the
+    /// number directly). For `--start-time`, `--stop-time` and `--step-size`.
+    ///
+    /// # Errors
+    /// A message saying what was expected, when `text` is no number or names no time unit.
+    ///
+    /// Spec: MasterSim reference §3.2 (time units s, ms, min, h, d, a).
+    pub fn parse_time(text: &str) -> std::result::Result<f64, String> {
+        let text = text.trim();
+        let split = text
+            .find(|c: char| c.is_ascii_alphabetic() && c != 'e' && c != 'E')
+            .or_else(|| text.find([' ', '\t']))
+            .unwrap_or(text.len());
+        let (number, unit) = text.split_at(split);
+        let value: f64 = number.trim().parse().map_err(|_| {
+            format!("'{text}' is not a time: expected a number of seconds or a number and a unit (2 min)")
+        })?;
+        let unit = match unit.trim() {
+            "" => TimeUnit::Second,
+            name => TimeUnit::from_name(name).ok_or_else(|| {
+                format!(
+                    "'{name}' is not a time unit: expected {}",
+                    TimeUnit::ACCEPTED
+                )
+            })?,
+        };
+        Ok(unit.to_seconds(value))
+    }
+
     /// Checks the ranges of the numeric options.
     ///
     /// # Errors
-    /// [`Error::InvalidOption`] for a threshold or timeout that is not finite and > 0, or 0
-    /// threads.
+    /// [`Error::InvalidOption`] for a threshold, timeout or real-time factor that is not finite
+    /// and > 0, or 0 threads.
     pub fn validate(&self) -> Result<()> {
+        if let Some(f) = self.real_time
+            && !(f.is_finite() && f > 0.0)
+        {
+            return Err(Error::InvalidOption {
+                option: "real-time",
+                value: f.to_string(),
+                expected: "a factor > 0",
+            });
+        }
         if let Some(t) = self.output_threshold
             && !(t.is_finite() && t > 0.0)
         {
@@ -186,6 +295,37 @@ impl Options {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 29: `--stop-time 2 min` and friends are read with the project's time units, and
+    /// the typed times come before the overrides, so that a `--set` wins.
+    #[test]
+    fn typed_times_are_read_with_units_and_give_way_to_overrides() {
+        assert_eq!(Options::parse_time("2 min"), Ok(120.0));
+        assert_eq!(Options::parse_time(" 10ms"), Ok(0.01));
+        assert_eq!(Options::parse_time("1e-3"), Ok(0.001));
+        assert_eq!(Options::parse_time("-5"), Ok(-5.0));
+        assert_eq!(Options::parse_time("1.5e1 s"), Ok(15.0));
+        let unit = Options::parse_time("2 parsecs").unwrap_err();
+        assert!(unit.contains("'parsecs' is not a time unit"), "{unit}");
+        assert!(Options::parse_time("soon").is_err());
+        let options = Options {
+            stop_time: Some(120.0),
+            step_size: Some(0.1),
+            overrides: vec!["tEnd=10 s".into()],
+            ..Options::default()
+        };
+        assert_eq!(
+            options.project_overrides(),
+            ["tEnd=120 s", "hStart=0.1 s", "tEnd=10 s"]
+        );
+        let paced = |f: f64| Options {
+            real_time: Some(f),
+            ..Options::default()
+        };
+        assert!(paced(2.0).validate().is_ok());
+        assert!(paced(0.0).validate().is_err());
+        assert!(paced(f64::NAN).validate().is_err());
+    }
 
     /// Issue 28: a bare FMU run works in `./<model>/`, never beside the FMU; projects and
     /// SSP systems keep MasterSim's layout; `--working-dir` wins.

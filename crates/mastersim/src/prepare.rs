@@ -155,9 +155,8 @@ fn claim(wd: &Path) -> Result<WorkingDirLock> {
 /// The options that change what the project file means (`--set`, `--input`), as text.
 fn option_texts(options: &Options) -> Vec<String> {
     options
-        .overrides
-        .iter()
-        .cloned()
+        .project_overrides()
+        .into_iter()
         .chain(
             options
                 .input
@@ -193,7 +192,7 @@ pub(crate) struct Prepared {
 }
 
 /// Reads `project_path` (of `kind`, checked by [`InputKind::check`]), applies
-/// [`Options::overrides`] (and [`Options::input`]), imports its FMUs into `wd/fmus`, completes
+/// [`Options::apply_to`] (the typed times, the overrides, the output selection; and [`Options::input`]), imports its FMUs into `wd/fmus`, completes
 /// the settings from the FMUs' default experiments and validates the plan. Creates
 /// `wd/fmus` (and `wd/ssp` for an SSP archive); instantiates nothing. With a checkpoint to
 /// resume from, its result settings are checked before the FMUs are imported.
@@ -222,8 +221,8 @@ pub(crate) fn prepare(
         });
     }
     let single_slave = fmu_run.then(|| project.simulators[0].name.clone());
-    project
-        .apply_overrides(&options.overrides, single_slave.as_deref())
+    options
+        .apply_to(&mut project, single_slave.as_deref())
         .map_err(master::Error::from)?;
     if let Some(arithmetic) = options.time_arithmetic {
         project.time_arithmetic = arithmetic;

@@ -122,6 +122,26 @@ fn output_only_selects_the_written_columns() {
     assert!(mat.signal("Prey.x").is_some() && mat.signal("Predator.y").is_none());
 }
 
+/// Issue 29: the typed output selection replaces the project's `outputOnly` lines, and the
+/// typed stop time and step size apply as the project's `tEnd` and `hStart`.
+#[test]
+fn typed_options_select_outputs_and_set_the_times() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let project = lotka_volterra(tmp.path(), "outputOnly Prey.*");
+    let options = Options {
+        output_only: Some(vec!["Predator.*".to_owned()]),
+        stop_time: Some(2.0),
+        step_size: Some(0.1),
+        ..Options::default()
+    };
+    let (results, stats) = run(tmp.path(), &project, options);
+    assert_eq!(results.names(), ["Predator.y"]);
+    let (header, rows) = read_table(&tmp.path().join("wd/results/values.csv"));
+    assert_eq!(header, ["Time [s]", "Predator.y [-]"]);
+    assert_eq!(rows.len(), 21, "rows every 0.1 s up to 2 s");
+    assert!((stats.counters.t - 2.0).abs() < 1e-12, "t = {}", stats.counters.t);
+}
+
 #[test]
 fn the_output_filter_keeps_its_guarantee() {
     const THRESHOLD: f64 = 1e-3;

@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use crate::command::set_options;
 use crate::error::{Error, Result};
 use crate::plan::Plan;
 
@@ -92,31 +93,4 @@ fn base_error(plan: &Plan, base: &Path, message: &str) -> Error {
             base.display()
         ),
     )
-}
-
-/// The values of the `--set` options among `options` (`--set X` and `--set=X`).
-fn set_options(options: &[String]) -> Vec<String> {
-    let mut values = Vec::new();
-    let mut words = options.iter();
-    while let Some(word) = words.next() {
-        if word == "--set" {
-            values.extend(words.next().cloned());
-        } else if let Some(value) = word.strip_prefix("--set=") {
-            values.push(value.to_owned());
-        }
-    }
-    values
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn set_options_are_picked_from_the_case_options() {
-        let options: Vec<String> = ["--set", "tEnd=10 s", "--threads", "1", "--set=hStart=1 s"]
-            .map(String::from)
-            .into();
-        assert_eq!(set_options(&options), ["tEnd=10 s", "hStart=1 s"]);
-    }
 }

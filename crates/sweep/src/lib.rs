@@ -9,7 +9,10 @@
 //! those commands: [`run_local`] as child processes on this machine, [`slurm::submit`] as a
 //! Slurm job array, [`print_commands`] as lines for another scheduler. [`collect`] gathers
 //! every case's outcome, counters and outputs into `sweep.csv` and `sweep.json`, and
-//! [`write_junit`] a JUnit XML report.
+//! [`write_junit`] a JUnit XML report. [`execute`] does a whole `sweep run` or `batch`;
+//! [`run_case`] one `sweep case`, whose run the binary supplies (it ends in
+//! `mastersim::run_to_end`, whose returned value the case's record is made from). The module
+//! `command` is the one place that writes `mastersim`'s command grammar.
 //!
 //! Rerunning a sweep skips the cases that ran to their end with the same command line and
 //! continues interrupted ones from their checkpoints (`docs/checkpoints.md`). No case runs
@@ -23,9 +26,20 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+/// Prints a line to stdout; a closed stdout is not an error (the sweep goes on).
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
+mod case;
 mod check;
 mod collect;
+mod command;
 mod error;
+mod execute;
 mod files;
 mod local;
 mod plan;
@@ -36,9 +50,11 @@ mod status;
 
 use std::path::Path;
 
+pub use case::{CaseOptions, run_case};
 pub use check::check_overrides;
 pub use collect::{CaseResult, Collection, OutputStats, SWEEP_JSON_SCHEMA, collect, write_junit};
 pub use error::{Error, Result};
+pub use execute::{ExecOptions, Executor, execute, report};
 pub use local::{Ended, Held, KILL_GRACE, LocalOptions, LocalRun, run_local};
 pub use plan::{Case, ColumnPlace, PLAN_SCHEMA, PLAN_VERSION, Plan, batch_plan};
 pub use spec::{default_dir, read_sweep_file};
@@ -48,10 +64,13 @@ pub use status::{CaseRecord, Outcome};
 /// `<exe> sweep case <dir> <k>`, quoted for a POSIX shell.
 pub fn print_commands(plan: &Plan, cases: &[usize], exe: &Path) -> String {
     let exe = slurm::shell_quote(&exe.display().to_string());
-    let dir = slurm::shell_quote(&plan.dir.display().to_string());
     cases
         .iter()
-        .map(|k| format!("{exe} sweep case {dir} {k}\n"))
+        .map(|k| {
+            let words = command::case_words(&plan.dir, &k.to_string());
+            let quoted: Vec<String> = words.iter().map(|w| slurm::shell_quote(w)).collect();
+            format!("{exe} {}\n", quoted.join(" "))
+        })
         .collect()
 }
 

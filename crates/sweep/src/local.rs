@@ -104,7 +104,7 @@ fn holder(plan: &Plan, k: usize) -> Option<String> {
 /// The command of case `k` of the sweep in `dir`: `<exe> sweep case <dir> <k>`.
 fn case_command(exe: &Path, dir: &Path, k: usize) -> Command {
     let mut command = Command::new(exe);
-    command.arg("sweep").arg("case").arg(dir).arg(k.to_string());
+    command.args(crate::command::case_words(dir, &k.to_string()));
     command
 }
 

@@ -148,30 +148,6 @@ impl Plan {
             .collect()
     }
 
-    /// The `mastersim` command line (without the program) that runs `case`: the base, its
-    /// working directory, the overrides as `--set`, then the plan's options; `--threads 1`
-    /// unless the options choose, since cases run side by side.
-    pub fn command_line(&self, case: &Case) -> Vec<String> {
-        let mut args = vec![
-            case.base.display().to_string(),
-            "--working-dir".to_owned(),
-            self.case_dir(case.index).display().to_string(),
-        ];
-        for o in &case.overrides {
-            args.push("--set".to_owned());
-            args.push(o.clone());
-        }
-        args.extend(self.options.iter().cloned());
-        if !self
-            .options
-            .iter()
-            .any(|o| o == "--threads" || o.starts_with("--threads="))
-        {
-            args.extend(["--threads".to_owned(), "1".to_owned()]);
-        }
-        args
-    }
-
     /// Creates the sweep directory and every case's working directory, and writes
     /// `plan.json` and `cases.csv`.
     ///

@@ -18,7 +18,7 @@
 //!   requeues the task itself; the case continues from its checkpoint when it starts again.
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::error::{Error, Result};
@@ -141,10 +141,16 @@ pub fn job_script(plan: &Plan, cases: &[usize], options: &SlurmOptions) -> Strin
         lines.push(format!("#SBATCH --time={}", sbatch_value(&time)));
     }
     lines.extend(options.extra.iter().map(|o| format!("#SBATCH {o}")));
+    // The task id is left to the shell, unquoted inside double quotes.
+    let words = crate::command::case_words(Path::new(&dir), "$SLURM_ARRAY_TASK_ID");
     lines.push(format!(
-        "exec {} sweep case {} \"$SLURM_ARRAY_TASK_ID\" --slurm-requeue",
+        "exec {} {} {} {} \"{}\" {}",
         shell_quote(&options.exe.display().to_string()),
-        shell_quote(&dir)
+        words[0],
+        words[1],
+        shell_quote(&words[2]),
+        words[3],
+        crate::command::SLURM_REQUEUE
     ));
     lines.join("\n") + "\n"
 }

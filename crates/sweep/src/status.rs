@@ -65,6 +65,13 @@ impl Outcome {
         }
     }
 
+    /// The outcome of a case's run that ended as `end` ([`Outcome::from_exit_code`], with a
+    /// slave's terminate request apart from a completed run).
+    pub fn of_run(end: &mastersim::RunEnd) -> Outcome {
+        let terminated = matches!(end.ending, mastersim::Ending::Terminated { .. });
+        Outcome::from_exit_code(i32::from(end.exit_code), terminated.then_some("Terminated"))
+    }
+
     /// The snake-case name written to `case.json`, `sweep.csv` and `sweep.json`.
     pub fn name(self) -> &'static str {
         match self {

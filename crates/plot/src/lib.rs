@@ -1,10 +1,10 @@
-//! `mastersim plot`: line charts of result files (CSV, MAT v4 or Signal Table JSON) as SVG
+//! `mastersim plot` (crate `mastersim-plot`): line charts of result files (CSV, MAT v4 or Signal Table JSON) as SVG
 //! or PNG.
 //!
 //! The input is read by `output::result_file` into a neutral form (per variable a name, a
 //! unit, a time axis and values), the variables are selected by glob patterns, and
 //! `plotters` draws one line per variable. Text uses DejaVu Sans, embedded in the binary, so
-//! charts look the same on every machine (license: `crates/cli/assets/LICENSE-DejaVu.txt`).
+//! charts look the same on every machine (license: `crates/plot/assets/LICENSE-DejaVu.txt`).
 //!
 //! The legend stands in its own box right of the chart, so it never covers a curve. Texts
 //! too long for their room (title, axis descriptions, legend labels) are shortened with `…`
@@ -18,6 +18,8 @@
 //! Spec: MasterSim reference §12.1 (values.csv), §12.2 (strings.csv); FMI cross-check
 //! rules (comma-separated reference CSV); MAT v4 and Signal Table result files as read by
 //! `output::result_file`.
+
+#![forbid(unsafe_code)]
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -94,7 +96,9 @@ enum Format {
 /// drawn or written.
 pub fn run(args: &PlotArgs) -> anyhow::Result<()> {
     let (output, _) = plot(args)?;
-    say!("Chart written to '{}'", output.display());
+    // A closed stdout (`mastersim plot … | head`) is not an error: the chart is written.
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stdout(), "Chart written to '{}'", output.display());
     Ok(())
 }
 

@@ -1,4 +1,5 @@
-//! Logging to the console (env_logger) and to `log/screenlog.txt`.
+//! Logging of a run to the console (env_logger) and to `log/screenlog.txt`, for the
+//! `mastersim` binary and other front ends that run projects as it does.
 //!
 //! Verbosity (MasterSim reference §2): 0 errors only, 1 standard (info), 2 info (debug),
 //! 3 detailed (debug), 4 developer (trace). Errors go to stderr, everything else to stdout. FMU log messages (target `fmu`) appear from level 2
@@ -17,7 +18,6 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use anyhow::Context;
 use log::{Level, LevelFilter, Log, Metadata, Record};
 
 static INITIALIZED: AtomicBool = AtomicBool::new(false);
@@ -136,13 +136,14 @@ pub fn init_stderr_warnings() {
         .try_init();
 }
 
-/// Installs the logger; `screenlog` is truncated.
+/// Installs the logger of a run at `verbosity` (0 to 4, see the module); `screenlog` is
+/// truncated.
 ///
 /// # Errors
-/// When the screenlog cannot be created.
-pub fn init(verbosity: u8, screenlog: &Path) -> anyhow::Result<()> {
+/// A message when the screenlog cannot be created or a logger is installed already.
+pub fn init(verbosity: u8, screenlog: &Path) -> Result<(), String> {
     let file = File::create(screenlog)
-        .with_context(|| format!("cannot create '{}'", screenlog.display()))?;
+        .map_err(|e| format!("cannot create '{}': {e}", screenlog.display()))?;
     let level = level_for(verbosity);
     let fmu_level = if verbosity <= 1 {
         level.min(LevelFilter::Warn)
@@ -171,7 +172,7 @@ pub fn init(verbosity: u8, screenlog: &Path) -> anyhow::Result<()> {
         }),
         file_level,
     };
-    log::set_boxed_logger(Box::new(tee)).context("logger already installed")?;
+    log::set_boxed_logger(Box::new(tee)).map_err(|_| "logger already installed".to_owned())?;
     log::set_max_level(max);
     INITIALIZED.store(true, Ordering::Relaxed);
     Ok(())

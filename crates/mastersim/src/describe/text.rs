@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::report::{CapabilitiesInfo, Capability, Info};
+use super::{CapabilitiesInfo, Capability, Info};
 
 /// Characters of a variable's description shown in the table; longer ones end in `…` (the
 /// JSON output has them in full).
@@ -13,7 +13,7 @@ impl Info<'_> {
     /// The information as text: a header of `label  value` lines (with the interfaces and
     /// whether mastersim runs the FMU here), the capabilities, the default experiment, the
     /// variable table (`filters`: the filters in words, for its heading) and the clocks.
-    pub(super) fn text(&self, filters: &str) -> String {
+    pub fn text(&self, filters: &str) -> String {
         let mut out = String::new();
         self.header(&mut out);
         if self.capabilities.0.is_empty() {

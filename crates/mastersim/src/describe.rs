@@ -1,8 +1,37 @@
-//! What `mastersim info` shows, as data: the members of its JSON output, made from an FMU's
-//! contents (`fmi::archive::describe`), and what a run of the FMU would refuse.
+//! The description of an FMU, as `mastersim info` shows it and Python's
+//! `read_model_description` returns it: what an FMU holds — FMI version, interfaces, model, generation tool,
+//! platforms, co-simulation capabilities, default experiment and variables — as text or JSON,
+//! and whether mastersim runs it here ([`Info`], serialized as the JSON of `mastersim info
+//! --json`; [`Info::text`] is the text form, module `text`).
+//!
+//! The FMU is read with [`fmi::archive::describe`]: `modelDescription.xml` and the list of
+//! entries come straight from the zip archive; nothing is extracted and no shared library is
+//! loaded, so FMUs without binaries for this platform can be inspected too, and so can FMUs
+//! that mastersim cannot run (Model Exchange or Scheduled Execution only, a library of
+//! another architecture, clocks): `info` describes them and says what a run would refuse.
+//! The capabilities are those the XML declares.
+//!
+//! FMI 1.0 FMUs are shown with the version-neutral model of the `fmi` crate: causality and
+//! variability use the FMI 2.0 names (`internal` with `variability="parameter"` is a
+//! `parameter` of variability `fixed`, other `internal` and `none` are `local`); see
+//! [`fmi::Causality`] and [`fmi::Variability`].
+//!
+//! FMI 3.0 FMUs are shown one row per scalar, as mastersim addresses them: an array variable
+//! `x` of dimensions 2×3 is six rows `x[1,1]` … `x[2,3]` (row-major), and an `<Alias>` is rows
+//! of its own. The type column gives the FMI 3.0 data type (`Float64`, `UInt8`, …), the JSON
+//! adds `dataType` and, for array elements, `array`, `dimensions` and `indices`. Clocks are
+//! listed apart: mastersim cannot simulate FMUs that have any.
+//!
+//! Spec: FMI 2.0.2 §2.2.1 (`fmiModelDescription`), §2.2.5 (`DefaultExperiment`), §2.2.7
+//! (`ScalarVariable`), §2.3 (FMU layout), §4.3.1 (`CoSimulation`); FMI 1.0 §2.2–§2.4,
+//! FMI 1.0 CS §3 (`Capabilities`); FMI 3.0 §2.4 (FMU description), §2.4.7.5 (`Clock`),
+//! §2.4.7.6 (arrays), §4.3.1 (`CoSimulation`).
+
+mod text;
 
 use std::path::Path;
 
+use crate::{Error, Result};
 use fmi::archive::FmuContents;
 use fmi::{
     Alias, Causality, ClockVariable, FmiVersion, Initial, ScalarVariable, VarType, Variability,
@@ -331,11 +360,7 @@ pub struct VariableInfo<'a> {
 impl<'a> Info<'a> {
     /// The information on the FMU at `path` with contents `contents`, listing the variables
     /// `selected`.
-    pub(super) fn new(
-        path: &Path,
-        contents: &'a FmuContents,
-        selected: &[&'a ScalarVariable],
-    ) -> Self {
+    pub fn new(path: &Path, contents: &'a FmuContents, selected: &[&'a ScalarVariable]) -> Self {
         let md = &contents.description;
         let v3 = md.fmi_version == FmiVersion::V3;
         Info {
@@ -374,8 +399,8 @@ impl<'a> Info<'a> {
     }
 }
 
-/// The FMI name of a causality.
-fn causality_name(causality: Causality) -> &'static str {
+/// The FMI name of a causality (`calculatedParameter`, …; FMI 2.0 §2.2.7, FMI 3.0 §2.4.7.4).
+pub fn causality_name(causality: Causality) -> &'static str {
     match causality {
         Causality::Parameter => "parameter",
         Causality::CalculatedParameter => "calculatedParameter",
@@ -448,4 +473,97 @@ impl<'a> VariableInfo<'a> {
             },
         }
     }
+}
+
+/// Reads the FMU archive `path` for its description: `modelDescription.xml` and the list of
+/// entries straight from the zip archive, nothing extracted or loaded, FMUs of every interface
+/// (at most `fmi::model_description::MAX_DESCRIPTION_SIZE`, 256 MiB, of description).
+///
+/// # Errors
+/// [`Error::NotAnFmu`] for a directory or a `.msim` project; [`Error::Fmi`] when the FMU
+/// cannot be read (missing file, not a zip archive, no `modelDescription.xml`, malformed or
+/// invalid XML; each names the file).
+pub fn read(path: &Path) -> Result<FmuContents> {
+    let refused = |problem: String| Error::NotAnFmu {
+        path: path.to_path_buf(),
+        problem,
+    };
+    if path.is_dir() {
+        let hint = if path.join("modelDescription.xml").is_file() {
+            " (an extracted FMU?)"
+        } else {
+            ""
+        };
+        return Err(refused(format!(
+            "is a directory{hint}; mastersim info reads an FMU archive (.fmu)"
+        )));
+    }
+    if path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("msim"))
+    {
+        return Err(refused(
+            "is a MasterSim project, not an FMU; mastersim info reads one FMU archive (.fmu), \
+             such as one of those the project names"
+                .to_owned(),
+        ));
+    }
+    Ok(fmi::archive::describe(
+        path,
+        &fmi::archive::ExtractOptions::default(),
+    )?)
+}
+
+/// The variables of `variables` to show, in file order: those of a causality in
+/// `causalities` (any, when it is empty) whose name equals or glob-matches (`*`, `?`, `[..]`)
+/// one of `patterns` (any, when it is empty). A pattern that is no valid glob still selects
+/// the variable of exactly that name.
+///
+/// # Errors
+/// [`Error::InvalidPattern`] when a pattern is not a valid glob and no variable has it as its
+/// name.
+pub fn select<'a>(
+    variables: &'a [ScalarVariable],
+    patterns: &[String],
+    causalities: &[Causality],
+) -> Result<Vec<&'a ScalarVariable>> {
+    let mut globs = Vec::with_capacity(patterns.len());
+    for pattern in patterns {
+        match glob::Pattern::new(pattern) {
+            Ok(glob) => globs.push(Some(glob)),
+            Err(_) if variables.iter().any(|v| v.name == *pattern) => globs.push(None),
+            Err(error) => {
+                return Err(Error::InvalidPattern {
+                    pattern: pattern.clone(),
+                    problem: error.to_string(),
+                });
+            }
+        }
+    }
+    let named = |v: &ScalarVariable| {
+        patterns.is_empty()
+            || patterns.iter().zip(&globs).any(|(pattern, glob)| {
+                v.name == *pattern || glob.as_ref().is_some_and(|g| g.matches(&v.name))
+            })
+    };
+    let of_causality =
+        |v: &ScalarVariable| causalities.is_empty() || causalities.contains(&v.causality);
+    Ok(variables
+        .iter()
+        .filter(|v| of_causality(v) && named(v))
+        .collect())
+}
+
+/// The filters of [`select`] in words, for the heading of the variable table of
+/// [`Info::text`] (`causality input, output; name x*`; empty without filters).
+pub fn filter_text(patterns: &[String], causalities: &[Causality]) -> String {
+    let mut parts = Vec::new();
+    if !causalities.is_empty() {
+        let names: Vec<&str> = causalities.iter().map(|c| causality_name(*c)).collect();
+        parts.push(format!("causality {}", names.join(", ")));
+    }
+    if !patterns.is_empty() {
+        parts.push(format!("name {}", patterns.join(", ")));
+    }
+    parts.join("; ")
 }

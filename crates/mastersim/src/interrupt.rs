@@ -2,8 +2,8 @@
 //! the next communication point (with complete result files, `summary.txt` and a checkpoint);
 //! a second one ends the process at once.
 //!
-//! Exit codes: 130 after SIGINT, 143 after SIGTERM, 138 after SIGUSR1 (128 + signal number,
-//! the shell convention).
+//! Exit codes ([`crate::run`]): 130 after SIGINT, 143 after SIGTERM, 138 after SIGUSR1
+//! (128 + signal number, the shell convention).
 //!
 //! SIGUSR1 is the time-limit warning of a sweep case under Slurm (`docs/sweeps.md`): the job
 //! script asks Slurm for it (`--signal=B:USR1@…`) shortly before the time limit, and the case
@@ -11,6 +11,9 @@
 //! shutdown, Slurm's own preemption); a plain run does not handle SIGUSR1.
 //!
 //! The same stop flag ends a sweep case at its wall-time limit ([`Interrupt::expire`]).
+//! [`crate::run_to_end`] names the cause and picks the exit code from it.
+//!
+//! Spec: POSIX signals; Slurm `sbatch --signal`; `docs/robustness.md` (exit codes).
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -19,6 +22,7 @@ use signal_hook::SigId;
 use signal_hook::consts::{SIGINT, SIGTERM, SIGUSR1};
 
 /// The stop flag raised by SIGINT/SIGTERM (and SIGUSR1 when asked for), and which signal came.
+#[derive(Debug)]
 pub struct Interrupt {
     stop: Arc<AtomicBool>,
     /// The signal that stopped the run, 0 while none has come. A second signal ends the
@@ -49,6 +53,24 @@ impl Interrupt {
     /// When a handler cannot be registered.
     pub fn install_with_warning() -> std::io::Result<Interrupt> {
         Interrupt::install_for(&[SIGINT, SIGTERM, SIGUSR1])
+    }
+
+    /// Installs what a run needs before it starts: the crash report of FMU code
+    /// ([`fmi::install_crash_report`]) and the handlers of SIGINT and SIGTERM, with `warning`
+    /// also of SIGUSR1, the time-limit warning of a sweep case. What cannot be installed
+    /// costs a warning on stderr (`None`: a signal then ends the run at once).
+    pub fn install_for_run(warning: bool) -> Option<Interrupt> {
+        if let Err(e) = fmi::install_crash_report() {
+            eprintln!("Warning: crashes inside FMU code will not be reported: {e}");
+        }
+        let interrupt = if warning {
+            Interrupt::install_with_warning()
+        } else {
+            Interrupt::install()
+        };
+        interrupt
+            .inspect_err(|e| eprintln!("Warning: SIGINT/SIGTERM will end the run at once: {e}"))
+            .ok()
     }
 
     /// Installs the handlers of `signals`.
