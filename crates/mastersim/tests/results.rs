@@ -139,7 +139,11 @@ fn typed_options_select_outputs_and_set_the_times() {
     let (header, rows) = read_table(&tmp.path().join("wd/results/values.csv"));
     assert_eq!(header, ["Time [s]", "Predator.y [-]"]);
     assert_eq!(rows.len(), 21, "rows every 0.1 s up to 2 s");
-    assert!((stats.counters.t - 2.0).abs() < 1e-12, "t = {}", stats.counters.t);
+    assert!(
+        (stats.counters.t - 2.0).abs() < 1e-12,
+        "t = {}",
+        stats.counters.t
+    );
 }
 
 #[test]
