@@ -76,7 +76,9 @@ fn key_of(canonical: &Path) -> Result<Key, LoadError> {
     let description = canonical.join("modelDescription.xml");
     // A folder changes when its description does.
     let modified = if meta.is_dir() {
-        std::fs::metadata(&description).and_then(|m| m.modified()).ok()
+        std::fs::metadata(&description)
+            .and_then(|m| m.modified())
+            .ok()
     } else {
         meta.modified().ok()
     };
@@ -96,8 +98,12 @@ fn load_now(canonical: &Path) -> Result<LoadedFmu, LoadError> {
         .prefix("mastersim-fmu-")
         .tempdir()
         .map_err(|e| LoadError(format!("cannot create a temporary folder: {e}")))?;
-    fmi::archive::extract(canonical, dir.path(), &fmi::archive::ExtractOptions::default())
-        .map_err(failed)?;
+    fmi::archive::extract(
+        canonical,
+        dir.path(),
+        &fmi::archive::ExtractOptions::default(),
+    )
+    .map_err(failed)?;
     let fmu = Fmu::load(dir.path()).map_err(failed)?;
     Ok(LoadedFmu {
         fmu,

@@ -19,7 +19,10 @@ fn _mastersim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     errors::register(m)?;
     m.add_function(wrap_pyfunction!(fmpy::simulate_fmu, m)?)?;
-    m.add_function(wrap_pyfunction!(model_description::read_model_description, m)?)?;
+    m.add_function(wrap_pyfunction!(
+        model_description::read_model_description,
+        m
+    )?)?;
     m.add_function(wrap_pyfunction!(clear_fmu_cache, m)?)?;
     Ok(())
 }

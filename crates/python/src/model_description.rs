@@ -15,7 +15,9 @@ use crate::errors::InputError;
 
 /// A `types.SimpleNamespace` with the attributes of `fields`.
 fn namespace<'py>(py: Python<'py>, fields: &Bound<'py, PyDict>) -> PyResult<Bound<'py, PyAny>> {
-    py.import("types")?.getattr("SimpleNamespace")?.call((), Some(fields))
+    py.import("types")?
+        .getattr("SimpleNamespace")?
+        .call((), Some(fields))
 }
 
 fn causality(c: Causality) -> &'static str {
@@ -62,7 +64,10 @@ fn start_value<'py>(py: Python<'py>, v: &ScalarVariable) -> PyResult<Bound<'py, 
     let builtins = py.import("builtins")?;
     let converted = match v.data_type {
         DataType::Float32 | DataType::Float64 => builtins.call_method1("float", (text,)),
-        DataType::Boolean => Ok(matches!(text.trim(), "true" | "1").into_pyobject(py)?.to_owned().into_any()),
+        DataType::Boolean => Ok(matches!(text.trim(), "true" | "1")
+            .into_pyobject(py)?
+            .to_owned()
+            .into_any()),
         DataType::String | DataType::Binary => Ok(text.into_pyobject(py)?.into_any()),
         _ => builtins.call_method1("int", (text.trim(),)),
     };
@@ -70,7 +75,11 @@ fn start_value<'py>(py: Python<'py>, v: &ScalarVariable) -> PyResult<Bound<'py, 
     Ok(converted.unwrap_or_else(|_| text.into_pyobject(py).expect("a str converts").into_any()))
 }
 
-fn variable<'py>(py: Python<'py>, v: &ScalarVariable, version: FmiVersion) -> PyResult<Bound<'py, PyAny>> {
+fn variable<'py>(
+    py: Python<'py>,
+    v: &ScalarVariable,
+    version: FmiVersion,
+) -> PyResult<Bound<'py, PyAny>> {
     let d = PyDict::new(py);
     d.set_item("name", &v.name)?;
     d.set_item("valueReference", v.value_reference.0)?;
@@ -97,17 +106,32 @@ fn co_simulation<'py>(py: Python<'py>, md: &ModelDescription) -> PyResult<Bound<
     let c = &md.capabilities;
     let d = PyDict::new(py);
     d.set_item("modelIdentifier", &md.model_identifier)?;
-    d.set_item("canHandleVariableCommunicationStepSize", c.can_handle_variable_communication_step_size)?;
+    d.set_item(
+        "canHandleVariableCommunicationStepSize",
+        c.can_handle_variable_communication_step_size,
+    )?;
     d.set_item("canInterpolateInputs", c.can_interpolate_inputs)?;
     d.set_item("canGetAndSetFMUstate", c.can_get_and_set_fmu_state)?;
     d.set_item("canSerializeFMUstate", c.can_serialize_fmu_state)?;
-    d.set_item("canBeInstantiatedOnlyOncePerProcess", c.can_be_instantiated_only_once_per_process)?;
-    d.set_item("providesDirectionalDerivative", c.provides_directional_derivative)?;
+    d.set_item(
+        "canBeInstantiatedOnlyOncePerProcess",
+        c.can_be_instantiated_only_once_per_process,
+    )?;
+    d.set_item(
+        "providesDirectionalDerivative",
+        c.provides_directional_derivative,
+    )?;
     d.set_item("canRunAsynchronuously", c.can_run_asynchronuously)?;
     d.set_item("maxOutputDerivativeOrder", c.max_output_derivative_order)?;
     d.set_item("hasEventMode", c.has_event_mode)?;
-    d.set_item("mightReturnEarlyFromDoStep", c.might_return_early_from_do_step)?;
-    d.set_item("canReturnEarlyAfterIntermediateUpdate", c.can_return_early_after_intermediate_update)?;
+    d.set_item(
+        "mightReturnEarlyFromDoStep",
+        c.might_return_early_from_do_step,
+    )?;
+    d.set_item(
+        "canReturnEarlyAfterIntermediateUpdate",
+        c.can_return_early_after_intermediate_update,
+    )?;
     d.set_item("fixedInternalStepSize", c.fixed_internal_step_size)?;
     namespace(py, &d)
 }
@@ -118,12 +142,26 @@ fn read(path: &Path) -> Result<ModelDescription, String> {
     let options = fmi::archive::ExtractOptions::default();
     let result = if path.is_dir() {
         std::fs::read(path.join("modelDescription.xml"))
-            .map_err(|e| fmi::Error::Io { path: path.join("modelDescription.xml"), source: e })
-            .and_then(|bytes| ModelDescription::from_bytes_any_interface(bytes, &path.join("modelDescription.xml")))
+            .map_err(|e| fmi::Error::Io {
+                path: path.join("modelDescription.xml"),
+                source: e,
+            })
+            .and_then(|bytes| {
+                ModelDescription::from_bytes_any_interface(
+                    bytes,
+                    &path.join("modelDescription.xml"),
+                )
+            })
             .map(|(md, _)| md)
-    } else if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("xml")) {
+    } else if path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("xml"))
+    {
         std::fs::read(path)
-            .map_err(|e| fmi::Error::Io { path: path.to_path_buf(), source: e })
+            .map_err(|e| fmi::Error::Io {
+                path: path.to_path_buf(),
+                source: e,
+            })
             .and_then(|bytes| ModelDescription::from_bytes_any_interface(bytes, path))
             .map(|(md, _)| md)
     } else {
@@ -149,7 +187,11 @@ fn read(path: &Path) -> Result<ModelDescription, String> {
 /// `InputError` naming the file and the problem.
 #[pyfunction]
 #[pyo3(signature = (filename, validate=true))]
-pub fn read_model_description(py: Python<'_>, filename: PathBuf, validate: bool) -> PyResult<Bound<'_, PyAny>> {
+pub fn read_model_description(
+    py: Python<'_>,
+    filename: PathBuf,
+    validate: bool,
+) -> PyResult<Bound<'_, PyAny>> {
     let _ = validate;
     let md = read(&filename).map_err(InputError::new_err)?;
     let d = PyDict::new(py);
@@ -161,7 +203,10 @@ pub fn read_model_description(py: Python<'_>, filename: PathBuf, validate: bool)
     d.set_item("fmiVersion", version)?;
     d.set_item("modelName", &md.model_name)?;
     d.set_item("guid", &md.guid)?;
-    d.set_item("instantiationToken", (md.fmi_version == FmiVersion::V3).then_some(&md.guid))?;
+    d.set_item(
+        "instantiationToken",
+        (md.fmi_version == FmiVersion::V3).then_some(&md.guid),
+    )?;
     d.set_item("description", &md.description)?;
     d.set_item("generationTool", &md.generation_tool)?;
     if md.interfaces.co_simulation {
@@ -188,7 +233,7 @@ pub fn read_model_description(py: Python<'_>, filename: PathBuf, validate: bool)
         None => d.set_item("defaultExperiment", py.None())?,
     }
     let variables = PyList::empty(py);
-    for v in &md.variables {
+    for v in crate::fmpy::variable_order(&md) {
         variables.append(variable(py, v, md.fmi_version)?)?;
     }
     d.set_item("modelVariables", variables)?;

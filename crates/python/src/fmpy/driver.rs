@@ -91,7 +91,12 @@ fn instantiate(fmu: &Arc<Fmu>, s: &RunSettings) -> CallResult<Slave> {
 /// Initializes `slave` as FMPy does: start values settable before initialization, enter
 /// Initialization Mode, the remaining start values, the inputs at the start time, exit (and,
 /// with FMI 3.0 Event Mode, the first event iteration).
-fn initialize(slave: &mut Slave, s: &RunSettings, starts: &mut StartValues, input: &Input) -> CallResult<()> {
+fn initialize(
+    slave: &mut Slave,
+    s: &RunSettings,
+    starts: &mut StartValues,
+    input: &Input,
+) -> CallResult<()> {
     let stop = s.set_stop_time.then_some(s.stop);
     match slave {
         Slave::V2(i) => {
@@ -114,7 +119,9 @@ fn initialize(slave: &mut Slave, s: &RunSettings, starts: &mut StartValues, inpu
         loop {
             let d = call(i.update_discrete_states())?;
             if d.terminate_simulation {
-                return Err("the FMU asked to terminate the simulation during initialization".into());
+                return Err(
+                    "the FMU asked to terminate the simulation during initialization".into(),
+                );
             }
             if !d.discrete_states_need_update {
                 break;
@@ -152,7 +159,9 @@ pub fn run(
     let mut input_applied = false;
     loop {
         signals.poll().map_err(RunError::Interrupted)?;
-        if s.timeout.is_some_and(|limit| began.elapsed().as_secs_f64() > limit) {
+        if s.timeout
+            .is_some_and(|limit| began.elapsed().as_secs_f64() > limit)
+        {
             break;
         }
         if time > s.stop || is_close(time, s.stop) {
@@ -211,27 +220,57 @@ struct Stepped {
 /// applies every input with the value after an event; FMI 3.0 applies them unless the event
 /// iteration just did. An FMI 2.0 terminate request ends the run at `time` (FMPy samples at
 /// the FMU's last successful time, the start of the discarded step).
-fn take_step(slave: &mut Slave, s: &RunSettings, input: &Input, time: f64, next: f64, input_applied: bool) -> CallResult<Stepped> {
+fn take_step(
+    slave: &mut Slave,
+    s: &RunSettings,
+    input: &Input,
+    time: f64,
+    next: f64,
+    input_applied: bool,
+) -> CallResult<Stepped> {
     let h = next - time;
     match slave {
         Slave::V2(_) => {
             input.apply(slave, time, true, true, true)?;
-            let Slave::V2(i) = slave else { unreachable!("matched above") };
+            let Slave::V2(i) = slave else {
+                unreachable!("matched above")
+            };
             Ok(match call(i.do_step(time, h, true))? {
-                StepOutcome::Completed(_) => Stepped { time: next, terminate: false, event: false },
-                StepOutcome::Terminated => Stepped { time, terminate: true, event: false },
+                StepOutcome::Completed(_) => Stepped {
+                    time: next,
+                    terminate: false,
+                    event: false,
+                },
+                StepOutcome::Terminated => Stepped {
+                    time,
+                    terminate: true,
+                    event: false,
+                },
             })
         }
         Slave::V3(_) => {
             let fresh = !input_applied;
             input.apply(slave, time, fresh, fresh, !s.use_event_mode)?;
-            let Slave::V3(i) = slave else { unreachable!("matched above") };
+            let Slave::V3(i) = slave else {
+                unreachable!("matched above")
+            };
             let r = call(i.do_step(time, h, true))?;
             if r.early_return && !s.early_return_allowed {
-                return Err("the FMU returned early from fmi3DoStep, but early return is not allowed".into());
+                return Err(
+                    "the FMU returned early from fmi3DoStep, but early return is not allowed"
+                        .into(),
+                );
             }
-            let time = if r.early_return && r.last_successful_time < next { r.last_successful_time } else { next };
-            Ok(Stepped { time, terminate: r.terminate_simulation, event: r.event_handling_needed })
+            let time = if r.early_return && r.last_successful_time < next {
+                r.last_successful_time
+            } else {
+                next
+            };
+            Ok(Stepped {
+                time,
+                terminate: r.terminate_simulation,
+                event: r.event_handling_needed,
+            })
         }
     }
 }

@@ -83,7 +83,12 @@ fn add(groups: &mut Vec<Group>, dt: DataType, vr: ValueRef, table: Table) {
     }
 }
 
-fn discrete_table(signals: &Bound<'_, PyAny>, name: &str, dt: DataType, fmi3: bool) -> PyResult<Table> {
+fn discrete_table(
+    signals: &Bound<'_, PyAny>,
+    name: &str,
+    dt: DataType,
+    fmi3: bool,
+) -> PyResult<Table> {
     let py = signals.py();
     let column = signals.get_item(name)?;
     let converted = py
@@ -162,7 +167,12 @@ impl Input {
                 if v.data_type == DataType::Float32 {
                     values.iter_mut().for_each(|x| *x = f64::from(*x as f32));
                 }
-                add(&mut input.continuous, v.data_type, v.value_reference, Table::Continuous(values));
+                add(
+                    &mut input.continuous,
+                    v.data_type,
+                    v.value_reference,
+                    Table::Continuous(values),
+                );
             } else {
                 if discrete && input.t.len() >= 2 {
                     let raw = field_f64(signals, &v.name)?;
@@ -218,8 +228,12 @@ impl Input {
                     .rows
                     .iter()
                     .map(|table| match table {
-                        Table::Continuous(v) => Scalar::Real(self.continuous_value(v, time, i0, found, after_event)),
-                        Table::Discrete(_) => unreachable!("continuous groups hold continuous tables"),
+                        Table::Continuous(v) => {
+                            Scalar::Real(self.continuous_value(v, time, i0, found, after_event))
+                        }
+                        Table::Discrete(_) => {
+                            unreachable!("continuous groups hold continuous tables")
+                        }
                     })
                     .collect();
                 slave.set(g.data_type, &g.vrs, &values)?;
@@ -233,7 +247,9 @@ impl Input {
                     .iter()
                     .map(|table| match table {
                         Table::Discrete(v) => v[i].clone(),
-                        Table::Continuous(_) => unreachable!("discrete groups hold discrete tables"),
+                        Table::Continuous(_) => {
+                            unreachable!("discrete groups hold discrete tables")
+                        }
                     })
                     .collect();
                 slave.set(g.data_type, &g.vrs, &values)?;
@@ -271,7 +287,14 @@ impl Input {
         i
     }
 
-    fn continuous_value(&self, v: &[f64], time: f64, i0: usize, found: bool, after_event: bool) -> f64 {
+    fn continuous_value(
+        &self,
+        v: &[f64],
+        time: f64,
+        i0: usize,
+        found: bool,
+        after_event: bool,
+    ) -> f64 {
         if !found {
             return v[i0];
         }

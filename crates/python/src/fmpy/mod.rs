@@ -26,7 +26,9 @@ use driver::{RunError, RunSettings};
 
 /// A keyword with a value mastersim does not implement.
 fn unsupported(keyword: &str, why: &str) -> PyErr {
-    InputError::new_err(format!("simulate_fmu: {keyword} is not supported by mastersim: {why}"))
+    InputError::new_err(format!(
+        "simulate_fmu: {keyword} is not supported by mastersim: {why}"
+    ))
 }
 
 /// `float(value)` for FMPy's `Union[float, str]` times; `None` stays `None`.
@@ -36,21 +38,34 @@ fn seconds(keyword: &str, value: Option<&Bound<'_, PyAny>>) -> PyResult<Option<f
     };
     let builtins = value.py().import("builtins")?;
     let number = builtins.call_method1("float", (value,)).map_err(|e| {
-        InputError::new_err(format!("simulate_fmu: {keyword} must be a number of seconds: {e}"))
+        InputError::new_err(format!(
+            "simulate_fmu: {keyword} must be a number of seconds: {e}"
+        ))
     })?;
     number.extract().map(Some)
+}
+
+/// The variables in FMPy's order: the order of the file, except that FMI 3.0 `<Alias>`
+/// elements follow all variables (FMPy appends them at the end of `modelVariables`).
+pub fn variable_order(md: &ModelDescription) -> Vec<&ScalarVariable> {
+    let is_alias = |v: &&ScalarVariable| {
+        md.fmi_version == fmi::FmiVersion::V3 && v.alias != fmi::Alias::NoAlias
+    };
+    let (aliases, variables): (Vec<_>, Vec<_>) = md.variables.iter().partition(is_alias);
+    variables.into_iter().chain(aliases).collect()
 }
 
 /// The variables FMPy records by default: the outputs; without outputs, the first five
 /// variables.
 fn default_outputs(md: &ModelDescription) -> Vec<&ScalarVariable> {
-    let outputs: Vec<&ScalarVariable> = md
-        .variables
+    let all = variable_order(md);
+    let outputs: Vec<&ScalarVariable> = all
         .iter()
+        .copied()
         .filter(|v| v.causality == Causality::Output)
         .collect();
     if outputs.is_empty() {
-        md.variables.iter().take(5).collect()
+        all.into_iter().take(5).collect()
     } else {
         outputs
     }
@@ -58,7 +73,11 @@ fn default_outputs(md: &ModelDescription) -> Vec<&ScalarVariable> {
 
 /// The variables to record: those named in `output` (in the order of the model description;
 /// unknown names are warned about), else [`default_outputs`].
-fn recorded<'a>(py: Python<'_>, md: &'a ModelDescription, output: Option<Vec<String>>) -> PyResult<Vec<&'a ScalarVariable>> {
+fn recorded<'a>(
+    py: Python<'_>,
+    md: &'a ModelDescription,
+    output: Option<Vec<String>>,
+) -> PyResult<Vec<&'a ScalarVariable>> {
     let Some(names) = output else {
         return Ok(default_outputs(md));
     };
@@ -70,26 +89,44 @@ fn recorded<'a>(py: Python<'_>, md: &'a ModelDescription, output: Option<Vec<Str
     if !unknown.is_empty() {
         py.import("warnings")?.call_method1(
             "warn",
-            (format!("simulate_fmu: output names no variable of the FMU: {} (not recorded)", unknown.join(", ")),),
+            (format!(
+                "simulate_fmu: output names no variable of the FMU: {} (not recorded)",
+                unknown.join(", ")
+            ),),
         )?;
     }
-    Ok(md.variables.iter().filter(|v| names.contains(&v.name)).collect())
+    Ok(variable_order(md)
+        .into_iter()
+        .filter(|v| names.contains(&v.name))
+        .collect())
 }
 
 /// Start, stop and communication step as FMPy chooses them from the arguments and the
 /// model description (all s).
-fn times(md: &ModelDescription, start: Option<f64>, stop: Option<f64>, interval: Option<f64>) -> (f64, f64, f64) {
+fn times(
+    md: &ModelDescription,
+    start: Option<f64>,
+    stop: Option<f64>,
+    interval: Option<f64>,
+) -> (f64, f64, f64) {
     let experiment = md.default_experiment.clone().unwrap_or_default();
     let start = start.or(experiment.start_time).unwrap_or(0.0);
     let stop = stop.or(experiment.stop_time).unwrap_or(start + 1.0);
     let interval = interval.or_else(|| {
-        let mut h = md.capabilities.fixed_internal_step_size.or(experiment.step_size)?;
+        let mut h = md
+            .capabilities
+            .fixed_internal_step_size
+            .or(experiment.step_size)?;
         while (stop - start) / h > 1000.0 {
             h *= 2.0;
         }
         Some(h)
     });
-    (start, stop, interval.unwrap_or_else(|| time::auto_interval(stop - start)))
+    (
+        start,
+        stop,
+        interval.unwrap_or_else(|| time::auto_interval(stop - start)),
+    )
 }
 
 /// The keywords that mastersim refuses unless they have FMPy's default value.
@@ -110,7 +147,10 @@ fn refuse_unsupported(
     match fmi_type {
         None | Some("CoSimulation") => {}
         Some("ModelExchange") => {
-            return Err(unsupported("fmi_type='ModelExchange'", "Model Exchange is not supported yet; use 'CoSimulation'"));
+            return Err(unsupported(
+                "fmi_type='ModelExchange'",
+                "Model Exchange is not supported yet; use 'CoSimulation'",
+            ));
         }
         Some(other) => {
             return Err(InputError::new_err(format!(
@@ -119,15 +159,51 @@ fn refuse_unsupported(
         }
     }
     let refusals = [
-        (apply_default_start_values, "apply_default_start_values=True", "deprecated in FMPy; pass start_values"),
-        (given(logger), "logger", "FMU log messages are not passed to a Python callback"),
-        (given(fmi_call_logger), "fmi_call_logger", "FMI calls are not traced"),
-        (given(step_finished), "step_finished", "the run happens in Rust without the GIL; no callback is made per step"),
-        (given(fmu_instance), "fmu_instance", "mastersim keeps the loaded FMU itself between calls; drop the argument"),
-        (set_input_derivatives, "set_input_derivatives=True", "input derivatives are not set"),
-        (!matches!(remote_platform, None | Some("auto")), "remote_platform", "only this machine's platform runs"),
-        (!initialize, "initialize=False", "every run initializes its own instance"),
-        (given(fmu_state), "fmu_state", "runs start from initialization"),
+        (
+            apply_default_start_values,
+            "apply_default_start_values=True",
+            "deprecated in FMPy; pass start_values",
+        ),
+        (
+            given(logger),
+            "logger",
+            "FMU log messages are not passed to a Python callback",
+        ),
+        (
+            given(fmi_call_logger),
+            "fmi_call_logger",
+            "FMI calls are not traced",
+        ),
+        (
+            given(step_finished),
+            "step_finished",
+            "the run happens in Rust without the GIL; no callback is made per step",
+        ),
+        (
+            given(fmu_instance),
+            "fmu_instance",
+            "mastersim keeps the loaded FMU itself between calls; drop the argument",
+        ),
+        (
+            set_input_derivatives,
+            "set_input_derivatives=True",
+            "input derivatives are not set",
+        ),
+        (
+            !matches!(remote_platform, None | Some("auto")),
+            "remote_platform",
+            "only this machine's platform runs",
+        ),
+        (
+            !initialize,
+            "initialize=False",
+            "every run initializes its own instance",
+        ),
+        (
+            given(fmu_state),
+            "fmu_state",
+            "runs start from initialization",
+        ),
     ];
     match refusals.iter().find(|(refused, _, _)| *refused) {
         Some((_, keyword, why)) => Err(unsupported(keyword, why)),
@@ -212,7 +288,9 @@ pub fn simulate_fmu<'py>(
         seconds("output_interval", output_interval.as_ref())?,
     );
     if !(interval > 0.0 && interval.is_finite()) {
-        return Err(InputError::new_err(format!("simulate_fmu: output_interval must be > 0 s, not {interval}")));
+        return Err(InputError::new_err(format!(
+            "simulate_fmu: output_interval must be > 0 s, not {interval}"
+        )));
     }
     let tolerance = seconds("relative_tolerance", relative_tolerance.as_ref())?
         .or_else(|| md.default_experiment.as_ref().and_then(|e| e.tolerance));
@@ -242,7 +320,9 @@ pub fn simulate_fmu<'py>(
         driver::run(&fmu, &settings, starts, &input, recorder, signals)
     });
     let recorder = result.map_err(|e| match e {
-        RunError::Call(message) => SimulationError::new_err(format!("{}: {message}", filename.display())),
+        RunError::Call(message) => {
+            SimulationError::new_err(format!("{}: {message}", filename.display()))
+        }
         RunError::Interrupted(e) => e,
     })?;
     crate::results::structured_array(py, recorder.into_columns())

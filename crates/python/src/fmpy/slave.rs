@@ -42,8 +42,9 @@ fn ints<T: TryFrom<i128>>(values: &[Scalar], dt: DataType) -> CallResult<Vec<T>>
     values
         .iter()
         .map(|v| match v {
-            Scalar::Int(i) => T::try_from(*i)
-                .map_err(|_| format!("{i} is out of the range of {}", dt.name())),
+            Scalar::Int(i) => {
+                T::try_from(*i).map_err(|_| format!("{i} is out of the range of {}", dt.name()))
+            }
             Scalar::Real(r) => Err(format!("{r} is not an integer ({} expected)", dt.name())),
             Scalar::Bool(b) => T::try_from(i128::from(*b))
                 .map_err(|_| format!("{b} is out of the range of {}", dt.name())),
@@ -215,19 +216,39 @@ impl Recorder {
         self.time.push(t);
         for g in &mut self.groups {
             match (&mut *slave, g.data_type) {
-                (Slave::V2(s), DataType::Float64) => sample_into!(g, F64, 0.0, |v, b| s.get_real(v, b)),
-                (Slave::V2(s), DataType::Boolean) => sample_into!(g, Bool, false, |v, b| s.get_boolean(v, b)),
+                (Slave::V2(s), DataType::Float64) => {
+                    sample_into!(g, F64, 0.0, |v, b| s.get_real(v, b))
+                }
+                (Slave::V2(s), DataType::Boolean) => {
+                    sample_into!(g, Bool, false, |v, b| s.get_boolean(v, b))
+                }
                 (Slave::V2(s), _) => sample_into!(g, I32, 0, |v, b| s.get_integer(v, b)),
-                (Slave::V3(s), DataType::Float32) => sample_into!(g, F32, 0.0, |v, b| s.get_float32(v, b)),
-                (Slave::V3(s), DataType::Float64) => sample_into!(g, F64, 0.0, |v, b| s.get_float64(v, b)),
+                (Slave::V3(s), DataType::Float32) => {
+                    sample_into!(g, F32, 0.0, |v, b| s.get_float32(v, b))
+                }
+                (Slave::V3(s), DataType::Float64) => {
+                    sample_into!(g, F64, 0.0, |v, b| s.get_float64(v, b))
+                }
                 (Slave::V3(s), DataType::Int8) => sample_into!(g, I8, 0, |v, b| s.get_int8(v, b)),
                 (Slave::V3(s), DataType::UInt8) => sample_into!(g, U8, 0, |v, b| s.get_uint8(v, b)),
-                (Slave::V3(s), DataType::Int16) => sample_into!(g, I16, 0, |v, b| s.get_int16(v, b)),
-                (Slave::V3(s), DataType::UInt16) => sample_into!(g, U16, 0, |v, b| s.get_uint16(v, b)),
-                (Slave::V3(s), DataType::Int32) => sample_into!(g, I32, 0, |v, b| s.get_int32(v, b)),
-                (Slave::V3(s), DataType::UInt32) => sample_into!(g, U32, 0, |v, b| s.get_uint32(v, b)),
-                (Slave::V3(s), DataType::Int64) => sample_into!(g, I64, 0, |v, b| s.get_int64(v, b)),
-                (Slave::V3(s), DataType::UInt64) => sample_into!(g, U64, 0, |v, b| s.get_uint64(v, b)),
+                (Slave::V3(s), DataType::Int16) => {
+                    sample_into!(g, I16, 0, |v, b| s.get_int16(v, b))
+                }
+                (Slave::V3(s), DataType::UInt16) => {
+                    sample_into!(g, U16, 0, |v, b| s.get_uint16(v, b))
+                }
+                (Slave::V3(s), DataType::Int32) => {
+                    sample_into!(g, I32, 0, |v, b| s.get_int32(v, b))
+                }
+                (Slave::V3(s), DataType::UInt32) => {
+                    sample_into!(g, U32, 0, |v, b| s.get_uint32(v, b))
+                }
+                (Slave::V3(s), DataType::Int64) => {
+                    sample_into!(g, I64, 0, |v, b| s.get_int64(v, b))
+                }
+                (Slave::V3(s), DataType::UInt64) => {
+                    sample_into!(g, U64, 0, |v, b| s.get_uint64(v, b))
+                }
                 (Slave::V3(s), _) => sample_into!(g, Bool, false, |v, b| s.get_boolean(v, b)),
             }
         }

@@ -11,7 +11,10 @@
 //! Spec: FMPy 0.3 `simulation.apply_start_values`, `settable_in_instantiated`,
 //! `settable_in_initialization_mode`; FMI 2.0.2 §4.2.4 (which variables may be set when).
 
-use fmi::{Causality, DataType, FmiVersion, Initial, ModelDescription, ScalarVariable, ValueRef, Variability};
+use fmi::{
+    Causality, DataType, FmiVersion, Initial, ModelDescription, ScalarVariable, ValueRef,
+    Variability,
+};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
@@ -79,9 +82,12 @@ fn convert(v: &ScalarVariable, value: &Bound<'_, PyAny>) -> PyResult<Scalar> {
     };
     let builtins = value.py().import("builtins")?;
     Ok(match v.data_type {
-        DataType::Float32 | DataType::Float64 => {
-            Scalar::Real(builtins.call_method1("float", (value,)).and_then(|f| f.extract()).map_err(bad)?)
-        }
+        DataType::Float32 | DataType::Float64 => Scalar::Real(
+            builtins
+                .call_method1("float", (value,))
+                .and_then(|f| f.extract())
+                .map_err(bad)?,
+        ),
         DataType::Boolean => {
             if let Ok(text) = value.extract::<String>() {
                 match text.to_lowercase().as_str() {
@@ -105,7 +111,12 @@ fn convert(v: &ScalarVariable, value: &Bound<'_, PyAny>) -> PyResult<Scalar> {
                 v.name
             )));
         }
-        _ => Scalar::Int(builtins.call_method1("int", (value,)).and_then(|i| i.extract()).map_err(bad)?),
+        _ => Scalar::Int(
+            builtins
+                .call_method1("int", (value,))
+                .and_then(|i| i.extract())
+                .map_err(bad)?,
+        ),
     })
 }
 
@@ -139,7 +150,11 @@ impl StartValues {
     /// # Errors
     /// [`InputError`] for a value that cannot be converted to its variable's type, or a unit
     /// that is not the variable's.
-    pub fn new(values: Option<&Bound<'_, PyDict>>, md: &ModelDescription, validate: bool) -> PyResult<StartValues> {
+    pub fn new(
+        values: Option<&Bound<'_, PyDict>>,
+        md: &ModelDescription,
+        validate: bool,
+    ) -> PyResult<StartValues> {
         let mut starts = StartValues {
             validate,
             ..StartValues::default()
@@ -201,7 +216,12 @@ impl StartValues {
             .unknown
             .iter()
             .map(String::as_str)
-            .chain(self.starts.iter().filter(|s| !s.set).map(|s| s.name.as_str()))
+            .chain(
+                self.starts
+                    .iter()
+                    .filter(|s| !s.set)
+                    .map(|s| s.name.as_str()),
+            )
             .collect();
         if self.validate && !missed.is_empty() {
             return Err(format!(

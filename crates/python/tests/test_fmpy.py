@@ -1,0 +1,142 @@
+"""mastersim.simulate_fmu against fmpy.simulate_fmu on the corpus's Reference FMUs: the same
+field names, dtypes and values (within 1e-12 relative), with and without an input array; the
+result goes through fmpy.util.plot_result and write_csv unchanged."""
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import fmpy
+import fmpy.util
+import mastersim
+
+WORKSPACE = Path(__file__).resolve().parents[3]
+CORPUS = Path(os.environ.get("MASTERSIM_CORPUS", WORKSPACE.parent / "shared" / "corpus"))
+FMI2 = ["BouncingBall", "Dahlquist", "Feedthrough", "Resource", "Stair", "VanDerPol"]
+FMI3 = FMI2
+
+
+def corpus_file(relative):
+    path = CORPUS / relative
+    if not path.is_file():
+        pytest.fail(f"corpus file missing: {path} (set MASTERSIM_CORPUS to the corpus folder)")
+    return str(path)
+
+
+def fmi2(model):
+    return corpus_file(f"crosscheck/fmi2/TestFMUs-0.0.1/{model}/{model}.fmu")
+
+
+def fmi3(model):
+    return corpus_file(f"fmi3/{model}/{model}.fmu")
+
+
+def assert_same(ours, theirs):
+    assert ours.dtype == theirs.dtype, (ours.dtype, theirs.dtype)
+    assert ours.shape == theirs.shape
+    assert len(ours) > 1
+    for name in ours.dtype.names:
+        a, b = ours[name], theirs[name]
+        if a.dtype.kind == "f":
+            np.testing.assert_allclose(a, b, rtol=1e-12, atol=0, err_msg=name)
+        else:
+            np.testing.assert_array_equal(a, b, err_msg=name)
+
+
+FMUS = [("fmi2", m) for m in FMI2 if m != "BouncingBall"] + [("fmi3", m) for m in FMI3]
+
+
+@pytest.mark.parametrize("kind,model", FMUS)
+def test_same_result_as_fmpy(kind, model):
+    path = fmi2(model) if kind == "fmi2" else fmi3(model)
+    assert_same(mastersim.simulate_fmu(path, validate=False),
+                fmpy.simulate_fmu(path, validate=False))
+
+
+@pytest.mark.parametrize("kind,model", [("fmi2", "Dahlquist"), ("fmi3", "VanDerPol")])
+def test_same_result_with_options(kind, model):
+    path = fmi2(model) if kind == "fmi2" else fmi3(model)
+    md = mastersim.read_model_description(path)
+    names = [v.name for v in md.modelVariables if v.causality == "parameter"]
+    options = dict(validate=False, start_time=0.5, stop_time=2, output_interval=0.05,
+                   relative_tolerance=1e-6, start_values={names[0]: 0.8})
+    assert_same(mastersim.simulate_fmu(path, **options), fmpy.simulate_fmu(path, **options))
+
+
+def feedthrough_input(md):
+    """A Real input ramp with a step at t=0.5, an Integer/Int32 and a Boolean input switching."""
+    inputs = {v.name: v.type for v in md.modelVariables if v.causality == "input"}
+    real = next(n for n, t in inputs.items() if t in ("Real", "Float64") and "continuous" in n)
+    integer = next(n for n, t in inputs.items() if t in ("Integer", "Int32"))
+    boolean = next(n for n, t in inputs.items() if t == "Boolean")
+    dtype = [("time", np.float64), (real, np.float64), (integer, np.int32), (boolean, np.bool_)]
+    rows = [(0.0, 0.0, 0, False), (0.5, 1.0, 0, False), (0.5, 2.0, 3, True),
+            (1.33, 0.5, -2, True), (2.0, -1.0, 7, False)]
+    return np.array(rows, dtype=dtype)
+
+
+@pytest.mark.parametrize("path", [lambda: fmi2("Feedthrough"), lambda: fmi3("Feedthrough")])
+def test_feedthrough_input_as_fmpy(path):
+    path = path()
+    signals = feedthrough_input(mastersim.read_model_description(path))
+    ours = mastersim.simulate_fmu(path, validate=False, input=signals, output_interval=0.1)
+    theirs = fmpy.simulate_fmu(path, validate=False, input=signals, output_interval=0.1)
+    assert_same(ours, theirs)
+    # The input reaches the output (events at 0.5 and 1.33 are communication points).
+    assert 1.33 in np.round(ours["time"], 12)
+
+
+def test_fmpy_refuses_bouncing_ball_0_0_1_mastersim_runs_it():
+    path = fmi2("BouncingBall")
+    with pytest.raises(Exception):
+        fmpy.simulate_fmu(path, validate=False)
+    result = mastersim.simulate_fmu(path, validate=False)
+    assert result.dtype.names[0] == "time" and len(result) > 100
+    assert result["h"][0] == 1.0 and result["h"].min() < 0.5
+
+
+def test_plot_result_and_write_csv_accept_the_result(tmp_path):
+    import matplotlib
+    matplotlib.use("Agg")
+    result = mastersim.simulate_fmu(fmi3("VanDerPol"))
+    csv = tmp_path / "result.csv"
+    fmpy.util.write_csv(str(csv), result)
+    header = csv.read_text().splitlines()[0]
+    assert header == '"time","x0","x1"'
+    png = tmp_path / "result.png"
+    fmpy.util.plot_result(result, filename=str(png))
+    assert png.stat().st_size > 1000
+
+
+def test_read_model_description_has_fmpy_names():
+    ours = mastersim.read_model_description(fmi3("BouncingBall"))
+    theirs = fmpy.read_model_description(fmi3("BouncingBall"))
+    for attr in ["fmiVersion", "modelName", "guid", "generationTool", "description"]:
+        assert getattr(ours, attr) == getattr(theirs, attr), attr
+    assert ours.coSimulation.modelIdentifier == theirs.coSimulation.modelIdentifier
+    assert ours.defaultExperiment.stopTime == float(theirs.defaultExperiment.stopTime)
+    assert [v.name for v in ours.modelVariables] == [v.name for v in theirs.modelVariables]
+    for a, b in zip(ours.modelVariables, theirs.modelVariables):
+        assert (a.valueReference, a.causality, a.variability, a.type) == \
+            (b.valueReference, b.causality, b.variability, b.type), a.name
+
+
+def test_unsupported_keywords_are_refused_by_name():
+    path = fmi3("Dahlquist")
+    with pytest.raises(mastersim.InputError, match="ModelExchange"):
+        mastersim.simulate_fmu(path, fmi_type="ModelExchange")
+    with pytest.raises(mastersim.InputError, match="step_finished"):
+        mastersim.simulate_fmu(path, step_finished=lambda t, r: True)
+    with pytest.raises(mastersim.InputError, match="fmu_instance"):
+        mastersim.simulate_fmu(path, fmu_instance=object())
+    with pytest.raises(TypeError, match="no_such_keyword"):
+        mastersim.simulate_fmu(path, no_such_keyword=1)
+    with pytest.raises(mastersim.SimulationError, match="nonexistent"):
+        mastersim.simulate_fmu(path, start_values={"nonexistent": 1})
+
+
+def test_missing_file_is_named():
+    with pytest.raises(mastersim.InputError, match="nowhere.fmu"):
+        mastersim.simulate_fmu("nowhere.fmu")
