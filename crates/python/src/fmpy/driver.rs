@@ -105,12 +105,19 @@ fn initialize(
         Slave::V3(_) => {}
     }
     starts.apply(slave, super::start::Phase::Instantiated)?;
+    let fmi1 = matches!(slave, Slave::V2(i) if i.fmu().description().fmi_version == FmiVersion::V1);
+    if fmi1 {
+        // FMI 1.0: fmiInitializeSlave reads the inputs; there is no Initialization Mode.
+        input.apply(slave, s.start, true, true, false)?;
+    }
     match slave {
         Slave::V2(i) => call(i.enter_initialization_mode())?,
         Slave::V3(i) => call(i.enter_initialization_mode(s.tolerance, s.start, stop))?,
     };
     starts.apply(slave, super::start::Phase::Initialization)?;
-    input.apply(slave, s.start, true, true, false)?;
+    if !fmi1 {
+        input.apply(slave, s.start, true, true, false)?;
+    }
     match slave {
         Slave::V2(i) => call(i.exit_initialization_mode())?,
         Slave::V3(i) => call(i.exit_initialization_mode())?,
