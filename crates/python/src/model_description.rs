@@ -20,7 +20,8 @@ fn namespace<'py>(py: Python<'py>, fields: &Bound<'py, PyDict>) -> PyResult<Boun
         .call((), Some(fields))
 }
 
-fn causality(c: Causality) -> &'static str {
+/// FMPy's `causality` text.
+pub(crate) fn causality(c: Causality) -> &'static str {
     match c {
         Causality::Parameter => "parameter",
         Causality::CalculatedParameter => "calculatedParameter",
@@ -32,7 +33,8 @@ fn causality(c: Causality) -> &'static str {
     }
 }
 
-fn variability(v: Variability) -> &'static str {
+/// FMPy's `variability` text.
+pub(crate) fn variability(v: Variability) -> &'static str {
     match v {
         Variability::Constant => "constant",
         Variability::Fixed => "fixed",
@@ -44,7 +46,7 @@ fn variability(v: Variability) -> &'static str {
 
 /// FMPy's `type` of a variable: FMI 1.0/2.0 `Real`, `Integer`, `Enumeration`, `Boolean`,
 /// `String`; FMI 3.0 the element name (`Float64`, `Int8`, …, `Enumeration`).
-fn type_name(v: &ScalarVariable, version: FmiVersion) -> &'static str {
+pub(crate) fn type_name(v: &ScalarVariable, version: FmiVersion) -> &'static str {
     if v.is_enumeration {
         return "Enumeration";
     }
@@ -88,7 +90,7 @@ fn variable<'py>(
     d.set_item("variability", variability(v.variability))?;
     d.set_item(
         "initial",
-        v.initial.map(|i| match i {
+        crate::fmpy::validate::initial(v, version).map(|i| match i {
             Initial::Exact => "exact",
             Initial::Approx => "approx",
             Initial::Calculated => "calculated",
@@ -180,8 +182,9 @@ fn read(path: &Path) -> Result<ModelDescription, String> {
 /// file order, of objects with `name`, `valueReference`, `type`, `causality`, `variability`,
 /// `initial`, `start`, `unit`, `displayUnit`, `declaredType`, `description`).
 ///
-/// `validate` is accepted for FMPy's signature: mastersim reads descriptions tolerantly
-/// (warnings for harmless breaks of the standard, errors only for what is ambiguous).
+/// `validate=True` refuses a description that breaks the rules FMPy checks (see
+/// `fmpy::validate`); `validate=False` reads it (mastersim's reader accepts harmless breaks of
+/// the standard).
 ///
 /// # Errors
 /// `InputError` naming the file and the problem.
@@ -192,8 +195,20 @@ pub fn read_model_description(
     filename: PathBuf,
     validate: bool,
 ) -> PyResult<Bound<'_, PyAny>> {
-    let _ = validate;
     let md = read(&filename).map_err(InputError::new_err)?;
+    let problems = if validate {
+        crate::fmpy::validate::problems(&md)
+    } else {
+        Vec::new()
+    };
+    if !problems.is_empty() {
+        return Err(InputError::new_err(format!(
+            "{}: the model description breaks rules of FMI (refused under validate=True, as \
+             FMPy does; validate=False reads it):\n  - {}",
+            filename.display(),
+            problems.join("\n  - ")
+        )));
+    }
     let d = PyDict::new(py);
     let version = match md.fmi_version {
         FmiVersion::V1 => "1.0",

@@ -62,7 +62,26 @@ def test_same_result_with_options(kind, model):
     names = [v.name for v in md.modelVariables if v.causality == "parameter"]
     options = dict(validate=False, start_time=0.5, stop_time=2, output_interval=0.05,
                    relative_tolerance=1e-6, start_values={names[0]: 0.8})
-    assert_same(mastersim.simulate_fmu(path, **options), fmpy.simulate_fmu(path, **options))
+    ours = mastersim.simulate_fmu(path, **options)
+    assert_same(ours, fmpy.simulate_fmu(path, **options))
+    del options["start_values"]
+    unchanged = mastersim.simulate_fmu(path, **options)
+    assert not np.array_equal(ours[ours.dtype.names[1]], unchanged[unchanged.dtype.names[1]])
+
+
+@pytest.mark.parametrize("model", FMI2)
+def test_validate_refuses_what_fmpy_refuses(model):
+    path = fmi2(model)
+    try:
+        fmpy.simulate_fmu(path)
+        refused = False
+    except Exception:
+        refused = True
+    if refused:
+        with pytest.raises(mastersim.InputError, match="validate=False"):
+            mastersim.simulate_fmu(path)
+    else:
+        mastersim.simulate_fmu(path)
 
 
 def feedthrough_input(md):

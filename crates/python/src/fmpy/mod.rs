@@ -13,6 +13,7 @@ mod input;
 mod slave;
 mod start;
 mod time;
+pub mod validate;
 
 use std::path::PathBuf;
 
@@ -281,6 +282,19 @@ pub fn simulate_fmu<'py>(
     )?;
     let loaded = fmu_cache::load(&filename).map_err(|e| InputError::new_err(e.0))?;
     let md = loaded.fmu.description();
+    let problems = if validate {
+        validate::problems(md)
+    } else {
+        Vec::new()
+    };
+    if !problems.is_empty() {
+        return Err(InputError::new_err(format!(
+            "{}: the model description breaks rules of FMI (refused under validate=True, as \
+             FMPy does; validate=False runs it):\n  - {}",
+            filename.display(),
+            problems.join("\n  - ")
+        )));
+    }
     let (start, stop, interval) = times(
         md,
         seconds("start_time", start_time.as_ref())?,

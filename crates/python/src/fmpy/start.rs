@@ -57,7 +57,10 @@ fn settable_instantiated(v: &ScalarVariable, version: FmiVersion) -> bool {
     }
     v.causality == Causality::Input
         || v.variability != Variability::Constant
-            && matches!(v.initial, Some(Initial::Approx | Initial::Exact))
+            && matches!(
+                super::validate::initial(v, version),
+                Some(Initial::Approx | Initial::Exact)
+            )
 }
 
 fn settable_initialization(v: &ScalarVariable, version: FmiVersion) -> bool {
@@ -66,7 +69,8 @@ fn settable_initialization(v: &ScalarVariable, version: FmiVersion) -> bool {
     }
     v.causality == Causality::Input
         || v.causality != Causality::Parameter && v.variability == Variability::Tunable
-        || v.variability != Variability::Constant && v.initial == Some(Initial::Exact)
+        || v.variability != Variability::Constant
+            && super::validate::initial(v, version) == Some(Initial::Exact)
 }
 
 /// Converts the Python `value` for variable `v` as FMPy does (`float`, `int`, `bool` with
