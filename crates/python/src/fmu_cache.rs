@@ -30,7 +30,10 @@ pub struct LoadedFmu {
 /// time.
 type Key = (PathBuf, u64, Option<SystemTime>);
 
-static CACHE: Mutex<Option<HashMap<PathBuf, (Key, Arc<LoadedFmu>)>>> = Mutex::new(None);
+/// The loaded FMUs by canonical path, with the key of the file version loaded.
+type Cache = HashMap<PathBuf, (Key, Arc<LoadedFmu>)>;
+
+static CACHE: Mutex<Option<Cache>> = Mutex::new(None);
 
 /// Why an FMU could not be loaded: a message naming the file.
 #[derive(Debug)]

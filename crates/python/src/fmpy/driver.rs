@@ -69,7 +69,7 @@ fn call<T>(r: fmi::Result<T>) -> CallResult<T> {
 fn instantiate(fmu: &Arc<Fmu>, s: &RunSettings) -> CallResult<Slave> {
     let name = fmu.description().model_identifier.clone();
     Ok(match fmu.description().fmi_version {
-        FmiVersion::V3 => Slave::V3(call(fmu.instantiate_fmi3(
+        FmiVersion::V3 => Slave::V3(Box::new(call(fmu.instantiate_fmi3(
             &name,
             &Fmi3InstantiateOptions {
                 visible: s.visible,
@@ -77,7 +77,7 @@ fn instantiate(fmu: &Arc<Fmu>, s: &RunSettings) -> CallResult<Slave> {
                 event_mode_used: s.use_event_mode,
                 early_return_allowed: s.early_return_allowed,
             },
-        ))?),
+        ))?)),
         _ => Slave::V2(call(fmu.instantiate(
             &name,
             &InstantiateOptions {

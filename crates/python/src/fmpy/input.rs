@@ -121,7 +121,10 @@ impl Input {
     pub fn new(signals: &Bound<'_, PyAny>, md: &ModelDescription) -> PyResult<Input> {
         let names = field_names(signals)?;
         let t = field_f64(signals, &names[0])?;
-        if t.windows(2).any(|w| !(w[1] >= w[0])) {
+        if t.windows(2).any(|w| {
+            w[1].partial_cmp(&w[0])
+                .is_none_or(std::cmp::Ordering::is_lt)
+        }) {
             return Err(InputError::new_err(format!(
                 "input: the times in field '{}' must be ascending (a time may repeat for a step)",
                 names[0]
@@ -142,7 +145,7 @@ impl Input {
             if v.causality != fmi::Causality::Input && v.variability != Variability::Tunable {
                 continue;
             }
-            if !names.iter().any(|n| *n == v.name) {
+            if !names.contains(&v.name) {
                 if v.causality == fmi::Causality::Input {
                     let warnings = signals.py().import("warnings")?;
                     warnings.call_method1(

@@ -110,7 +110,7 @@ fn times(
     stop: Option<f64>,
     interval: Option<f64>,
 ) -> (f64, f64, f64) {
-    let experiment = md.default_experiment.clone().unwrap_or_default();
+    let experiment = md.default_experiment.unwrap_or_default();
     let start = start.or(experiment.start_time).unwrap_or(0.0);
     let stop = stop.or(experiment.stop_time).unwrap_or(start + 1.0);
     let interval = interval.or_else(|| {

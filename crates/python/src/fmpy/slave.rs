@@ -26,8 +26,8 @@ pub enum Scalar {
 pub enum Slave {
     /// FMI 1.0 or 2.0.
     V2(Instance),
-    /// FMI 3.0.
-    V3(Instance3),
+    /// FMI 3.0 (boxed: an FMI 3.0 instance is much larger).
+    V3(Box<Instance3>),
 }
 
 /// A failed FMI call or a value that does not fit its variable.
