@@ -196,19 +196,7 @@ pub fn read_model_description(
     validate: bool,
 ) -> PyResult<Bound<'_, PyAny>> {
     let md = read(&filename).map_err(InputError::new_err)?;
-    let problems = if validate {
-        crate::fmpy::validate::problems(&md)
-    } else {
-        Vec::new()
-    };
-    if !problems.is_empty() {
-        return Err(InputError::new_err(format!(
-            "{}: the model description breaks rules of FMI (refused under validate=True, as \
-             FMPy does; validate=False reads it):\n  - {}",
-            filename.display(),
-            problems.join("\n  - ")
-        )));
-    }
+    crate::fmpy::validate::refuse_invalid(&md, &filename, validate, "reads it")?;
     let d = PyDict::new(py);
     let version = match md.fmi_version {
         FmiVersion::V1 => "1.0",

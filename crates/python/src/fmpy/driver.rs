@@ -15,7 +15,7 @@ use std::time::Instant;
 use fmi::{Fmi3InstantiateOptions, FmiVersion, Fmu, InstantiateOptions, StepOutcome};
 
 use super::input::Input;
-use super::slave::{CallResult, Recorder, Slave};
+use super::slave::{CallResult, Recorder, Slave, call};
 use super::start::StartValues;
 use super::time::is_close;
 use crate::signals::SignalCheck;
@@ -60,10 +60,6 @@ impl From<String> for RunError {
     fn from(message: String) -> Self {
         RunError::Call(message)
     }
-}
-
-fn call<T>(r: fmi::Result<T>) -> CallResult<T> {
-    r.map_err(|e| e.to_string())
 }
 
 fn instantiate(fmu: &Arc<Fmu>, s: &RunSettings) -> CallResult<Slave> {

@@ -282,19 +282,7 @@ pub fn simulate_fmu<'py>(
     )?;
     let loaded = fmu_cache::load(&filename).map_err(|e| InputError::new_err(e.0))?;
     let md = loaded.fmu.description();
-    let problems = if validate {
-        validate::problems(md)
-    } else {
-        Vec::new()
-    };
-    if !problems.is_empty() {
-        return Err(InputError::new_err(format!(
-            "{}: the model description breaks rules of FMI (refused under validate=True, as \
-             FMPy does; validate=False runs it):\n  - {}",
-            filename.display(),
-            problems.join("\n  - ")
-        )));
-    }
+    validate::refuse_invalid(md, &filename, validate, "runs it")?;
     let (start, stop, interval) = times(
         md,
         seconds("start_time", start_time.as_ref())?,

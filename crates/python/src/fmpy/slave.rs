@@ -37,6 +37,11 @@ fn fmi_error(e: fmi::Error) -> String {
     e.to_string()
 }
 
+/// The result of an FMI call with its error as a message.
+pub fn call<T>(r: fmi::Result<T>) -> CallResult<T> {
+    r.map_err(fmi_error)
+}
+
 /// Converts `values` to `T`, naming the type and value that does not fit.
 fn ints<T: TryFrom<i128>>(values: &[Scalar], dt: DataType) -> CallResult<Vec<T>> {
     values

@@ -8,6 +8,8 @@
 //! variables are continuous; no start value with `initial="calculated"`), FMI 3.0 §2.4.7.4;
 //! FMPy 0.3 `model_description.validate`.
 
+use std::path::Path;
+
 use fmi::{
     Causality, DataType, FmiVersion, Initial, ModelDescription, ScalarVariable, Variability,
 };
@@ -84,4 +86,28 @@ pub fn problems(md: &ModelDescription) -> Vec<String> {
         .iter()
         .flat_map(|v| problems_of(v, md.fmi_version))
         .collect()
+}
+
+/// Under `validate`, an [`InputError`](crate::errors::InputError) listing the [`problems`] of
+/// the description of `path`, if any; `action` says what `validate=False` does instead
+/// ("runs it", "reads it").
+///
+/// # Errors
+/// As described.
+pub fn refuse_invalid(
+    md: &ModelDescription,
+    path: &Path,
+    validate: bool,
+    action: &str,
+) -> pyo3::PyResult<()> {
+    let problems = if validate { problems(md) } else { Vec::new() };
+    if problems.is_empty() {
+        return Ok(());
+    }
+    Err(crate::errors::InputError::new_err(format!(
+        "{}: the model description breaks rules of FMI (refused under validate=True, as FMPy \
+         does; validate=False {action}):\n  - {}",
+        path.display(),
+        problems.join("\n  - ")
+    )))
 }
