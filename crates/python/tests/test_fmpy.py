@@ -163,3 +163,38 @@ def test_unsupported_keywords_are_refused_by_name():
 def test_missing_file_is_named():
     with pytest.raises(mastersim.InputError, match="nowhere.fmu"):
         mastersim.simulate_fmu("nowhere.fmu")
+
+
+def test_runs_release_the_gil_and_stop_on_ctrl_c():
+    import threading
+    import time
+    import _thread
+
+    path = fmi3("VanDerPol")
+    long = dict(stop_time=2e3, output_interval=1e-2)  # 200,000 steps, about 0.1 s
+    count = [0]
+    done = threading.Event()
+
+    def counter():
+        while not done.is_set():
+            count[0] += 1
+
+    thread = threading.Thread(target=counter)
+    thread.start()
+    try:
+        before = count[0]
+        result = mastersim.simulate_fmu(path, **long)
+        during = count[0] - before
+    finally:
+        done.set()
+        thread.join()
+    assert len(result) == 200_001
+    assert during > 1000, f"another thread ran only {during} times during the run"
+
+    # Ctrl-C (SIGINT's flag, as _thread.interrupt_main raises it) ends a long run promptly.
+    timer = threading.Timer(0.2, _thread.interrupt_main)
+    began = time.perf_counter()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        mastersim.simulate_fmu(path, stop_time=1e6, output_interval=1e-2)
+    assert time.perf_counter() - began < 2.0
