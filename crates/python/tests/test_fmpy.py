@@ -55,6 +55,13 @@ def test_same_result_as_fmpy(kind, model):
                 fmpy.simulate_fmu(path, validate=False))
 
 
+@pytest.mark.parametrize("model", ["BouncingBall", "Stair"])
+@pytest.mark.parametrize("options", [dict(use_event_mode=True), dict(early_return_allowed=True)])
+def test_fmi3_event_mode_and_early_return_as_fmpy(model, options):
+    path = fmi3(model)
+    assert_same(mastersim.simulate_fmu(path, **options), fmpy.simulate_fmu(path, **options))
+
+
 @pytest.mark.parametrize("kind,model", [("fmi2", "Dahlquist"), ("fmi3", "VanDerPol")])
 def test_same_result_with_options(kind, model):
     path = fmi2(model) if kind == "fmi2" else fmi3(model)

@@ -191,7 +191,8 @@ pub fn run(
             break;
         }
         input_applied = false;
-        if s.use_event_mode && (input_event || step.event) {
+        let event_mode = s.use_event_mode && matches!(slave, Slave::V3(_));
+        if event_mode && (input_event || step.event) {
             event_iteration(&mut slave, input, time)?;
             recorder.sample(time, &mut slave)?;
             input_applied = true;

@@ -3,9 +3,16 @@
 //!
 //! Spec: Python `math.isclose` (rel_tol 1e-9, abs_tol 0); FMPy 0.3 `util.auto_interval`.
 
-/// Python's `math.isclose(a, b)` with its defaults: `|a − b| ≤ 1e-9 · max(|a|, |b|)`.
+/// Python's `math.isclose(a, b)` with its defaults: `|a − b| ≤ 1e-9 · max(|a|, |b|)`; an
+/// infinity is close only to itself.
 pub fn is_close(a: f64, b: f64) -> bool {
-    a == b || (a - b).abs() <= 1e-9 * a.abs().max(b.abs())
+    if a == b {
+        return true;
+    }
+    if a.is_infinite() || b.is_infinite() {
+        return false;
+    }
+    (a - b).abs() <= 1e-9 * a.abs().max(b.abs())
 }
 
 /// FMPy's automatic output interval for a simulated span of `t` seconds: a power of ten
@@ -40,5 +47,6 @@ mod tests {
         assert_eq!(auto_interval(10.0), 10f64.powf(-2.0) * 2.0);
         assert!(is_close(1.0, 1.0 + 1e-10));
         assert!(!is_close(1.0, 1.0 + 1e-8));
+        assert!(!is_close(1.0, f64::INFINITY) && is_close(f64::INFINITY, f64::INFINITY));
     }
 }
