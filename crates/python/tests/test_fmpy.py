@@ -205,3 +205,12 @@ def test_runs_release_the_gil_and_stop_on_ctrl_c():
     with pytest.raises(KeyboardInterrupt):
         mastersim.simulate_fmu(path, stop_time=1e6, output_interval=1e-2)
     assert time.perf_counter() - began < 2.0
+
+
+def test_a_changed_fmu_file_is_loaded_again(tmp_path):
+    import shutil
+    path = tmp_path / "model.fmu"
+    shutil.copyfile(fmi3("Dahlquist"), path)
+    assert mastersim.simulate_fmu(path).dtype.names == ("time", "x")
+    shutil.copyfile(fmi3("VanDerPol"), path)
+    assert mastersim.simulate_fmu(path).dtype.names == ("time", "x0", "x1")
