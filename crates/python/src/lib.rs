@@ -6,6 +6,11 @@
 use pyo3::prelude::*;
 
 pub mod errors;
+pub mod fmpy;
+pub mod fmu_cache;
+pub mod model_description;
+pub mod results;
+pub mod signals;
 
 /// The extension module `mastersim._mastersim`; the pure-Python package `mastersim`
 /// re-exports what users call.
@@ -13,5 +18,19 @@ pub mod errors;
 fn _mastersim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     errors::register(m)?;
+    m.add_function(wrap_pyfunction!(fmpy::simulate_fmu, m)?)?;
+    m.add_function(wrap_pyfunction!(
+        model_description::read_model_description,
+        m
+    )?)?;
+    m.add_function(wrap_pyfunction!(clear_fmu_cache, m)?)?;
     Ok(())
+}
+
+/// Frees the FMUs that `simulate_fmu` keeps loaded between calls (libraries closed, temporary
+/// folders removed once no run holds them). Called at interpreter exit; call it to free them
+/// earlier.
+#[pyfunction]
+fn clear_fmu_cache() {
+    fmu_cache::clear();
 }
