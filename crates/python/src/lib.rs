@@ -6,6 +6,14 @@
 use pyo3::prelude::*;
 
 pub mod errors;
+pub mod options;
+pub mod run;
+pub mod running;
+pub mod session;
+pub mod session_ops;
+pub mod simulate;
+pub mod values;
+pub mod variables;
 
 /// The extension module `mastersim._mastersim`; the pure-Python package `mastersim`
 /// re-exports what users call.
@@ -13,5 +21,9 @@ pub mod errors;
 fn _mastersim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     errors::register(m)?;
+    m.add_function(wrap_pyfunction!(simulate::simulate, m)?)?;
+    m.add_class::<simulate::SimulationResult>()?;
+    m.add_class::<session::PySession>()?;
+    m.add_class::<variables::Variable>()?;
     Ok(())
 }
