@@ -105,6 +105,16 @@ pub fn run_failed(error: &mastersim::Error) -> PyErr {
     SimulationError::new_err(error.chain_text())
 }
 
+/// The Python exception for `error` raised while reading a variable: [`InputError`] for a
+/// name that names no variable (with the name meant), else [`SimulationError`] (the slave
+/// refused the read).
+pub fn read_failed(error: &mastersim::Error) -> PyErr {
+    match error {
+        mastersim::Error::Master(mastersim::master::Error::NoSuchVariable { .. }) => to_py(error),
+        _ => run_failed(error),
+    }
+}
+
 /// Registers the exception classes in `m`.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();

@@ -253,7 +253,7 @@ fn override_value(name: &str, value: &Bound<'_, PyAny>) -> PyResult<String> {
         return Ok(text.to_cow()?.to_string());
     }
     Err(PyTypeError::new_err(format!(
-        "set['{name}']: expected a bool, int, float or str, not {}",
+        "value of '{name}': expected a bool, int, float or str, not {}",
         value.get_type().name()?
     )))
 }

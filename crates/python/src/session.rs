@@ -17,7 +17,7 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyList, PyString};
 
-use crate::errors::{MastersimError, to_py};
+use crate::errors::{MastersimError, read_failed};
 use crate::options::RunOptions;
 use crate::run::{Run, counters};
 use crate::session_ops;
@@ -138,14 +138,14 @@ impl PySession {
     fn get<'py>(&self, py: Python<'py>, names: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         self.with(|run| {
             if let Ok(name) = names.cast::<PyString>() {
-                return value_to_py(py, run.session.value(&name.to_cow()?).map_err(|e| to_py(&e))?);
+                return value_to_py(py, run.session.value(&name.to_cow()?).map_err(|e| read_failed(&e))?);
             }
             let names: Vec<String> = names.extract().map_err(|_| {
                 PyTypeError::new_err("get: expected a name (str) or a list of names")
             })?;
             let values = names
                 .iter()
-                .map(|name| value_to_py(py, run.session.value(name).map_err(|e| to_py(&e))?))
+                .map(|name| value_to_py(py, run.session.value(name).map_err(|e| read_failed(&e))?))
                 .collect::<PyResult<Vec<_>>>()?;
             Ok(PyList::new(py, values)?.into_any())
         })
