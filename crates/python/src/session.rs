@@ -10,7 +10,8 @@
 //! libcosim's `execution` (a steppable run).
 
 use std::path::PathBuf;
-use std::sync::{Mutex, MutexGuard, TryLockError};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 
 use mastersim::Value;
 use pyo3::exceptions::PyTypeError;
@@ -30,6 +31,8 @@ pub struct PySession {
     run: Mutex<Option<Run>>,
     /// The path given, for messages.
     path: PathBuf,
+    /// The session's stop flag, raised by `stop()` without the lock.
+    stop: Arc<AtomicBool>,
 }
 
 impl PySession {
@@ -74,6 +77,7 @@ impl PySession {
         let options = RunOptions::from_kwargs(options)?;
         let run = Run::open(py, &path, &options)?;
         Ok(PySession {
+            stop: run.session.stop_flag(),
             run: Mutex::new(Some(run)),
             path,
         })
@@ -125,6 +129,13 @@ impl PySession {
     /// point, s.
     fn run(&self, py: Python<'_>) -> PyResult<f64> {
         self.with(|run| run.run_until(py, f64::INFINITY))
+    }
+
+    /// Asks a run (`run()`, `run_until()`) going on in another thread to end at its next
+    /// communication point, as Ctrl-C does; the run then returns normally and `outcome` is
+    /// `"interrupted"`. No run can go on after it. Never waits, never raises.
+    fn stop(&self) {
+        self.stop.store(true, Ordering::Relaxed);
     }
 
     /// The current communication point, s.

@@ -57,12 +57,17 @@ pub fn simulate(
     let options = RunOptions::from_kwargs(options)?;
     let mut run = Run::open(py, &path, &options)?;
     let ran = run.run_until(py, f64::INFINITY);
-    let values = run.values(py).map(Bound::unbind);
     let working_dir = run.working_dir();
+    // The rows only for a run that ended well: a KeyboardInterrupt is raised without them.
+    let values = match &ran {
+        Ok(_) => Some(run.values(py).map(Bound::unbind)),
+        Err(_) => None,
+    };
     let finished = run.finish(py);
     // The run's own error (or the KeyboardInterrupt) first, as the command line reports it.
     ran?;
     let statistics = finished?;
+    let values = values.expect("invariant: made when the run ended well")?;
     let summary_path = working_dir.join("log").join("summary.json");
     let summary = match std::fs::read_to_string(&summary_path) {
         Ok(text) => py.import("json")?.getattr("loads")?.call1((text,))?,
@@ -74,7 +79,7 @@ pub fn simulate(
         }
     };
     Ok(SimulationResult {
-        values: values?,
+        values,
         statistics: counters(py, &statistics.counters)?.unbind(),
         summary: summary.unbind(),
         working_dir: py
