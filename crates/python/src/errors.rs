@@ -70,9 +70,9 @@ fn project_not_found(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
                         .into_any(),
                 ],
             )?;
-            let class = py
-                .get_type::<PyType>()
-                .call1(("ProjectNotFoundError", bases, namespace))?;
+            let class =
+                py.get_type::<PyType>()
+                    .call1(("ProjectNotFoundError", bases, namespace))?;
             Ok(class.cast_into::<PyType>()?.unbind())
         })
         .map(|class| class.bind(py))

@@ -10,7 +10,7 @@ use mastersim::{Counters, Recorder, RunState, Session, Statistics, Steering};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::errors::{run_failed, to_py};
+use crate::errors::{InputError, run_failed, to_py};
 use crate::options::RunOptions;
 use crate::running::without_gil;
 
@@ -37,7 +37,7 @@ impl Run {
     pub fn open(py: Python<'_>, path: &Path, options: &RunOptions) -> PyResult<Run> {
         let library = options.library();
         let session = py
-            .detach(|| Session::open(path, &library))
+            .detach(|| Session::open(path, &library).map_err(Box::new))
             .map_err(|e| to_py(&e))?;
         let mut run = Run {
             session,
@@ -58,7 +58,7 @@ impl Run {
     pub fn initialize(&mut self, py: Python<'_>) -> PyResult<()> {
         self.started = true;
         let session = &mut self.session;
-        py.detach(|| session.initialize())
+        py.detach(|| session.initialize().map_err(Box::new))
             .map_err(|e| run_failed(&e))
     }
 
@@ -70,7 +70,7 @@ impl Run {
     pub fn step(&mut self, py: Python<'_>) -> PyResult<f64> {
         self.started = true;
         let session = &mut self.session;
-        py.detach(|| session.step())
+        py.detach(|| session.step().map_err(Box::new))
             .map(|report| report.t)
             .map_err(|e| run_failed(&e))
     }
@@ -82,19 +82,23 @@ impl Run {
     ///
     /// # Errors
     /// `SimulationError` as [`Session::run_until`]; `KeyboardInterrupt` after the run stopped
-    /// for it.
+    /// for it; `InputError` for a real-time factor the steering refuses.
     pub fn run_until(&mut self, py: Python<'_>, t: f64) -> PyResult<f64> {
         self.started = true;
         let stop = self.session.stop_flag();
-        let real_time = self.real_time.filter(|_| t == f64::INFINITY);
+        let steering = self
+            .real_time
+            .filter(|_| t == f64::INFINITY)
+            .map(|factor| Steering::new(RunState::Running, Some(factor)))
+            .transpose()
+            .map_err(|e| InputError::new_err(format!("real_time: {e}")))?;
         let session = &mut self.session;
-        let (ran, signal) = without_gil(py, &stop, move || match real_time {
-            Some(factor) => {
-                let steering = Steering::new(RunState::Running, Some(factor))
-                    .expect("invariant: the factor was checked to be > 0");
-                session.run_steered(&steering).map(|_| ())
+        let (ran, signal) = without_gil(py, &stop, move || {
+            match &steering {
+                Some(steering) => session.run_steered(steering).map(drop),
+                None => session.run_until(t).map(drop),
             }
-            None => session.run_until(t).map(|_| ()),
+            .map_err(Box::new)
         })?;
         if let Some(signal) = signal {
             self.session.set_stop_cause(INTERRUPT_CAUSE);
@@ -136,6 +140,7 @@ impl Run {
                 let statistics = session.statistics();
                 session.close().map(|()| statistics)
             }
+            .map_err(Box::new)
         })
         .map_err(|e| run_failed(&e))
     }

@@ -65,12 +65,10 @@ pub fn without_gil<R: Send>(
                         signal = Some(e);
                     }
                 }
-                Err(mpsc::RecvTimeoutError::Disconnected) => {
-                    match py.detach(|| worker.join()) {
-                        Err(panic) => std::panic::resume_unwind(panic),
-                        Ok(()) => unreachable!("the worker sends its result before it ends"),
-                    }
-                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => match py.detach(|| worker.join()) {
+                    Err(panic) => std::panic::resume_unwind(panic),
+                    Ok(()) => unreachable!("the worker sends its result before it ends"),
+                },
             }
         }
     })

@@ -149,7 +149,12 @@ impl PySession {
     fn get<'py>(&self, py: Python<'py>, names: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         self.with(|run| {
             if let Ok(name) = names.cast::<PyString>() {
-                return value_to_py(py, run.session.value(&name.to_cow()?).map_err(|e| read_failed(&e))?);
+                return value_to_py(
+                    py,
+                    run.session
+                        .value(&name.to_cow()?)
+                        .map_err(|e| read_failed(&e))?,
+                );
             }
             let names: Vec<String> = names.extract().map_err(|_| {
                 PyTypeError::new_err("get: expected a name (str) or a list of names")

@@ -4,10 +4,10 @@
 //! Spec: FMI 2.0.2 §2.2.7 (ScalarVariable: causality, variability); FMI 3.0 §2.4.7; file
 //! readers' columns are outputs (MasterSim reference §10).
 
+use mastersim::master::SimulationPlan;
 use mastersim::master::SlaveKind;
 use mastersim::master::plan::OutputVariable;
 use mastersim::master::values::PerType;
-use mastersim::master::SimulationPlan;
 use pyo3::prelude::*;
 
 /// A variable of a slave.

@@ -127,3 +127,14 @@ def test_a_busy_session_refuses_at_once_and_stop_ends_its_run(tmp_path):
     assert outcome == [session.time]
     session.close()
     assert session.closed
+
+
+def test_real_time_paces_the_run_and_keeps_the_values(tmp_path):
+    lotka = PROJECTS / "lotka_volterra.msim"
+    started = time.perf_counter()
+    paced = mastersim.simulate(lotka, working_dir=tmp_path / "paced", stop_time=2, real_time=10)
+    wall = time.perf_counter() - started
+    assert wall >= 0.19, f"2 s at 10× real time take 0.2 s, not {wall:.3f} s"
+    unpaced = mastersim.simulate(lotka, working_dir=tmp_path / "unpaced", stop_time=2)
+    assert paced.values.tobytes() == unpaced.values.tobytes()
+    assert "RealTimeFactor=" in (tmp_path / "paced" / "log" / "summary.txt").read_text()
