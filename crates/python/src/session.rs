@@ -36,21 +36,28 @@ pub struct PySession {
 }
 
 impl PySession {
+    /// The run, locked without waiting (a wait with the GIL held could deadlock with a run
+    /// that needs the GIL to check for signals).
+    ///
+    /// # Errors
+    /// `MastersimError` when another thread is running the session.
+    fn lock(&self) -> PyResult<MutexGuard<'_, Option<Run>>> {
+        match self.run.try_lock() {
+            Ok(guard) => Ok(guard),
+            Err(TryLockError::Poisoned(poisoned)) => Ok(poisoned.into_inner()),
+            Err(TryLockError::WouldBlock) => Err(MastersimError::new_err(format!(
+                "the session of '{}' is busy: another thread is running it",
+                self.path.display()
+            ))),
+        }
+    }
+
     /// The open run, locked.
     ///
     /// # Errors
     /// `MastersimError` when another thread is running the session, or it is closed.
     fn open_run(&self) -> PyResult<MutexGuard<'_, Option<Run>>> {
-        let guard = match self.run.try_lock() {
-            Ok(guard) => guard,
-            Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
-            Err(TryLockError::WouldBlock) => {
-                return Err(MastersimError::new_err(format!(
-                    "the session of '{}' is busy: another thread is running it",
-                    self.path.display()
-                )));
-            }
-        };
+        let guard = self.lock()?;
         if guard.is_none() {
             return Err(MastersimError::new_err(format!(
                 "the session of '{}' is closed; open a new Session to run it again",
@@ -232,28 +239,16 @@ impl PySession {
         py.import("pathlib")?.getattr("Path")?.call1((dir,))
     }
 
-    /// Whether the session is closed.
+    /// Whether the session is closed (False while another thread runs it).
     #[getter]
     fn closed(&self) -> bool {
-        self.run
-            .lock()
-            .map(|guard| guard.is_none())
-            .unwrap_or(false)
+        self.lock().is_ok_and(|guard| guard.is_none())
     }
 
     /// Completes the result files (and, once initialized, writes `log/summary.txt` and
     /// `summary.json`), terminates and frees every FMU. Closing again does nothing.
     fn close(&self, py: Python<'_>) -> PyResult<()> {
-        let run = match self.run.try_lock() {
-            Ok(mut guard) => guard.take(),
-            Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner().take(),
-            Err(TryLockError::WouldBlock) => {
-                return Err(MastersimError::new_err(format!(
-                    "the session of '{}' is busy: another thread is running it",
-                    self.path.display()
-                )));
-            }
-        };
+        let run = self.lock()?.take();
         match run {
             Some(run) => run.finish(py).map(drop),
             None => Ok(()),
@@ -261,11 +256,11 @@ impl PySession {
     }
 
     fn __repr__(&self) -> String {
-        let state = match self.run.try_lock() {
-            Ok(guard) => match guard.as_ref() {
-                Some(run) => format!("t={} s", run.session.time()),
-                None => "closed".into(),
-            },
+        let state = match self.lock() {
+            Ok(guard) => guard.as_ref().map_or_else(
+                || "closed".into(),
+                |run| format!("t={} s", run.session.time()),
+            ),
             Err(_) => "running".into(),
         };
         format!("<mastersim.Session '{}' {state}>", self.path.display())
