@@ -11,6 +11,14 @@ pub mod fmu_cache;
 pub mod model_description;
 pub mod results;
 pub mod signals;
+pub mod options;
+pub mod run;
+pub mod running;
+pub mod session;
+pub mod session_ops;
+pub mod simulate;
+pub mod values;
+pub mod variables;
 
 /// The extension module `mastersim._mastersim`; the pure-Python package `mastersim`
 /// re-exports what users call.
@@ -24,6 +32,10 @@ fn _mastersim(m: &Bound<'_, PyModule>) -> PyResult<()> {
         m
     )?)?;
     m.add_function(wrap_pyfunction!(clear_fmu_cache, m)?)?;
+    m.add_function(wrap_pyfunction!(simulate::simulate, m)?)?;
+    m.add_class::<simulate::SimulationResult>()?;
+    m.add_class::<session::PySession>()?;
+    m.add_class::<variables::Variable>()?;
     Ok(())
 }
 
