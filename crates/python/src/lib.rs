@@ -17,7 +17,6 @@ pub mod running;
 pub mod session;
 pub mod session_ops;
 pub mod simulate;
-pub mod values;
 pub mod variables;
 
 /// The extension module `mastersim._mastersim`; the pure-Python package `mastersim`

@@ -17,13 +17,14 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyString};
 
 /// The keywords [`RunOptions::from_kwargs`] knows, in the order of `docs/python.md`.
-pub const KEYWORDS: [&str; 17] = [
+pub const KEYWORDS: [&str; 18] = [
     "start_time",
     "stop_time",
     "step_size",
     "working_dir",
     "result_formats",
     "output_threshold",
+    "output_only",
     "set",
     "parameter_set",
     "real_time",
@@ -40,12 +41,8 @@ pub const KEYWORDS: [&str; 17] = [
 /// The options of one run, as given from Python.
 #[derive(Debug, Default)]
 pub struct RunOptions {
-    /// The library's options, with the times still apart (see [`RunOptions::library`]).
+    /// The library's options.
     options: Options,
-    /// `start_time`, `stop_time`, `step_size`: seconds, or a text with a unit ("2 min").
-    times: [Option<String>; 3],
-    /// `set`: `<name>=<value>` overrides, in the order given.
-    set: Vec<String>,
     /// `real_time`: simulated seconds per wall-clock second, > 0.
     pub real_time: Option<f64>,
 }
@@ -82,13 +79,14 @@ impl RunOptions {
     fn read(&mut self, key: &str, value: &Bound<'_, PyAny>) -> PyResult<()> {
         let o = &mut self.options;
         match key {
-            "start_time" => self.times[0] = Some(time(value)?),
-            "stop_time" => self.times[1] = Some(time(value)?),
-            "step_size" => self.times[2] = Some(time(value)?),
+            "start_time" => o.start_time = Some(time(value)?),
+            "stop_time" => o.stop_time = Some(time(value)?),
+            "step_size" => o.step_size = Some(time(value)?),
             "working_dir" => o.working_dir = Some(value.extract::<PathBuf>()?),
             "result_formats" => o.result_formats = Some(formats(value)?),
             "output_threshold" => o.output_threshold = Some(value.extract()?),
-            "set" => self.set = overrides(value)?,
+            "output_only" => o.output_only = Some(patterns(value)?),
+            "set" => o.overrides = overrides(value)?,
             "parameter_set" => o.parameter_set = Some(value.extract()?),
             "real_time" => self.real_time = Some(value.extract()?),
             "checkpoint_interval" => o.checkpoint_interval = Some(value.extract()?),
@@ -104,71 +102,39 @@ impl RunOptions {
         Ok(())
     }
 
-    /// The library's options: the times and `set` become [`Options::overrides`].
+    /// The library's options (the times typed, `set` as [`Options::overrides`], which win
+    /// over the times as on the command line).
     pub fn library(&self) -> Options {
-        Options {
-            overrides: overrides_of(&self.times, &self.set),
-            ..self.options.clone()
-        }
+        self.options.clone()
     }
 }
 
-/// The overrides for the times (`tStart`, `tEnd`, `hStart`, in that order; a plain number is
-/// in seconds) followed by `set`, as the command line's `--start-time`, `--stop-time`,
-/// `--step-size` and `--set` make them: a `set` entry wins over a time.
-///
-/// The one place that maps the times: when [`Options`] gains typed fields for them, only this
-/// function changes.
-fn overrides_of(times: &[Option<String>; 3], set: &[String]) -> Vec<String> {
-    ["tStart", "tEnd", "hStart"]
-        .into_iter()
-        .zip(times)
-        .filter_map(|(keyword, value)| {
-            let value = value.as_ref()?;
-            Some(if value.parse::<f64>().is_ok() {
-                format!("{keyword}={value} s")
-            } else {
-                format!("{keyword}={value}")
-            })
-        })
-        .chain(set.iter().cloned())
-        .collect()
-}
-
-/// `TypeError` for an unknown keyword, naming the one meant.
-fn check_keyword(key: &str) -> PyResult<()> {
-    if KEYWORDS.contains(&key) {
-        return Ok(());
-    }
-    let hint = mastersim::master::error::name_hint(key, KEYWORDS);
-    Err(PyTypeError::new_err(format!(
-        "unexpected keyword argument '{key}'{hint}"
-    )))
-}
-
-/// `error` with the keyword it concerns in front.
-fn with_keyword(py: Python<'_>, key: &str, error: PyErr) -> PyErr {
-    if error.is_instance_of::<PyTypeError>(py) && KEYWORDS.contains(&key) {
-        PyTypeError::new_err(format!("{key}: {}", error.value(py)))
-    } else {
-        error
-    }
-}
-
-/// A time: a number of seconds, or a text with a unit ("2 min").
-fn time(value: &Bound<'_, PyAny>) -> PyResult<String> {
+/// A time, s: a number of seconds, or a text with a unit ("2 min"), read with the project
+/// format's time units ([`Options::parse_time`]).
+fn time(value: &Bound<'_, PyAny>) -> PyResult<f64> {
     if let Ok(text) = value.cast::<PyString>() {
-        return Ok(text.to_cow()?.trim().to_string());
+        return Options::parse_time(&text.to_cow()?)
+            .map_err(crate::errors::InputError::new_err);
     }
     if value.is_instance_of::<PyBool>() {
         return Err(PyTypeError::new_err(
             "expected a number of seconds or a text with a unit",
         ));
     }
-    let seconds: f64 = value.extract().map_err(|_| {
+    value.extract().map_err(|_| {
         PyTypeError::new_err("expected a number of seconds or a text with a unit ('2 min')")
-    })?;
-    Ok(number_text(seconds))
+    })
+}
+
+/// `output_only`: a sequence of glob patterns of `<slave>.<variable>` names (or one as a
+/// string); only matching variables are recorded.
+fn patterns(value: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+    if let Ok(text) = value.cast::<PyString>() {
+        return Ok(vec![text.to_cow()?.to_string()]);
+    }
+    value.extract().map_err(|_| {
+        PyTypeError::new_err("expected a list of name patterns (['Prey.*', 'Predator.y'])")
+    })
 }
 
 /// `x` as the shortest text that reads back as `x` (Rust's `Display` of `f64`, as Python's
@@ -262,15 +228,9 @@ fn override_value(name: &str, value: &Bound<'_, PyAny>) -> PyResult<String> {
 mod tests {
     use super::*;
 
-    /// The times come first, a plain number in seconds, so that `set` wins as on the
-    /// command line.
+    /// Numbers of `set` values keep their full precision as project text.
     #[test]
-    fn times_become_overrides_before_set() {
-        let times = [Some("0.5".into()), Some("2 min".into()), None];
-        assert_eq!(
-            overrides_of(&times, &["tEnd=3 s".into()]),
-            ["tStart=0.5 s", "tEnd=2 min", "tEnd=3 s"]
-        );
+    fn numbers_read_back_exactly() {
         assert_eq!(number_text(0.1), "0.1");
         assert_eq!(number_text(1e-7), "0.0000001");
     }

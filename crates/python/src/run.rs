@@ -108,12 +108,25 @@ impl Run {
         Ok(self.session.time())
     }
 
-    /// The rows recorded so far as a structured array (see [`crate::values`]).
+    /// The rows recorded so far as a structured array of shape `(rows,)`: field `time` (s),
+    /// then one `float64` field per recorded variable, named `<slave>.<variable>` as in the
+    /// header of `values.csv` (without the unit), in its order (Booleans as 0.0/1.0, Integers
+    /// exact up to 2⁵³, as the library records them; String variables stay in `strings.csv`).
+    ///
+    /// Spec: FMPy's `simulate_fmu` result (a structured array with `time` first); MasterSim
+    /// reference §12 (the columns of `values.csv`).
     ///
     /// # Errors
     /// When NumPy cannot make the array.
     pub fn values<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        crate::values::structured_array(py, &self.recorder.results())
+        use crate::results::{ColumnData, structured_array};
+        let results = self.recorder.results();
+        let mut columns = vec![("time".to_string(), ColumnData::F64(results.time().to_vec()))];
+        columns.extend(results.names().iter().map(|name| {
+            let column = results.column(name).unwrap_or_default().to_vec();
+            (name.clone(), ColumnData::F64(column))
+        }));
+        structured_array(py, columns)
     }
 
     /// The working directory, absolute.

@@ -2,58 +2,50 @@
 //! snapshots of the whole run in memory, checkpoints on disk. Every call into the library's
 //! variable handles and snapshots is here, in one place.
 //!
-//! `set`, `snapshot` and `restore` wait for the library's session API (variable handles with
-//! get and set, `Session::snapshot() -> Vec<u8>` and `Session::restore(&[u8])`); until it is
-//! there they raise `NotImplementedError` naming what they wait for.
-//!
 //! Spec: FMI 2.0.2 §2.1.7 (setting inputs and tunable parameters between steps), §2.1.8
 //! (FMU states); `docs/checkpoints.md`.
 
 use std::path::Path;
 
 use mastersim::{Session, Value};
-use pyo3::exceptions::PyNotImplementedError;
 use pyo3::prelude::*;
 
-/// What `set`, `snapshot` and `restore` wait for.
-const WAITING: &str = "waiting for the library's session API (variable handles with set, \
-                       Session::snapshot and Session::restore)";
+use crate::errors::{read_failed, run_failed, to_py};
 
 /// Sets variable `name` (`<slave>.<variable>`) to `value`: an input that no connection drives
-/// or a tunable parameter, between communication steps.
-///
-/// To come: `let variable = session.variable(name)?; session.set(&variable, value)?`.
+/// or a tunable parameter, between communication steps (initializing first if needed). The
+/// value holds from the next step on.
 ///
 /// # Errors
-/// `NotImplementedError` until the library's session API is there.
-pub fn set(_session: &mut Session, name: &str, _value: Value) -> PyResult<()> {
-    Err(PyNotImplementedError::new_err(format!(
-        "Session.set('{name}', …): {WAITING}"
-    )))
+/// `InputError` for a name that names no variable (with the name meant) and for a variable
+/// that may not be set, naming it and saying why (driven by a connection, a fixed parameter,
+/// an output, …); `SimulationError` when the slave refuses the value.
+pub fn set(session: &mut Session, name: &str, value: Value) -> PyResult<()> {
+    let variable = session.variable(name).map_err(|e| read_failed(&e))?;
+    session.set(&variable, &value).map_err(|e| match &e {
+        mastersim::Error::Master(mastersim::master::Error::VariableAccess { .. }) => to_py(&e),
+        _ => run_failed(&e),
+    })
 }
 
-/// The state of the whole run (master and every slave) as bytes.
-///
-/// To come: `session.snapshot()`.
+/// The state of the whole run (master, result rows and every slave's FMU state) as bytes:
+/// what a checkpoint file holds.
 ///
 /// # Errors
-/// `NotImplementedError` until the library's session API is there.
-pub fn snapshot(_session: &mut Session) -> PyResult<Vec<u8>> {
-    Err(PyNotImplementedError::new_err(format!(
-        "Session.snapshot(): {WAITING}"
-    )))
+/// `SimulationError` as [`Session::snapshot`]: before the first result row, when a slave
+/// cannot serialize its FMU state.
+pub fn snapshot(session: &mut Session) -> PyResult<Vec<u8>> {
+    session.snapshot().map_err(|e| run_failed(&e))
 }
 
-/// Puts the run back into the state `bytes` that [`snapshot`] returned.
-///
-/// To come: `session.restore(bytes)`.
+/// Puts the run back into the state `bytes` that [`snapshot`] returned, in place: the slaves'
+/// FMU states, the master's time and counters, and the result files cut back to its row.
 ///
 /// # Errors
-/// `NotImplementedError` until the library's session API is there.
-pub fn restore(_session: &mut Session, _bytes: &[u8]) -> PyResult<()> {
-    Err(PyNotImplementedError::new_err(format!(
-        "Session.restore(…): {WAITING}"
-    )))
+/// `SimulationError` as [`Session::restore`]: bytes of another project or no snapshot, a slave
+/// whose FMU state does not restore.
+pub fn restore(session: &mut Session, bytes: &[u8]) -> PyResult<()> {
+    session.restore(bytes).map_err(|e| run_failed(&e))
 }
 
 /// Writes a checkpoint of the run at the current communication point to `path` (resumable

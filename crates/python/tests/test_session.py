@@ -129,15 +129,6 @@ def test_a_checkpoint_resumes_with_the_command_line(cli, tmp_path):
     assert resumed == (tmp_path / "whole" / "results" / "values.csv").read_bytes()
 
 
-# Set, snapshot and restore wait for the library's session API (branch session-api). They run
-# and must raise NotImplementedError until it is merged; then they pass, `strict` turns the
-# pass into a failure, and the mark is to be removed.
-WAITING = pytest.mark.xfail(
-    raises=NotImplementedError, strict=True, reason="waiting for the library's session API"
-)
-
-
-@WAITING
 def test_set_an_input_no_connection_drives(tmp_path):
     with mastersim.Session(fmu("Faulty"), working_dir=tmp_path, stop_time=1) as session:
         session.run_until(0.5)
@@ -147,7 +138,6 @@ def test_set_an_input_no_connection_drives(tmp_path):
         assert session.get("Faulty.y") == pytest.approx(2.6)
 
 
-@WAITING
 def test_snapshot_and_restore_repeat_the_same_steps(tmp_path):
     with mastersim.Session(LOTKA, working_dir=tmp_path) as session:
         session.run_until(1.0)
