@@ -162,6 +162,13 @@ pub trait Observer: Send {
     fn slave_steps(&mut self, do_step_calls: &[u64]) {
         let _ = do_step_calls;
     }
+
+    /// The run was rolled back to communication point `t` (s), a restored snapshot: the rows
+    /// after `t` are no longer part of it, and the next row follows the one at `t`. Observers
+    /// that keep rows drop those after `t` (default: nothing to do).
+    fn rewound(&mut self, t: f64) {
+        let _ = t;
+    }
 }
 
 /// Several observers as one: every call goes to each of them, in the order they were added.
@@ -210,6 +217,12 @@ impl Observer for Observers {
     fn slave_steps(&mut self, do_step_calls: &[u64]) {
         for o in &mut self.0 {
             o.slave_steps(do_step_calls);
+        }
+    }
+
+    fn rewound(&mut self, t: f64) {
+        for o in &mut self.0 {
+            o.rewound(t);
         }
     }
 }

@@ -119,4 +119,18 @@ impl Observer for Recorder {
         }
         Ok(())
     }
+
+    /// Drops the rows after `t` (a restored snapshot), so that the rows held are those of an
+    /// unbroken run.
+    fn rewound(&mut self, t: f64) {
+        let mut r = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let keep = r.time.partition_point(|&row| row <= t);
+        r.time.truncate(keep);
+        for column in &mut r.numeric {
+            column.truncate(keep);
+        }
+        for column in &mut r.strings {
+            column.truncate(keep);
+        }
+    }
 }

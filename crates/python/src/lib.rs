@@ -9,13 +9,13 @@ pub mod errors;
 pub mod fmpy;
 pub mod fmu_cache;
 pub mod model_description;
-pub mod results;
-pub mod signals;
 pub mod options;
+pub mod results;
 pub mod run;
 pub mod running;
 pub mod session;
 pub mod session_ops;
+pub mod signals;
 pub mod simulate;
 pub mod variables;
 

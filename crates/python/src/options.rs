@@ -109,12 +109,31 @@ impl RunOptions {
     }
 }
 
+/// `TypeError` for an unknown keyword, naming the one meant.
+fn check_keyword(key: &str) -> PyResult<()> {
+    if KEYWORDS.contains(&key) {
+        return Ok(());
+    }
+    let hint = mastersim::master::error::name_hint(key, KEYWORDS);
+    Err(PyTypeError::new_err(format!(
+        "unexpected keyword argument '{key}'{hint}"
+    )))
+}
+
+/// `error` with the keyword it concerns in front.
+fn with_keyword(py: Python<'_>, key: &str, error: PyErr) -> PyErr {
+    if error.is_instance_of::<PyTypeError>(py) && KEYWORDS.contains(&key) {
+        PyTypeError::new_err(format!("{key}: {}", error.value(py)))
+    } else {
+        error
+    }
+}
+
 /// A time, s: a number of seconds, or a text with a unit ("2 min"), read with the project
 /// format's time units ([`Options::parse_time`]).
 fn time(value: &Bound<'_, PyAny>) -> PyResult<f64> {
     if let Ok(text) = value.cast::<PyString>() {
-        return Options::parse_time(&text.to_cow()?)
-            .map_err(crate::errors::InputError::new_err);
+        return Options::parse_time(&text.to_cow()?).map_err(crate::errors::InputError::new_err);
     }
     if value.is_instance_of::<PyBool>() {
         return Err(PyTypeError::new_err(

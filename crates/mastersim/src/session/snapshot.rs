@@ -103,6 +103,7 @@ impl Session {
     fn rewind(&mut self, checkpoint: &Checkpoint, states: &[Vec<u8>]) -> Result<()> {
         self.record.finish_files()?;
         self.sim.rewind(&checkpoint.master, states)?;
+        self.observers.rewound(self.sim.time());
         self.create_result_files(Continued::Resume(checkpoint.results.clone()))?;
         self.record
             .start(self.sim.layout())
