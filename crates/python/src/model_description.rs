@@ -7,7 +7,8 @@
 use std::path::{Path, PathBuf};
 
 use fmi::model_description::{ModelDescription, ScalarVariable};
-use fmi::{Causality, DataType, FmiVersion, Initial, Variability};
+use fmi::{DataType, FmiVersion, Initial, Variability};
+use mastersim::describe::causality_name;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
@@ -18,19 +19,6 @@ fn namespace<'py>(py: Python<'py>, fields: &Bound<'py, PyDict>) -> PyResult<Boun
     py.import("types")?
         .getattr("SimpleNamespace")?
         .call((), Some(fields))
-}
-
-/// FMPy's `causality` text.
-pub(crate) fn causality(c: Causality) -> &'static str {
-    match c {
-        Causality::Parameter => "parameter",
-        Causality::CalculatedParameter => "calculatedParameter",
-        Causality::Input => "input",
-        Causality::Output => "output",
-        Causality::Local => "local",
-        Causality::Independent => "independent",
-        Causality::StructuralParameter => "structuralParameter",
-    }
 }
 
 /// FMPy's `variability` text.
@@ -86,7 +74,7 @@ fn variable<'py>(
     d.set_item("name", &v.name)?;
     d.set_item("valueReference", v.value_reference.0)?;
     d.set_item("type", type_name(v, version))?;
-    d.set_item("causality", causality(v.causality))?;
+    d.set_item("causality", causality_name(v.causality))?;
     d.set_item("variability", variability(v.variability))?;
     d.set_item(
         "initial",

@@ -54,7 +54,7 @@ fn problems_of(v: &ScalarVariable, version: FmiVersion) -> Vec<String> {
         problems.push(format!(
             "variable '{}' has the illegal combination causality=\"{}\" and variability=\"{}\"",
             v.name,
-            crate::model_description::causality(v.causality),
+            mastersim::describe::causality_name(v.causality),
             crate::model_description::variability(v.variability)
         ));
     }
