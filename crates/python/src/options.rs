@@ -1,6 +1,5 @@
 //! The keyword options of `mastersim.simulate` and `mastersim.Session`, turned into the
-//! library's [`mastersim::Options`] (and the real-time factor, which the library takes as
-//! steering, not as an option).
+//! library's [`mastersim::Options`].
 //!
 //! Both take the same keywords, checked here once: an unknown keyword is a `TypeError` that
 //! offers the keyword meant, a value of the wrong type a `TypeError`, a value out of range an
@@ -43,8 +42,6 @@ pub const KEYWORDS: [&str; 18] = [
 pub struct RunOptions {
     /// The library's options.
     options: Options,
-    /// `real_time`: simulated seconds per wall-clock second, > 0.
-    pub real_time: Option<f64>,
 }
 
 impl RunOptions {
@@ -52,7 +49,8 @@ impl RunOptions {
     ///
     /// # Errors
     /// `TypeError` for an unknown keyword (with the keyword meant) or a value of the wrong
-    /// type; `InputError` for a real-time factor that is not > 0.
+    /// type (values out of range are refused when the session opens, by
+    /// [`mastersim::Options::validate`]).
     pub fn from_kwargs(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<RunOptions> {
         let mut run = RunOptions::default();
         let Some(kwargs) = kwargs else {
@@ -66,11 +64,6 @@ impl RunOptions {
             }
             run.read(&key, &value)
                 .map_err(|e| with_keyword(value.py(), &key, e))?;
-        }
-        if let Some(f) = run.real_time.filter(|f| !(f.is_finite() && *f > 0.0)) {
-            return Err(crate::errors::InputError::new_err(format!(
-                "real_time = {f}: expected a factor > 0 (simulated seconds per wall-clock second)"
-            )));
         }
         Ok(run)
     }
@@ -88,7 +81,7 @@ impl RunOptions {
             "output_only" => o.output_only = Some(patterns(value)?),
             "set" => o.overrides = overrides(value)?,
             "parameter_set" => o.parameter_set = Some(value.extract()?),
-            "real_time" => self.real_time = Some(value.extract()?),
+            "real_time" => o.real_time = Some(value.extract()?),
             "checkpoint_interval" => o.checkpoint_interval = Some(value.extract()?),
             "checkpoint_on_stop" => o.checkpoint_on_stop = flag(value)?,
             "threads" => o.threads = Some(value.extract()?),

@@ -42,7 +42,7 @@ impl Run {
         let mut run = Run {
             session,
             recorder: Recorder::new(),
-            real_time: options.real_time,
+            real_time: library.real_time,
             started: false,
         };
         run.session
@@ -159,22 +159,19 @@ impl Run {
     }
 }
 
-/// The run-wide counters as a dict, with the keys of `summary.json`'s `counters`.
+/// The run-wide counters as a dict, with the keys of `summary.json`'s `counters` (taken from
+/// [`mastersim::report::CountersJson`], the one place that names them).
 ///
 /// # Errors
 /// When the dict cannot be filled.
 pub fn counters<'py>(py: Python<'py>, c: &Counters) -> PyResult<Bound<'py, PyDict>> {
     let dict = PyDict::new(py);
-    for (key, value) in [
-        ("steps", c.steps),
-        ("algorithm_calls", c.algorithm_calls),
-        ("iterations", c.iterations),
-        ("convergence_fails", c.convergence_fails),
-        ("iteration_limit_exceeded", c.iteration_limit_exceeded),
-        ("error_test_fails", c.error_test_fails),
-        ("fmu_errors", c.fmu_errors),
-    ] {
-        dict.set_item(key, value)?;
+    let json = serde_json::to_value(mastersim::report::CountersJson::from(c))
+        .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?;
+    if let serde_json::Value::Object(fields) = json {
+        for (key, value) in fields {
+            dict.set_item(key, value.as_u64())?;
+        }
     }
     Ok(dict)
 }

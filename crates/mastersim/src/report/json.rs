@@ -10,7 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
-use master::{SlaveKind, Statistics, Timer};
+use master::{Counters, SlaveKind, Statistics, Timer};
 use serde::{Deserialize, Serialize};
 
 use crate::pacing::PacingFigures;
@@ -153,6 +153,21 @@ pub struct CountersJson {
     pub fmu_errors: u64,
 }
 
+impl From<&Counters> for CountersJson {
+    /// The exact counters of `c`.
+    fn from(c: &Counters) -> Self {
+        CountersJson {
+            steps: c.steps,
+            algorithm_calls: c.algorithm_calls,
+            iterations: c.iterations,
+            convergence_fails: c.convergence_fails,
+            iteration_limit_exceeded: c.iteration_limit_exceeded,
+            error_test_fails: c.error_test_fails,
+            fmu_errors: c.fmu_errors,
+        }
+    }
+}
+
 /// The timers of the run.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct TimersJson {
@@ -278,15 +293,7 @@ impl SummaryJson {
             t_start: run.t_start,
             t_end: run.t_end,
             t_reached: c.t,
-            counters: CountersJson {
-                steps: c.steps,
-                algorithm_calls: c.algorithm_calls,
-                iterations: c.iterations,
-                convergence_fails: c.convergence_fails,
-                iteration_limit_exceeded: c.iteration_limit_exceeded,
-                error_test_fails: c.error_test_fails,
-                fmu_errors: c.fmu_errors,
-            },
+            counters: CountersJson::from(c),
             timers: TimersJson {
                 wall_clock_seconds: wall_clock,
                 master_algorithm: timer(&c.algorithm),
