@@ -83,7 +83,11 @@ unsafe extern "C" fn keep_message(
         };
         let func = c_text(func);
         let kept = &mut *(user_data as *mut String);
-        *kept = if func.is_empty() { text } else { format!("{text} (in {func})") };
+        *kept = if func.is_empty() {
+            text
+        } else {
+            format!("{text} (in {func})")
+        };
     }
 }
 
@@ -96,7 +100,10 @@ unsafe fn c_text(s: *const c_char) -> String {
         return String::new();
     }
     // SAFETY: non-null and NUL-terminated (the caller's contract).
-    unsafe { CStr::from_ptr(s) }.to_string_lossy().trim().to_string()
+    unsafe { CStr::from_ptr(s) }
+        .to_string_lossy()
+        .trim()
+        .to_string()
 }
 
 /// x' = f(t, x) for CVODE.
@@ -175,7 +182,8 @@ impl Cvode {
         // SAFETY: `SUNContext_Create` writes a new context into `self.ctx` (freed in Drop);
         // the handler's user data is the boxed message, which lives as long as `self`.
         unsafe {
-            if sun::SUNContext_Create(sun::SUN_COMM_NULL, &mut self.ctx) != 0 || self.ctx.is_null() {
+            if sun::SUNContext_Create(sun::SUN_COMM_NULL, &mut self.ctx) != 0 || self.ctx.is_null()
+            {
                 self.ctx = ptr::null_mut();
                 return Err(Error::Setup("SUNContext_Create failed".into()));
             }
@@ -183,7 +191,9 @@ impl Cvode {
             if sun::SUNContext_ClearErrHandlers(self.ctx) != 0
                 || sun::SUNContext_PushErrHandler(self.ctx, Some(keep_message), data) != 0
             {
-                return Err(Error::Setup("cannot install the SUNDIALS error handler".into()));
+                return Err(Error::Setup(
+                    "cannot install the SUNDIALS error handler".into(),
+                ));
             }
         }
         Ok(())
@@ -208,7 +218,10 @@ impl Cvode {
             if self.mem.is_null() {
                 return Err(self.setup_error("CVodeCreate"));
             }
-            self.check("CVodeInit", sun::CVodeInit(self.mem, Some(rhs_callback), 0.0, self.y))?;
+            self.check(
+                "CVodeInit",
+                sun::CVodeInit(self.mem, Some(rhs_callback), 0.0, self.y),
+            )?;
             self.check(
                 "CVodeSVtolerances",
                 sun::CVodeSVtolerances(self.mem, settings.rel_tol, self.abs_tol),
@@ -226,13 +239,23 @@ impl Cvode {
                 sun::CVodeSetLinearSolver(self.mem, self.linear_solver, self.matrix),
             )?;
             if self.n_roots > 0 {
-                let flag = sun::CVodeRootInit(self.mem, self.n_roots as c_int, Some(roots_callback));
+                let flag =
+                    sun::CVodeRootInit(self.mem, self.n_roots as c_int, Some(roots_callback));
                 self.check("CVodeRootInit", flag)?;
-                self.check("CVodeSetNoInactiveRootWarn", sun::CVodeSetNoInactiveRootWarn(self.mem))?;
+                self.check(
+                    "CVodeSetNoInactiveRootWarn",
+                    sun::CVodeSetNoInactiveRootWarn(self.mem),
+                )?;
             }
-            self.check("CVodeSetMaxNumSteps", sun::CVodeSetMaxNumSteps(self.mem, MAX_NUM_STEPS))?;
+            self.check(
+                "CVodeSetMaxNumSteps",
+                sun::CVodeSetMaxNumSteps(self.mem, MAX_NUM_STEPS),
+            )?;
             // No "t + h = t" warnings: they would be printed.
-            self.check("CVodeSetMaxHnilWarns", sun::CVodeSetMaxHnilWarns(self.mem, -1))?;
+            self.check(
+                "CVodeSetMaxHnilWarns",
+                sun::CVodeSetMaxHnilWarns(self.mem, -1),
+            )?;
         }
         self.set_max_step(settings.max_step)
     }
@@ -277,9 +300,18 @@ impl Cvode {
     }
 
     /// Integrates towards `t_stop` (> time()), a hard stop time; returns at the first root.
-    pub(crate) fn advance(&mut self, sys: &mut dyn OdeSystem, t_stop: f64) -> Result<Advance, Error> {
+    pub(crate) fn advance(
+        &mut self,
+        sys: &mut dyn OdeSystem,
+        t_stop: f64,
+    ) -> Result<Advance, Error> {
         self.directions.iter_mut().for_each(|d| *d = 0);
-        let mut call = Call { sys, n_states: self.n_states, n_roots: self.n_roots, failure: None };
+        let mut call = Call {
+            sys,
+            n_states: self.n_states,
+            n_roots: self.n_roots,
+            failure: None,
+        };
         let mut t_reached = self.t;
         self.last_message.clear();
         // SAFETY: the user data points to `call`, which outlives the `CVode` call and is
@@ -327,12 +359,16 @@ impl Cvode {
         if !self.last_message.is_empty() {
             message = format!("{message}: {}", self.last_message);
         }
-        Error::Failed { t: t_reached, message }
+        Error::Failed {
+            t: t_reached,
+            message,
+        }
     }
 
     fn copy_states(&mut self) {
         // SAFETY: `self.y` has `n_states` elements.
-        let y = unsafe { std::slice::from_raw_parts(sun::N_VGetArrayPointer(self.y), self.n_states) };
+        let y =
+            unsafe { std::slice::from_raw_parts(sun::N_VGetArrayPointer(self.y), self.n_states) };
         self.x.copy_from_slice(y);
     }
 
@@ -340,7 +376,8 @@ impl Cvode {
     /// (`CV_TOO_CLOSE`) — one explicit Euler step, then a restart there.
     fn tiny_step(&mut self, sys: &mut dyn OdeSystem, t_stop: f64) -> Result<(), Error> {
         let mut dx = vec![0.0; self.n_states];
-        guarded_rhs(sys, self.t, &self.x, &mut dx).map_err(|message| Error::System { t: self.t, message })?;
+        guarded_rhs(sys, self.t, &self.x, &mut dx)
+            .map_err(|message| Error::System { t: self.t, message })?;
         let h = t_stop - self.t;
         let x: Vec<f64> = self.x.iter().zip(&dx).map(|(x, dx)| x + h * dx).collect();
         self.earlier.rhs_evaluations += 1;
@@ -364,8 +401,13 @@ impl Cvode {
         if !self.counters_current {
             return self.earlier;
         }
-        let (mut steps, mut rhs, mut lin_rhs, mut jac, mut g): (c_long, c_long, c_long, c_long, c_long) =
-            (0, 0, 0, 0, 0);
+        let (mut steps, mut rhs, mut lin_rhs, mut jac, mut g): (
+            c_long,
+            c_long,
+            c_long,
+            c_long,
+            c_long,
+        ) = (0, 0, 0, 0, 0);
         // SAFETY: `self.mem` is a live CVODE memory with a linear solver attached; each call
         // writes one counter.
         unsafe {
@@ -394,7 +436,11 @@ fn flag_name(flag: c_int) -> String {
         if !name.is_null() {
             libc::free(name as *mut c_void);
         }
-        if text.is_empty() { format!("CVODE flag {flag}") } else { text }
+        if text.is_empty() {
+            format!("CVODE flag {flag}")
+        } else {
+            text
+        }
     }
 }
 

@@ -28,7 +28,12 @@ pub(crate) struct Euler {
 
 impl Euler {
     /// An Euler integrator with `n_states` states and `n_roots` root functions, at t = 0.
-    pub(crate) fn new(fixed_step: f64, max_step: Option<f64>, n_states: usize, n_roots: usize) -> Self {
+    pub(crate) fn new(
+        fixed_step: f64,
+        max_step: Option<f64>,
+        n_states: usize,
+        n_roots: usize,
+    ) -> Self {
         let mut euler = Euler {
             t: 0.0,
             x: vec![0.0; n_states],
@@ -57,7 +62,11 @@ impl Euler {
 
     /// Steps towards `t_stop` (the last step shortened to land on it exactly); stops at the end
     /// of the first step where a component of g changed sign.
-    pub(crate) fn advance(&mut self, sys: &mut dyn OdeSystem, t_stop: f64) -> Result<Advance, Error> {
+    pub(crate) fn advance(
+        &mut self,
+        sys: &mut dyn OdeSystem,
+        t_stop: f64,
+    ) -> Result<Advance, Error> {
         self.directions.iter_mut().for_each(|d| *d = 0);
         if !self.g.is_empty() && self.g_prev.is_empty() {
             self.g_prev = vec![0.0; self.g.len()];
@@ -66,12 +75,19 @@ impl Euler {
         while self.t < t_stop {
             let h = self.step;
             // Land exactly on t_stop when the remainder is a step or less (or a sliver more).
-            let t_next = if self.t + h >= t_stop - 1e-9 * h { t_stop } else { self.t + h };
+            let t_next = if self.t + h >= t_stop - 1e-9 * h {
+                t_stop
+            } else {
+                self.t + h
+            };
             guarded_rhs(sys, self.t, &self.x, &mut self.dx)
                 .map_err(|message| Error::System { t: self.t, message })?;
             self.stats.rhs_evaluations += 1;
             let dt = t_next - self.t;
-            self.x.iter_mut().zip(&self.dx).for_each(|(x, dx)| *x += dt * dx);
+            self.x
+                .iter_mut()
+                .zip(&self.dx)
+                .for_each(|(x, dx)| *x += dt * dx);
             self.t = t_next;
             self.stats.steps += 1;
             if !self.g.is_empty() && self.detect_roots(sys)? {

@@ -76,11 +76,17 @@ impl Integrator {
         settings.validate(n_states)?;
         let backend = match settings.method {
             Method::Cvode => Backend::Cvode(Box::new(Cvode::new(settings, n_states, n_roots)?)),
-            Method::Euler => {
-                Backend::Euler(Euler::new(settings.fixed_step, settings.max_step, n_states, n_roots))
-            }
+            Method::Euler => Backend::Euler(Euler::new(
+                settings.fixed_step,
+                settings.max_step,
+                n_states,
+                n_roots,
+            )),
         };
-        Ok(Integrator { backend, started: false })
+        Ok(Integrator {
+            backend,
+            started: false,
+        })
     }
 
     /// (Re)starts at t (s) with states x (after initialization, an event, an input change, a
@@ -92,13 +98,19 @@ impl Integrator {
     pub fn reset(&mut self, t: f64, x: &[f64]) -> Result<(), Error> {
         let n = self.states().len();
         if x.len() != n {
-            return Err(Error::Setup(format!("reset with {} states, expected {n}", x.len())));
+            return Err(Error::Setup(format!(
+                "reset with {} states, expected {n}",
+                x.len()
+            )));
         }
         if !t.is_finite() {
             return Err(Error::Setup(format!("reset at t = {t} s")));
         }
         if let Some(i) = x.iter().position(|v| !v.is_finite()) {
-            return Err(Error::Setup(format!("reset at t = {t} s with state {i} = {}", x[i])));
+            return Err(Error::Setup(format!(
+                "reset at t = {t} s with state {i} = {}",
+                x[i]
+            )));
         }
         match &mut self.backend {
             Backend::Cvode(c) => c.reset(t, x)?,
@@ -116,7 +128,9 @@ impl Integrator {
         if let Some(h) = h
             && !(h.is_finite() && h > 0.0)
         {
-            return Err(Error::Setup(format!("maximum step {h} s is not a positive number")));
+            return Err(Error::Setup(format!(
+                "maximum step {h} s is not a positive number"
+            )));
         }
         match &mut self.backend {
             Backend::Cvode(c) => c.set_max_step(h),

@@ -77,7 +77,12 @@ impl Settings {
                 self.abs_tol.len()
             )));
         }
-        if let Some((i, a)) = self.abs_tol.iter().enumerate().find(|(_, a)| !positive(**a)) {
+        if let Some((i, a)) = self
+            .abs_tol
+            .iter()
+            .enumerate()
+            .find(|(_, a)| !positive(**a))
+        {
             return Err(setup(format!(
                 "absolute tolerance {a} of state {i} is not a positive number"
             )));
@@ -85,7 +90,9 @@ impl Settings {
         if let Some(h) = self.max_step
             && !positive(h)
         {
-            return Err(setup(format!("maximum step {h} s is not a positive number")));
+            return Err(setup(format!(
+                "maximum step {h} s is not a positive number"
+            )));
         }
         if self.method == Method::Euler && !positive(self.fixed_step) {
             return Err(setup(format!(
