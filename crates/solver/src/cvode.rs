@@ -14,7 +14,7 @@ use sundials_sys as sun;
 /// CVODE's limit on internal steps in one `advance` call (CVODE's default is 500): with
 /// `max_step` = communication step size, one communication step of a fast or stiff model may
 /// take many steps and must not fail with `CV_TOO_MUCH_WORK`.
-pub const MAX_NUM_STEPS: c_long = 1_000_000;
+pub const MAX_NUM_STEPS: u32 = 1_000_000;
 
 /// What the callbacks reach through CVODE's user data during one `advance` call.
 struct Call<'a> {
@@ -33,9 +33,9 @@ pub(crate) struct Cvode {
     abs_tol: sun::N_Vector,
     matrix: sun::SUNMatrix,
     linear_solver: sun::SUNLinearSolver,
-    /// The last message SUNDIALS reported through the error handler (boxed: its address is the
-    /// handler's user data).
-    last_message: Box<String>,
+    /// The last message SUNDIALS reported through the error handler: a leaked `Box<String>`
+    /// (the handler's user data, written by SUNDIALS' calls), freed in Drop.
+    last_message: *mut String,
     n_states: usize,
     n_roots: usize,
     t: f64,
@@ -73,8 +73,8 @@ unsafe extern "C" fn keep_message(
     user_data: *mut c_void,
     _ctx: sun::SUNContext,
 ) {
-    // SAFETY: `user_data` is the `Box<String>` of the owning `Cvode`, alive as long as the
-    // context; `func` and `msg` are NUL-terminated strings or null (SUNDIALS' contract).
+    // SAFETY: `user_data` is the `last_message` of the owning `Cvode`, alive longer than the
+    // context, and no reference to it is held while SUNDIALS runs; `func` and `msg` are NUL-terminated strings or null (SUNDIALS' contract).
     unsafe {
         let text = if msg.is_null() {
             c_text(sun::SUNGetErrMsg(err_code))
@@ -163,7 +163,7 @@ impl Cvode {
             abs_tol: ptr::null_mut(),
             matrix: ptr::null_mut(),
             linear_solver: ptr::null_mut(),
-            last_message: Box::default(),
+            last_message: Box::into_raw(Box::default()),
             n_states,
             n_roots,
             t: 0.0,
@@ -187,7 +187,7 @@ impl Cvode {
                 self.ctx = ptr::null_mut();
                 return Err(Error::Setup("SUNContext_Create failed".into()));
             }
-            let data = &mut *self.last_message as *mut String as *mut c_void;
+            let data = self.last_message as *mut c_void;
             if sun::SUNContext_ClearErrHandlers(self.ctx) != 0
                 || sun::SUNContext_PushErrHandler(self.ctx, Some(keep_message), data) != 0
             {
@@ -249,7 +249,7 @@ impl Cvode {
             }
             self.check(
                 "CVodeSetMaxNumSteps",
-                sun::CVodeSetMaxNumSteps(self.mem, MAX_NUM_STEPS),
+                sun::CVodeSetMaxNumSteps(self.mem, c_long::from(MAX_NUM_STEPS)),
             )?;
             // No "t + h = t" warnings: they would be printed.
             self.check(
@@ -260,9 +260,16 @@ impl Cvode {
         self.set_max_step(settings.max_step)
     }
 
+    /// The last message SUNDIALS reported.
+    fn message(&self) -> &str {
+        // SAFETY: `last_message` is a live `String` (freed only in Drop); SUNDIALS writes it
+        // only during calls that take `&mut self`, so none runs while this borrow lives.
+        unsafe { &*self.last_message }
+    }
+
     /// `Error::Setup` naming the failed SUNDIALS call and its last message.
     fn setup_error(&self, call: &str) -> Error {
-        Error::Setup(format!("{call} failed: {}", self.last_message))
+        Error::Setup(format!("{call} failed: {}", self.message()))
     }
 
     /// `Ok` for a zero flag, else `Error::Setup` with CVODE's flag name and message.
@@ -273,7 +280,7 @@ impl Cvode {
         Err(Error::Setup(format!(
             "{call} failed: {} {}",
             flag_name(flag),
-            self.last_message
+            self.message()
         )))
     }
 
@@ -313,7 +320,8 @@ impl Cvode {
             failure: None,
         };
         let mut t_reached = self.t;
-        self.last_message.clear();
+        // SAFETY: no other reference to the message exists while no SUNDIALS call runs.
+        unsafe { (*self.last_message).clear() };
         // SAFETY: the user data points to `call`, which outlives the `CVode` call and is
         // cleared right after it; `self.y` receives the states at `t_reached`.
         let flag = unsafe {
@@ -356,8 +364,8 @@ impl Cvode {
     /// `Error::Failed` with CVODE's flag name and message, at the time reached.
     fn failure(&self, flag: c_int, t_reached: f64) -> Error {
         let mut message = flag_name(flag);
-        if !self.last_message.is_empty() {
-            message = format!("{message}: {}", self.last_message);
+        if !self.message().is_empty() {
+            message = format!("{message}: {}", self.message());
         }
         Error::Failed {
             t: t_reached,
@@ -467,6 +475,8 @@ impl Drop for Cvode {
             if !self.ctx.is_null() {
                 sun::SUNContext_Free(&mut self.ctx);
             }
+            // The error handler is gone with the context: its message can go.
+            drop(Box::from_raw(self.last_message));
         }
     }
 }
