@@ -152,7 +152,7 @@ impl Integrator {
             return Err(Error::Setup("advance before the first reset".into()));
         }
         let t = self.time();
-        if !(t_stop >= t) {
+        if t_stop.is_nan() || t_stop < t {
             return Err(Error::Setup(format!(
                 "stop time {t_stop} s lies before the integrator's time {t} s"
             )));
