@@ -21,7 +21,7 @@ use std::collections::HashMap;
 use super::convert::Ctx;
 use super::{Accept, RawModelExchange, RawUnknowns};
 use crate::model_description::{
-    Capabilities, ContinuousState, Interface, Interfaces, ModelExchange, ScalarVariable,
+    Alias, Capabilities, ContinuousState, Interface, Interfaces, ModelExchange, ScalarVariable,
     Variability,
 };
 use crate::xml_tree::{Node, Tree};
@@ -293,11 +293,11 @@ impl Ctx<'_> {
         let parts = me.map(|model_exchange| {
             let model_exchange = model_exchange?;
             let mut scalars: HashMap<u32, Vec<usize>> = HashMap::new();
-            for v in variables {
-                scalars
-                    .entry(v.value_reference.0)
-                    .or_default()
-                    .push(v.index);
+            // The scalars of each variable element (its `<Alias>` rows share its value
+            // reference and are left out).
+            for v in variables.iter().filter(|v| v.alias == Alias::NoAlias) {
+                let element = scalars.entry(v.value_reference.0).or_default();
+                element.push(v.index);
             }
             for vr in empty {
                 scalars.entry(*vr).or_default();

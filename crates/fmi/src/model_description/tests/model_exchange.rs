@@ -242,7 +242,7 @@ fn v3(variables: &str, structure: &str) -> String {
 const V3_VARIABLES: &str = r#"
     <Float64 name="x" valueReference="1" variability="continuous" start="1 2"><Dimension start="2"/></Float64>
     <Float64 name="der(x)" valueReference="2" variability="continuous" derivative="1"><Dimension start="2"/></Float64>
-    <Float64 name="s" valueReference="3" variability="continuous" start="0"/>
+    <Float64 name="s" valueReference="3" variability="continuous" start="0"><Alias name="s_alias"/></Float64>
     <Float64 name="der(s)" valueReference="4" variability="continuous" derivative="3"/>
     <Float64 name="z" valueReference="5" variability="continuous"><Dimension start="3"/></Float64>
     <Float64 name="w" valueReference="6" variability="continuous"/>"#;
@@ -261,7 +261,7 @@ fn v3_states_arrays_expanded_and_event_indicators_counted() {
         .iter()
         .map(|s| (s.state_index, s.derivative_index))
         .collect();
-    assert_eq!(indices, [(5, 6), (1, 3), (2, 4)]);
+    assert_eq!(indices, [(5, 7), (1, 3), (2, 4)]);
     assert_eq!(md.number_of_event_indicators, 4);
     let me = md.model_exchange.unwrap();
     assert_eq!(me.model_identifier, "m_me");
