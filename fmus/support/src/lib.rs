@@ -3,19 +3,27 @@
 
 mod export_fmi1;
 mod export_fmi2;
+#[cfg(feature = "me")]
+mod export_fmi2_me;
 #[cfg(feature = "fmi3")]
 mod export_fmi3;
 pub mod fmi1;
 pub mod fmi2;
+#[cfg(feature = "me")]
+pub mod fmi2_me;
 #[cfg(feature = "fmi3")]
 pub mod fmi3;
 mod instance;
+#[cfg(feature = "me")]
+mod instance_me;
 #[cfg(feature = "fmi3")]
 mod instance3;
 mod logger;
 #[cfg(feature = "fmi3")]
 mod logger3;
 mod model;
+#[cfg(feature = "me")]
+mod model_me;
 #[cfg(feature = "fmi3")]
 mod model3;
 mod model_enum;
@@ -35,3 +43,5 @@ pub use model3::{
     Causality3, DataType, Dimension, EVENT_TIME_TOLERANCE, Values, ValuesMut, Variable3,
     find_variable3, time_reached,
 };
+#[cfg(feature = "me")]
+pub use model_me::{EventUpdate, Interface, MeMode, MeModel, ModelExchange, StepEvent};
