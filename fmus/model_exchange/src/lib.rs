@@ -101,8 +101,8 @@ impl MeModel for ModelExchangeModels {
         dispatch!(self, m => m.event_indicators(t, z))
     }
 
-    fn update_discrete_states(&mut self, t: f64) -> EventUpdate {
-        dispatch!(self, m => m.update_discrete_states(t))
+    fn event_update(&mut self, t: f64) -> EventUpdate {
+        dispatch!(self, m => m.event_update(t))
     }
 
     fn completed_integrator_step(&mut self, t: f64) -> StepEvent {

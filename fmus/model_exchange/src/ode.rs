@@ -251,7 +251,7 @@ impl<E: Equations> MeModel for Ode<E> {
         Ok(())
     }
 
-    fn update_discrete_states(&mut self, t: f64) -> EventUpdate {
+    fn event_update(&mut self, t: f64) -> EventUpdate {
         self.t = t;
         self.equations.update(&self.p, t, &mut self.x)
     }

@@ -102,7 +102,7 @@ pub trait MeModel: Model {
     /// One event iteration at time `t` (s), in Event Mode: handles what is due at `t` (state
     /// events, time events, input changes) and reports the next time event. Called first right
     /// after the end of initialization.
-    fn update_discrete_states(&mut self, t: f64) -> EventUpdate;
+    fn event_update(&mut self, t: f64) -> EventUpdate;
 
     /// The importer accepted an integrator step that ended at `t` (s). Default: no step event.
     fn completed_integrator_step(&mut self, t: f64) -> StepEvent {
