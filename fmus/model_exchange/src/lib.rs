@@ -1,7 +1,4 @@
-//! Model Exchange test FMUs (FMI 2.0): `Linear`, `LinearDual`, `Bounce`, `Steps`,
-//! `Robertson`, `Plant`, `NanDerivative` and `EventLoop`, served by one shared library that picks
-//! the model from the GUID. Each model's module holds its GUID, `VR_*` constants, variable table
-//! and reference solution; see the crate's README for equations and tolerances.
+#![doc = include_str!("../README.md")]
 #![deny(missing_docs)]
 
 mod bounce;

@@ -34,7 +34,12 @@ pub const LINEAR_VARIABLES: &[Variable] = &[
     Variable::new("v", VR_LINEAR_V, VarType::Real, Causality::Output),
     Variable::new("der(x)", VR_LINEAR_DER_X, VarType::Real, Causality::Local),
     Variable::new("der(v)", VR_LINEAR_DER_V, VarType::Real, Causality::Local),
-    Variable::new("omega", VR_LINEAR_OMEGA, VarType::Real, Causality::Parameter),
+    Variable::new(
+        "omega",
+        VR_LINEAR_OMEGA,
+        VarType::Real,
+        Causality::Parameter,
+    ),
     Variable::new("zeta", VR_LINEAR_ZETA, VarType::Real, Causality::Parameter),
     Variable::new("x0", VR_LINEAR_X0, VarType::Real, Causality::Parameter),
     Variable::new("v0", VR_LINEAR_V0, VarType::Real, Causality::Parameter),

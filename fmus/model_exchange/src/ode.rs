@@ -90,7 +90,8 @@ impl<E: Equations> Ode<E> {
             x: vec![0.0; E::STATES.len()],
             t: 0.0,
         };
-        ode.initialize(0.0).expect("invariant: start values are valid");
+        ode.initialize(0.0)
+            .expect("invariant: start values are valid");
         ode
     }
 

@@ -27,7 +27,12 @@ pub const STEPS_VARIABLES: &[Variable] = &[
     Variable::new("x", VR_STEPS_X, VarType::Real, Causality::Output),
     Variable::new("u", VR_STEPS_U, VarType::Real, Causality::Output),
     Variable::new("der(x)", VR_STEPS_DER_X, VarType::Real, Causality::Local),
-    Variable::new("period", VR_STEPS_PERIOD, VarType::Real, Causality::Parameter),
+    Variable::new(
+        "period",
+        VR_STEPS_PERIOD,
+        VarType::Real,
+        Causality::Parameter,
+    ),
     Variable::new(
         "extraTime",
         VR_STEPS_EXTRA_TIME,

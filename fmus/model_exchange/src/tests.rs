@@ -26,7 +26,11 @@ fn model_descriptions_match_the_tables_and_the_starts() {
         ("Steps", STEPS_GUID, STEPS_VARIABLES),
         ("Robertson", ROBERTSON_GUID, ROBERTSON_VARIABLES),
         ("Plant", PLANT_GUID, PLANT_VARIABLES),
-        ("NanDerivative", NAN_DERIVATIVE_GUID, NAN_DERIVATIVE_VARIABLES),
+        (
+            "NanDerivative",
+            NAN_DERIVATIVE_GUID,
+            NAN_DERIVATIVE_VARIABLES,
+        ),
         ("EventLoop", EVENT_LOOP_GUID, EVENT_LOOP_VARIABLES),
     ];
     assert_eq!(cases.len(), MODELS_ME.len());
@@ -41,10 +45,19 @@ fn model_descriptions_match_the_tables_and_the_starts() {
         let model = M::instantiate(guid).expect("known GUID");
         let (n, nz) = (model.number_of_states(), model.number_of_event_indicators());
         assert_eq!(md.me_mismatches(n, nz), Vec::<String>::new(), "{name}");
-        assert_eq!(md.co_simulation.is_empty(), !model.co_simulation(), "{name}");
+        assert_eq!(
+            md.co_simulation.is_empty(),
+            !model.co_simulation(),
+            "{name}"
+        );
         for x in md.variables.iter().filter(|x| x.start.is_some()) {
             let start: f64 = x.start.as_deref().expect("start").parse().expect("number");
-            assert_eq!(model.get_real(x.vr).expect("readable"), start, "{name}.{}", x.name);
+            assert_eq!(
+                model.get_real(x.vr).expect("readable"),
+                start,
+                "{name}.{}",
+                x.name
+            );
         }
     }
 }
@@ -67,7 +80,8 @@ fn linear_follows_its_closed_form() {
 #[test]
 fn linear_derivatives_and_nominals_through_the_c_api() {
     let fmu = Instance::new(LINEAR_GUID, fmi2::MODEL_EXCHANGE).expect("instantiated");
-    fmu.set_real(VR_LINEAR_X0, 0.5).expect("parameter before initialization");
+    fmu.set_real(VR_LINEAR_X0, 0.5)
+        .expect("parameter before initialization");
     fmu.initialize();
     assert_eq!(fmu.states(), [0.5, 0.0]);
     assert_eq!(fmu.nominals(), [1.0, 1.0]);
@@ -93,7 +107,8 @@ fn linear_dual_runs_as_co_simulation_with_rk4() {
     assert!((fmu.real(VR_LINEAR_V) - v).abs() < 1e-10);
     // The Model Exchange functions are refused on a co-simulation instance.
     // SAFETY: as above.
-    assert_eq!(unsafe { fmi2_me::enter_event_mode::<M>(fmu.c) }, STATUS_ERROR);
+    let status = unsafe { fmi2_me::enter_event_mode::<M>(fmu.c) };
+    assert_eq!(status, STATUS_ERROR);
 }
 
 #[test]
@@ -113,14 +128,21 @@ fn the_model_exchange_call_sequence_is_enforced() {
     let x = [1.0, 0.0];
     // SAFETY: live instance; arrays of the stated lengths.
     unsafe {
-        assert_eq!(fmi2_me::set_time::<M>(fmu.c, 0.0), STATUS_ERROR, "before init");
+        assert_eq!(
+            fmi2_me::set_time::<M>(fmu.c, 0.0),
+            STATUS_ERROR,
+            "before init"
+        );
     }
     let fmu = Instance::new(BOUNCE_GUID, fmi2::MODEL_EXCHANGE).expect("instantiated");
     fmu.initialize();
     // SAFETY: as above.
     unsafe {
         // Event Mode after initialization: no continuous states yet.
-        assert_eq!(fmi2_me::set_continuous_states::<M>(fmu.c, x.as_ptr(), 2), STATUS_ERROR);
+        assert_eq!(
+            fmi2_me::set_continuous_states::<M>(fmu.c, x.as_ptr(), 2),
+            STATUS_ERROR
+        );
     }
     let fmu = Instance::new(BOUNCE_GUID, fmi2::MODEL_EXCHANGE).expect("instantiated");
     fmu.initialize();
@@ -128,9 +150,16 @@ fn the_model_exchange_call_sequence_is_enforced() {
     fmu.enter_continuous_time_mode();
     // SAFETY: as above.
     unsafe {
-        assert_eq!(fmi2_me::set_continuous_states::<M>(fmu.c, x.as_ptr(), 2), STATUS_OK);
+        assert_eq!(
+            fmi2_me::set_continuous_states::<M>(fmu.c, x.as_ptr(), 2),
+            STATUS_OK
+        );
         let mut dx = [0.0; 3];
-        assert_eq!(fmi2_me::get_derivatives::<M>(fmu.c, dx.as_mut_ptr(), 3), STATUS_ERROR, "nx");
+        assert_eq!(
+            fmi2_me::get_derivatives::<M>(fmu.c, dx.as_mut_ptr(), 3),
+            STATUS_ERROR,
+            "nx"
+        );
     }
     let fmu = Instance::new(BOUNCE_GUID, fmi2::MODEL_EXCHANGE).expect("instantiated");
     fmu.initialize();
@@ -140,7 +169,11 @@ fn the_model_exchange_call_sequence_is_enforced() {
     // SAFETY: as above.
     unsafe {
         assert_eq!(fmi2_me::set_time::<M>(fmu.c, 0.5), STATUS_OK);
-        assert_eq!(fmi2_me::set_time::<M>(fmu.c, 0.25), STATUS_OK, "back in time");
+        assert_eq!(
+            fmi2_me::set_time::<M>(fmu.c, 0.25),
+            STATUS_OK,
+            "back in time"
+        );
         assert_eq!(fmi2_me::set_time::<M>(fmu.c, f64::NAN), STATUS_ERROR);
     }
     let fmu = Instance::new(BOUNCE_GUID, fmi2::MODEL_EXCHANGE).expect("instantiated");
@@ -151,7 +184,10 @@ fn the_model_exchange_call_sequence_is_enforced() {
     unsafe {
         let status = fmi2_me::new_discrete_states::<M>(fmu.c, &raw mut info);
         assert_eq!(status, STATUS_ERROR, "not in Continuous-Time Mode");
-        assert_eq!(fmi2_me::get_derivatives::<M>(fmu.c, ptr::null_mut(), 2), STATUS_ERROR);
+        assert_eq!(
+            fmi2_me::get_derivatives::<M>(fmu.c, ptr::null_mut(), 2),
+            STATUS_ERROR
+        );
     }
 }
 
@@ -164,21 +200,30 @@ fn fmu_states_restore_states_time_and_mode() {
     let mut state: fmi2::FmuState = ptr::null_mut();
     // SAFETY: live instance; `state` is a valid out-pointer.
     unsafe {
-        assert_eq!(fmi2::get_fmu_state::<ModelExchange<M>>(fmu.c, &raw mut state), STATUS_OK);
+        assert_eq!(
+            fmi2::get_fmu_state::<ModelExchange<M>>(fmu.c, &raw mut state),
+            STATUS_OK
+        );
     }
     fmu.set_time(0.5);
     fmu.set_states(&[3.0, 4.0]);
     fmu.enter_event_mode();
     // SAFETY: as above; `state` is a state of this instance.
     unsafe {
-        assert_eq!(fmi2::set_fmu_state::<ModelExchange<M>>(fmu.c, state), STATUS_OK);
+        assert_eq!(
+            fmi2::set_fmu_state::<ModelExchange<M>>(fmu.c, state),
+            STATUS_OK
+        );
     }
     assert_eq!(fmu.states(), [1.0, 0.0]);
     fmu.set_states(&[2.0, 0.0]); // allowed again: back in Continuous-Time Mode
     fmu.set_time(0.0); // and at t = 0
     // SAFETY: as above.
     unsafe {
-        assert_eq!(fmi2::free_fmu_state::<ModelExchange<M>>(fmu.c, &raw mut state), STATUS_OK);
+        assert_eq!(
+            fmi2::free_fmu_state::<ModelExchange<M>>(fmu.c, &raw mut state),
+            STATUS_OK
+        );
     }
 }
 
@@ -196,9 +241,17 @@ fn bounce_hits_the_analytic_impact_times_and_comes_to_rest() {
             .max((fmu.real(VR_BOUNCE_H) - h).abs())
             .max((fmu.real(VR_BOUNCE_V) - v).abs());
     });
-    assert_eq!(driver.event_times.len(), times.len(), "{:?}", driver.event_times);
+    assert_eq!(
+        driver.event_times.len(),
+        times.len(),
+        "{:?}",
+        driver.event_times
+    );
     for (found, exact) in driver.event_times.iter().zip(&times) {
-        assert!((found - exact).abs() < 1e-9, "impact at {found} s, exact {exact} s");
+        assert!(
+            (found - exact).abs() < 1e-9,
+            "impact at {found} s, exact {exact} s"
+        );
     }
     assert!(worst < 1e-8, "max error {worst}");
     assert_eq!(driver.fmu.states(), [0.0, 0.0], "at rest");
@@ -219,7 +272,10 @@ fn steps_needs_the_time_events() {
             .max((fmu.real(VR_STEPS_X) - x).abs())
             .max((fmu.real(VR_STEPS_U) - u).abs());
     });
-    assert!(worst < 1e-12, "stopping at every time event: max error {worst}");
+    assert!(
+        worst < 1e-12,
+        "stopping at every time event: max error {worst}"
+    );
     assert_eq!(driver.time_events, 7);
     // An importer that ignores nextEventTime (handles events only at its 0.1 s grid) steps over
     // 1.25 s and is visibly wrong from there on.
@@ -229,7 +285,10 @@ fn steps_needs_the_time_events() {
     blind.run(3.0, 0.1, |t, fmu| {
         error_at_end = (fmu.real(VR_STEPS_X) - steps_solution(t, period, extra).0).abs();
     });
-    assert!(error_at_end > 0.04, "stepping over 1.25 s: error {error_at_end}");
+    assert!(
+        error_at_end > 0.04,
+        "stepping over 1.25 s: error {error_at_end}"
+    );
 }
 
 #[test]
@@ -294,7 +353,13 @@ fn robertson_reference_values_hold() {
     for ((t, reference), y) in ROBERTSON_REFERENCE.iter().zip(&computed) {
         for i in 0..3 {
             let error = (y[i] - reference[i]).abs() / reference[i];
-            assert!(error < 2e-5, "t = {t}: y{} = {} vs {}", i + 1, y[i], reference[i]);
+            assert!(
+                error < 2e-5,
+                "t = {t}: y{} = {} vs {}",
+                i + 1,
+                y[i],
+                reference[i]
+            );
         }
     }
 }

@@ -459,9 +459,7 @@ fn cargo_build(
 fn probe_symbol(description: &ModelDescription) -> String {
     match description.fmi_version {
         FmiVersion::V1 => format!("{}_fmiDoStep", description.model_identifier),
-        FmiVersion::V2 if !description.model_exchange.is_empty() => {
-            "fmi2GetDerivatives".to_owned()
-        }
+        FmiVersion::V2 if !description.model_exchange.is_empty() => "fmi2GetDerivatives".to_owned(),
         FmiVersion::V2 => "fmi2DoStep".to_owned(),
         FmiVersion::V3 => "fmi3DoStep".to_owned(),
     }

@@ -367,9 +367,10 @@ impl Parser {
                     self.model_identifier = Some(required(e, "modelIdentifier")?);
                 }
                 if let Some(n) = attribute(e, "numberOfEventIndicators")? {
-                    self.number_of_event_indicators = Some(n.parse().map_err(|_| {
-                        xml_error(format!("bad numberOfEventIndicators {n}"))
-                    })?);
+                    self.number_of_event_indicators = Some(
+                        n.parse()
+                            .map_err(|_| xml_error(format!("bad numberOfEventIndicators {n}")))?,
+                    );
                 }
             }
             "CoSimulation"
@@ -379,9 +380,7 @@ impl Parser {
                 self.model_identifier = Some(required(e, "modelIdentifier")?);
                 self.co_simulation = attributes(e)?;
             }
-            "ModelExchange"
-                if self.path.len() == 1 && self.fmi_version == Some(FmiVersion::V2) =>
-            {
+            "ModelExchange" if self.path.len() == 1 && self.fmi_version == Some(FmiVersion::V2) => {
                 let identifier = required(e, "modelIdentifier")?;
                 self.model_identifier.get_or_insert(identifier);
                 self.model_exchange = attributes(e)?;

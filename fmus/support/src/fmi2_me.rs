@@ -162,7 +162,8 @@ pub unsafe fn set_continuous_states<M: MeModel>(c: Component, x: *const Real, nx
 }
 
 /// One of the getters that fill an array of `n` reals.
-type ArrayGetter<M> = fn(&mut Instance<ModelExchange<M>>, &mut [f64]) -> crate::instance::CallResult;
+type ArrayGetter<M> =
+    fn(&mut Instance<ModelExchange<M>>, &mut [f64]) -> crate::instance::CallResult;
 
 /// Runs an [`ArrayGetter`] on `n` values at `values`.
 ///

@@ -75,7 +75,9 @@ fn require_len(function: &str, what: &str, given: usize, expected: usize) -> Cal
 pub(crate) fn set_time<M: MeModel>(inst: &mut Me<M>, t: f64) -> CallResult {
     require(inst, "fmi2SetTime", Allowed::EventOrContinuous)?;
     if !t.is_finite() {
-        return Err(CallError::Me(format!("fmi2SetTime: time {t} s is not finite")));
+        return Err(CallError::Me(format!(
+            "fmi2SetTime: time {t} s is not finite"
+        )));
     }
     inst.model_mut().set_time(t);
     Ok(Status::Ok)
@@ -157,7 +159,12 @@ pub(crate) fn new_discrete_states<M: MeModel>(inst: &mut Me<M>) -> CallResult<Ev
 /// `fmi2EnterContinuousTimeMode`: only from Event Mode.
 pub(crate) fn enter_continuous_time_mode<M: MeModel>(inst: &mut Me<M>) -> CallResult {
     require(inst, "fmi2EnterContinuousTimeMode", Allowed::EventMode)?;
-    inst.trace(|| format!("fmi2EnterContinuousTimeMode at t = {} s", inst.model().time()));
+    inst.trace(|| {
+        format!(
+            "fmi2EnterContinuousTimeMode at t = {} s",
+            inst.model().time()
+        )
+    });
     inst.model_mut().set_mode(MeMode::ContinuousTime);
     Ok(Status::Ok)
 }

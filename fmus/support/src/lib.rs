@@ -14,19 +14,19 @@ pub mod fmi2_me;
 #[cfg(feature = "fmi3")]
 pub mod fmi3;
 mod instance;
-#[cfg(feature = "me")]
-mod instance_me;
 #[cfg(feature = "fmi3")]
 mod instance3;
+#[cfg(feature = "me")]
+mod instance_me;
 mod logger;
 #[cfg(feature = "fmi3")]
 mod logger3;
 mod model;
-#[cfg(feature = "me")]
-mod model_me;
 #[cfg(feature = "fmi3")]
 mod model3;
 mod model_enum;
+#[cfg(feature = "me")]
+mod model_me;
 mod phase;
 mod raw;
 mod registry;
@@ -38,10 +38,10 @@ pub use logger3::Category3;
 pub use model::{
     Causality, Model, ModelError, StepOutcome, VarType, Variable, find_variable, state_array,
 };
+#[cfg(feature = "me")]
+pub use model_me::{EventUpdate, Interface, MeMode, MeModel, ModelExchange, StepEvent};
 #[cfg(feature = "fmi3")]
 pub use model3::{
     Causality3, DataType, Dimension, EVENT_TIME_TOLERANCE, Values, ValuesMut, Variable3,
     find_variable3, time_reached,
 };
-#[cfg(feature = "me")]
-pub use model_me::{EventUpdate, Interface, MeMode, MeModel, ModelExchange, StepEvent};

@@ -59,7 +59,10 @@ impl Instance {
     pub(super) fn initialize(&self) {
         // SAFETY: a live instance (for all unsafe calls of this type).
         unsafe {
-            assert_eq!(fmi2::setup_experiment::<X>(self.c, FALSE, 0.0, 0.0, FALSE, 0.0), 0);
+            assert_eq!(
+                fmi2::setup_experiment::<X>(self.c, FALSE, 0.0, 0.0, FALSE, 0.0),
+                0
+            );
             assert_eq!(fmi2::enter_initialization_mode::<X>(self.c), STATUS_OK);
             assert_eq!(fmi2::exit_initialization_mode::<X>(self.c), STATUS_OK);
         }
@@ -81,7 +84,8 @@ impl Instance {
 
     pub(super) fn enter_continuous_time_mode(&self) {
         // SAFETY: see `initialize`.
-        assert_eq!(unsafe { fmi2_me::enter_continuous_time_mode::<M>(self.c) }, STATUS_OK);
+        let status = unsafe { fmi2_me::enter_continuous_time_mode::<M>(self.c) };
+        assert_eq!(status, STATUS_OK);
     }
 
     pub(super) fn enter_event_mode(&self) {
@@ -136,7 +140,11 @@ impl Instance {
     pub(super) fn set_real(&self, vr: u32, value: f64) -> Result<(), i32> {
         // SAFETY: see `initialize`; one value reference and one value.
         let status = unsafe { fmi2::set_real::<X>(self.c, &raw const vr, 1, &raw const value) };
-        if status == STATUS_OK { Ok(()) } else { Err(status) }
+        if status == STATUS_OK {
+            Ok(())
+        } else {
+            Err(status)
+        }
     }
 }
 
@@ -266,9 +274,8 @@ impl Driver {
     }
 
     fn rk4(&self, t: f64, x: &[f64], h: f64) -> Vec<f64> {
-        let axpy = |k: &[f64], a: f64| -> Vec<f64> {
-            x.iter().zip(k).map(|(x, k)| x + a * k).collect()
-        };
+        let axpy =
+            |k: &[f64], a: f64| -> Vec<f64> { x.iter().zip(k).map(|(x, k)| x + a * k).collect() };
         let k1 = self.f(t, x);
         let k2 = self.f(t + h / 2.0, &axpy(&k1, h / 2.0));
         let k3 = self.f(t + h / 2.0, &axpy(&k2, h / 2.0));
@@ -340,7 +347,10 @@ fn implicit_step(k: [f64; 3], y0: &[f64; 3], h: f64) -> [f64; 3] {
         for i in 0..3 {
             y[i] -= d[i];
         }
-        if d.iter().zip(&y).all(|(d, y)| d.abs() <= 1e-15 * (y.abs() + 1e-20)) {
+        if d.iter()
+            .zip(&y)
+            .all(|(d, y)| d.abs() <= 1e-15 * (y.abs() + 1e-20))
+        {
             break;
         }
     }
