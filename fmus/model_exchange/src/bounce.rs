@@ -2,13 +2,18 @@
 //! (h ≤ 0 with v < 0) the ball leaves the ground with v ← −e·v, and once that speed is below
 //! `vMin` the ball rests on the ground (h = v = 0, no more events).
 
-use fmu_support::{Causality, EventUpdate, ModelError, VarType, Variable};
+use fmu_support::{
+    Causality, Causality3, DataType, EventUpdate, ModelError, VarType, Variable, Variable3,
+};
 
 use crate::linear::invalid;
 use crate::ode::Equations;
 
 /// GUID of `Bounce`.
 pub const BOUNCE_GUID: &str = "{c4a1e7f2-0b6d-4e38-a9f5-2d81b3c6e590}";
+
+/// Instantiation token of `Bounce3` (FMI 3.0 Model Exchange).
+pub const BOUNCE3_TOKEN: &str = "{3e8b1d6f-c290-4a75-9f13-8d4e2a7b5c06}";
 
 /// `h`: height (m), state.
 pub const VR_BOUNCE_H: u32 = 1;
@@ -37,6 +42,38 @@ pub const BOUNCE_VARIABLES: &[Variable] = &[
     Variable::new("e", VR_BOUNCE_E, VarType::Real, Causality::Parameter),
     Variable::new("g", VR_BOUNCE_G, VarType::Real, Causality::Parameter),
     Variable::new("vMin", VR_BOUNCE_V_MIN, VarType::Real, Causality::Parameter),
+];
+
+/// `z` (`Bounce3` only): the event indicator as a variable, which FMI 3.0 needs
+/// (`ModelStructure/EventIndicator`).
+pub const VR_BOUNCE3_Z: u32 = 9;
+
+/// The variables of `Bounce3`: those of `Bounce`, all Float64, and the event indicator `z`.
+pub const BOUNCE3_VARIABLES: &[Variable3] = &[
+    Variable3::new("h", VR_BOUNCE_H, DataType::Float64, Causality3::Output),
+    Variable3::new("v", VR_BOUNCE_V, DataType::Float64, Causality3::Output),
+    Variable3::new(
+        "der(h)",
+        VR_BOUNCE_DER_H,
+        DataType::Float64,
+        Causality3::Local,
+    ),
+    Variable3::new(
+        "der(v)",
+        VR_BOUNCE_DER_V,
+        DataType::Float64,
+        Causality3::Local,
+    ),
+    Variable3::new("h0", VR_BOUNCE_H0, DataType::Float64, Causality3::Parameter),
+    Variable3::new("e", VR_BOUNCE_E, DataType::Float64, Causality3::Parameter),
+    Variable3::new("g", VR_BOUNCE_G, DataType::Float64, Causality3::Parameter),
+    Variable3::new(
+        "vMin",
+        VR_BOUNCE_V_MIN,
+        DataType::Float64,
+        Causality3::Parameter,
+    ),
+    Variable3::new("z", VR_BOUNCE3_Z, DataType::Float64, Causality3::Local),
 ];
 
 /// How far below the ground (m) an impact is still accepted: an integrator locates the root of
@@ -102,15 +139,18 @@ fn flights(p: &BounceParameters, t: f64, mut impact: impl FnMut(f64)) -> (f64, f
     }
 }
 
-/// The ball's equations; the discrete state is whether it rests.
+/// The ball's equations; the discrete state is whether it rests. `FMI3` makes it the
+/// `Bounce3` FMU (the same code with its own token and FMI 3.0 table).
 #[derive(Clone, Copy, Debug, Default)]
-pub struct BounceEquations {
+pub struct BounceEquations<const FMI3: bool> {
     resting: bool,
 }
 
-impl Equations for BounceEquations {
-    const GUID: &'static str = BOUNCE_GUID;
+impl<const FMI3: bool> Equations for BounceEquations<FMI3> {
+    const GUID: &'static str = if FMI3 { BOUNCE3_TOKEN } else { BOUNCE_GUID };
     const VARIABLES: &'static [Variable] = BOUNCE_VARIABLES;
+    const VARIABLES3: &'static [Variable3] = if FMI3 { BOUNCE3_VARIABLES } else { &[] };
+    const INDICATORS: &'static [u32] = if FMI3 { &[VR_BOUNCE3_Z] } else { &[] };
     const PARAMETERS: &'static [(u32, f64)] = &[
         (VR_BOUNCE_H0, 1.0),
         (VR_BOUNCE_E, 0.7),

@@ -12,9 +12,9 @@ mod steps;
 pub use bounce::*;
 pub use hostile::*;
 pub use linear::{
-    LINEAR_DUAL_GUID, LINEAR_GUID, LINEAR_VARIABLES, LinearEquations, LinearParameters,
-    VR_LINEAR_DER_V, VR_LINEAR_DER_X, VR_LINEAR_OMEGA, VR_LINEAR_V, VR_LINEAR_V0, VR_LINEAR_X,
-    VR_LINEAR_X0, VR_LINEAR_ZETA, linear_solution,
+    LINEAR_DUAL_GUID, LINEAR_GUID, LINEAR_VARIABLES, LINEAR3_TOKEN, LINEAR3_VARIABLES,
+    LinearEquations, LinearParameters, VR_LINEAR_DER_V, VR_LINEAR_DER_X, VR_LINEAR_OMEGA,
+    VR_LINEAR_V, VR_LINEAR_V0, VR_LINEAR_X, VR_LINEAR_X0, VR_LINEAR_ZETA, linear_solution,
 };
 pub use ode::{EVENT_TOLERANCE, Equations, Ode, RK4_MAX_STEP, reached};
 pub use plant::*;
@@ -27,11 +27,11 @@ fmu_support::model_enum! {
     /// Every model of this library, chosen by the GUID at instantiation.
     pub enum ModelExchangeModels {
         /// `Linear`.
-        Linear(Ode<LinearEquations<false>>),
+        Linear(Ode<LinearEquations<false, false>>),
         /// `LinearDual`.
-        LinearDual(Ode<LinearEquations<true>>),
+        LinearDual(Ode<LinearEquations<true, false>>),
         /// `Bounce`.
-        Bounce(Ode<BounceEquations>),
+        Bounce(Ode<BounceEquations<false>>),
         /// `Steps`.
         Steps(Ode<StepsEquations>),
         /// `Robertson`.
@@ -42,6 +42,10 @@ fmu_support::model_enum! {
         NanDerivative(Ode<NanDerivativeEquations>),
         /// `EventLoop`.
         EventLoop(Ode<EventLoopEquations>),
+        /// `Linear3` (FMI 3.0).
+        Linear3(Ode<LinearEquations<false, true>>),
+        /// `Bounce3` (FMI 3.0).
+        Bounce3(Ode<BounceEquations<true>>),
     }
 }
 
@@ -57,6 +61,8 @@ macro_rules! dispatch {
             ModelExchangeModels::Plant($m) => $call,
             ModelExchangeModels::NanDerivative($m) => $call,
             ModelExchangeModels::EventLoop($m) => $call,
+            ModelExchangeModels::Linear3($m) => $call,
+            ModelExchangeModels::Bounce3($m) => $call,
         }
     };
 }
@@ -109,6 +115,8 @@ impl MeModel for ModelExchangeModels {
 
 #[cfg(feature = "export")]
 fmu_support::export_fmi2_me!(ModelExchangeModels);
+#[cfg(feature = "export")]
+fmu_support::export_fmi3_me!(ModelExchangeModels);
 
 #[cfg(test)]
 mod tests;

@@ -2,12 +2,16 @@
 //! closed-form solution. `LinearDual` is the same model in an FMU that offers both Model
 //! Exchange and co-simulation (RK4 inside `fmi2DoStep`).
 
-use fmu_support::{Causality, EventUpdate, ModelError, VarType, Variable};
+use fmu_support::{
+    Causality, Causality3, DataType, EventUpdate, ModelError, VarType, Variable, Variable3,
+};
 
 use crate::ode::Equations;
 
 /// GUID of `Linear` (Model Exchange only).
 pub const LINEAR_GUID: &str = "{5d0b7a4e-3c41-4f5e-9a36-1b7c2e8f4d10}";
+/// Instantiation token of `Linear3` (FMI 3.0 Model Exchange).
+pub const LINEAR3_TOKEN: &str = "{0c6a8e3d-51f2-4b97-a4d8-2e7b9f6c1a53}";
 /// GUID of `LinearDual` (Model Exchange and co-simulation).
 pub const LINEAR_DUAL_GUID: &str = "{8e2f6c1a-94b3-4d7e-b5a0-6c3d9f1e2a47}";
 
@@ -43,6 +47,39 @@ pub const LINEAR_VARIABLES: &[Variable] = &[
     Variable::new("zeta", VR_LINEAR_ZETA, VarType::Real, Causality::Parameter),
     Variable::new("x0", VR_LINEAR_X0, VarType::Real, Causality::Parameter),
     Variable::new("v0", VR_LINEAR_V0, VarType::Real, Causality::Parameter),
+];
+
+/// The variables of `Linear3`: those of `Linear` (value references already unique), all
+/// Float64.
+pub const LINEAR3_VARIABLES: &[Variable3] = &[
+    Variable3::new("x", VR_LINEAR_X, DataType::Float64, Causality3::Output),
+    Variable3::new("v", VR_LINEAR_V, DataType::Float64, Causality3::Output),
+    Variable3::new(
+        "der(x)",
+        VR_LINEAR_DER_X,
+        DataType::Float64,
+        Causality3::Local,
+    ),
+    Variable3::new(
+        "der(v)",
+        VR_LINEAR_DER_V,
+        DataType::Float64,
+        Causality3::Local,
+    ),
+    Variable3::new(
+        "omega",
+        VR_LINEAR_OMEGA,
+        DataType::Float64,
+        Causality3::Parameter,
+    ),
+    Variable3::new(
+        "zeta",
+        VR_LINEAR_ZETA,
+        DataType::Float64,
+        Causality3::Parameter,
+    ),
+    Variable3::new("x0", VR_LINEAR_X0, DataType::Float64, Causality3::Parameter),
+    Variable3::new("v0", VR_LINEAR_V0, DataType::Float64, Causality3::Parameter),
 ];
 
 /// Parameters of the oscillator; the defaults are the start values.
@@ -84,13 +121,19 @@ pub fn linear_solution(t: f64, p: &LinearParameters) -> (f64, f64) {
     (x, v)
 }
 
-/// The oscillator's equations; `DUAL` makes it the `LinearDual` FMU.
+/// The oscillator's equations; `DUAL` makes it the `LinearDual` FMU, `FMI3` the `Linear3`
+/// FMU (the same code with its own token and FMI 3.0 table).
 #[derive(Clone, Copy, Debug, Default)]
-pub struct LinearEquations<const DUAL: bool>;
+pub struct LinearEquations<const DUAL: bool, const FMI3: bool>;
 
-impl<const DUAL: bool> Equations for LinearEquations<DUAL> {
-    const GUID: &'static str = if DUAL { LINEAR_DUAL_GUID } else { LINEAR_GUID };
+impl<const DUAL: bool, const FMI3: bool> Equations for LinearEquations<DUAL, FMI3> {
+    const GUID: &'static str = match (DUAL, FMI3) {
+        (_, true) => LINEAR3_TOKEN,
+        (true, false) => LINEAR_DUAL_GUID,
+        (false, false) => LINEAR_GUID,
+    };
     const VARIABLES: &'static [Variable] = LINEAR_VARIABLES;
+    const VARIABLES3: &'static [Variable3] = if FMI3 { LINEAR3_VARIABLES } else { &[] };
     const PARAMETERS: &'static [(u32, f64)] = &[
         (VR_LINEAR_OMEGA, 2.0),
         (VR_LINEAR_ZETA, 0.1),

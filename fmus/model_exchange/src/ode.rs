@@ -5,7 +5,7 @@
 use std::fmt::Debug;
 
 use fmu_support::{
-    EventUpdate, MeModel, Model, ModelError, StepEvent, StepOutcome, VarType, Variable,
+    EventUpdate, MeModel, Model, ModelError, StepEvent, StepOutcome, VarType, Variable, Variable3,
 };
 
 /// Relative tolerance of "time `t` has reached the event time τ": `t ≥ τ − 1e-8·(1 + |τ|)` (s).
@@ -24,6 +24,8 @@ pub trait Equations: Clone + Debug + Default + Send + 'static {
     const GUID: &'static str;
     /// The variable table (equal to the modelDescription's `ModelVariables`).
     const VARIABLES: &'static [Variable];
+    /// The FMI 3.0 variable table of an FMI 3.0 FMU; empty for an FMI 2.0 one.
+    const VARIABLES3: &'static [Variable3] = &[];
     /// Value reference and start value of each parameter.
     const PARAMETERS: &'static [(u32, f64)];
     /// Value reference and start value of each input.
@@ -36,6 +38,9 @@ pub trait Equations: Clone + Debug + Default + Send + 'static {
     const NOMINALS: &'static [f64];
     /// Number of event indicators.
     const EVENT_INDICATORS: usize = 0;
+    /// Value references of variables that equal the event indicators, in order (FMI 3.0
+    /// declares event indicators as variables); may be empty.
+    const INDICATORS: &'static [u32] = &[];
     /// Whether the FMU also offers co-simulation (with [`Ode`]'s RK4 inside `fmi2DoStep`).
     const CO_SIMULATION: bool = false;
 
@@ -160,6 +165,10 @@ impl<E: Equations> Model for Ode<E> {
         E::VARIABLES
     }
 
+    fn variables3(&self) -> &'static [Variable3] {
+        E::VARIABLES3
+    }
+
     fn initialize(&mut self, start_time: f64) -> Result<(), ModelError> {
         self.t = start_time;
         self.x = self.equations.start(&self.p, start_time)?;
@@ -190,6 +199,11 @@ impl<E: Equations> Model for Ode<E> {
         }
         if let Some(i) = E::PARAMETERS.iter().position(|&(s, _)| s == vr) {
             return Ok(self.p[i]);
+        }
+        if let Some(i) = E::INDICATORS.iter().position(|&s| s == vr) {
+            let mut z = vec![0.0; E::EVENT_INDICATORS];
+            self.equations.indicators(&self.p, self.t, &self.x, &mut z);
+            return Ok(z[i]);
         }
         if let Some(i) = E::INPUTS.iter().position(|&(s, _)| s == vr) {
             return Ok(self.u[i]);

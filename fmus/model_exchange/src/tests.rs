@@ -4,6 +4,7 @@
 //! bisection; and the modelDescriptions against the tables.
 
 mod driver;
+mod driver3;
 
 use std::ptr;
 
@@ -12,7 +13,8 @@ use fmu_support::fmi2::{self, STATUS_ERROR, STATUS_OK};
 use fmu_support::{MeModel, Model, ModelExchange, fmi2_me};
 
 use super::*;
-use driver::{Driver, Instance};
+use driver::{Api, Driver, Instance};
+use driver3::Instance3;
 
 type M = ModelExchangeModels;
 
@@ -33,7 +35,11 @@ fn model_descriptions_match_the_tables_and_the_starts() {
         ),
         ("EventLoop", EVENT_LOOP_GUID, EVENT_LOOP_VARIABLES),
     ];
-    assert_eq!(cases.len(), MODELS_ME.len());
+    assert_eq!(
+        cases.len() + 2,
+        MODELS_ME.len(),
+        "and Linear3, Bounce3 below"
+    );
     for (name, guid, table) in cases {
         let spec = MODELS_ME
             .iter()
@@ -362,4 +368,90 @@ fn robertson_reference_values_hold() {
             );
         }
     }
+}
+
+#[test]
+fn fmi3_model_descriptions_match_the_tables_and_the_starts() {
+    let root = workspace_root();
+    for (name, token, table) in [
+        ("Linear3", LINEAR3_TOKEN, LINEAR3_VARIABLES),
+        ("Bounce3", BOUNCE3_TOKEN, BOUNCE3_VARIABLES),
+    ] {
+        let spec = MODELS_ME.iter().find(|m| m.name == name).expect("listed");
+        let md = spec.read_model_description(&root).expect("readable XML");
+        assert_eq!(md.mismatches3(token, table), Vec::<String>::new(), "{name}");
+        let mut model = M::instantiate(token).expect("known token");
+        model.initialize(0.0).expect("initialize");
+        assert_eq!(md.start_mismatches3(&model), Vec::<String>::new(), "{name}");
+        let (n, nz) = (model.number_of_states(), model.number_of_event_indicators());
+        assert_eq!(md.me_mismatches(n, nz), Vec::<String>::new(), "{name}");
+    }
+}
+
+/// Runs the same driver over FMI 2.0 and FMI 3.0 and returns both records: every output at
+/// every communication point, and the state event times.
+fn twin_runs(guid: &str, token: &str, vrs: &[u32], t_end: f64) -> [(Vec<f64>, Vec<f64>); 2] {
+    let mut two = Driver::new(guid, 1e-3);
+    let mut three = Driver::with(Instance3::new(token), 1e-3);
+    let mut record2 = Vec::new();
+    two.run(t_end, 0.01, |_, fmu| {
+        record2.extend(vrs.iter().map(|&vr| fmu.real(vr)))
+    });
+    let mut record3 = Vec::new();
+    three.run(t_end, 0.01, |_, fmu| {
+        record3.extend(vrs.iter().map(|&vr| fmu.real(vr)))
+    });
+    [(record2, two.event_times), (record3, three.event_times)]
+}
+
+#[test]
+fn fmi3_twins_give_the_fmi2_results_bit_for_bit() {
+    let [two, three] = twin_runs(
+        LINEAR_GUID,
+        LINEAR3_TOKEN,
+        &[VR_LINEAR_X, VR_LINEAR_V],
+        10.0,
+    );
+    assert_eq!(two, three, "Linear3");
+    let [two, three] = twin_runs(BOUNCE_GUID, BOUNCE3_TOKEN, &[VR_BOUNCE_H, VR_BOUNCE_V], 3.0);
+    assert_eq!(two.1.len(), 11);
+    assert_eq!(two, three, "Bounce3");
+}
+
+#[test]
+fn fmi3_model_exchange_calls_are_checked() {
+    let fmu = Instance3::new(BOUNCE3_TOKEN);
+    assert_eq!(fmu.sizes(), (2, 1));
+    assert_eq!(fmu.real(VR_BOUNCE3_Z), 1.0, "z = h");
+    // Event Mode after initialization: no continuous states yet.
+    let x = [1.0, 0.0];
+    // SAFETY: live instance; `x` has 2 elements.
+    let status = unsafe { fmi3_me_set(&fmu, &x) };
+    assert_eq!(status, fmu_support::fmi3::STATUS_ERROR);
+    let fmu = Instance3::new(LINEAR3_TOKEN);
+    assert_eq!(fmu.sizes(), (2, 0));
+    fmu.iterate_events();
+    fmu.enter_continuous_time_mode();
+    fmu.set_states(&[0.5, 0.0]);
+    assert_eq!(fmu.derivatives(), [0.0, -2.0]);
+    let mut wrong = [0.0; 3];
+    // SAFETY: live instance; `wrong` has 3 elements.
+    let status = unsafe {
+        fmu_support::fmi3_me::get_array::<M>(
+            fmu.c,
+            fmu_support::fmi3_me::Array::Derivatives,
+            wrong.as_mut_ptr(),
+            3,
+        )
+    };
+    assert_eq!(status, fmu_support::fmi3::STATUS_ERROR, "nContinuousStates");
+}
+
+/// `fmi3SetContinuousStates` with `x`.
+///
+/// # Safety
+/// `fmu` is live.
+unsafe fn fmi3_me_set(fmu: &Instance3, x: &[f64]) -> i32 {
+    // SAFETY: caller contract; `x` has `x.len()` elements.
+    unsafe { fmu_support::fmi3_me::set_continuous_states::<M>(fmu.c, x.as_ptr(), x.len()) }
 }

@@ -231,8 +231,8 @@ pub const MODELS3: &[ModelSpec] = &[
     },
 ];
 
-/// Every FMI 2.0 Model Exchange test FMU (some also offer co-simulation), in the order they
-/// are packed. Their tables are [`fmu_support::Variable`]s; their libraries come from a build
+/// Every Model Exchange test FMU (FMI 2.0, some also offering co-simulation, and FMI 3.0), in
+/// the order they are packed. Their tables are [`fmu_support::Variable`]s; their libraries come from a build
 /// of their own ([`build_me`]).
 pub const MODELS_ME: &[ModelSpec] = &[
     ModelSpec {
@@ -274,6 +274,16 @@ pub const MODELS_ME: &[ModelSpec] = &[
         name: "EventLoop",
         package: "fmu-model-exchange",
         xml: "fmus/model_exchange/models/EventLoop/modelDescription.xml",
+    },
+    ModelSpec {
+        name: "Linear3",
+        package: "fmu-model-exchange",
+        xml: "fmus/model_exchange/models/Linear3/modelDescription.xml",
+    },
+    ModelSpec {
+        name: "Bounce3",
+        package: "fmu-model-exchange",
+        xml: "fmus/model_exchange/models/Bounce3/modelDescription.xml",
     },
 ];
 
@@ -461,6 +471,9 @@ fn probe_symbol(description: &ModelDescription) -> String {
         FmiVersion::V1 => format!("{}_fmiDoStep", description.model_identifier),
         FmiVersion::V2 if !description.model_exchange.is_empty() => "fmi2GetDerivatives".to_owned(),
         FmiVersion::V2 => "fmi2DoStep".to_owned(),
+        FmiVersion::V3 if !description.model_exchange.is_empty() => {
+            "fmi3GetContinuousStateDerivatives".to_owned()
+        }
         FmiVersion::V3 => "fmi3DoStep".to_owned(),
     }
 }
@@ -649,9 +662,12 @@ mod tests {
         assert_eq!(packages_me(), ["fmu-model-exchange"]);
         for model in MODELS_ME {
             let md = model.read_model_description(&root).expect("readable");
-            assert_eq!(md.fmi_version, FmiVersion::V2, "{}", model.name);
             assert!(!md.model_exchange.is_empty(), "{}", model.name);
-            assert_eq!(probe_symbol(&md), "fmi2GetDerivatives");
+            let probe = match md.fmi_version {
+                FmiVersion::V3 => "fmi3GetContinuousStateDerivatives",
+                _ => "fmi2GetDerivatives",
+            };
+            assert_eq!(probe_symbol(&md), probe, "{}", model.name);
         }
         for model in MODELS3 {
             let md = model.read_model_description(&root).expect("readable");

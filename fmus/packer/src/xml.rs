@@ -98,9 +98,11 @@ pub struct ModelDescription {
     /// The attributes of the `ModelExchange` element (FMI 2.0), as written; empty if there is
     /// none.
     pub model_exchange: Vec<(String, String)>,
-    /// FMI 2.0 `ModelStructure/Derivatives/Unknown@index` values.
+    /// FMI 2.0 `ModelStructure/Derivatives/Unknown@index` values; FMI 3.0
+    /// `ModelStructure/ContinuousStateDerivative@valueReference` values.
     pub derivatives: Vec<usize>,
-    /// The root's `numberOfEventIndicators` (FMI 2.0), if written.
+    /// The root's `numberOfEventIndicators` (FMI 2.0), if written; FMI 3.0: the number of
+    /// `ModelStructure/EventIndicator` elements, if any.
     pub number_of_event_indicators: Option<usize>,
 }
 
@@ -184,7 +186,8 @@ impl ModelDescription {
     /// they agree): a `ModelExchange` element, `numberOfEventIndicators`, one
     /// `ModelStructure/Derivatives` entry per state, each a Real with a `derivative` attribute
     /// naming a continuous variable, in state order (the order of the derivatives fixes the
-    /// order of the state vector, FMI 2.0.2 §2.2.8).
+    /// order of the state vector, FMI 2.0.2 §2.2.8). For FMI 3.0 (`ContinuousStateDerivative`
+    /// and `EventIndicator` elements) only the counts are checked.
     pub fn me_mismatches(&self, n_states: usize, n_event_indicators: usize) -> Vec<String> {
         let mut problems = Vec::new();
         if self.model_exchange.is_empty() {
@@ -201,6 +204,9 @@ impl ModelDescription {
                 "{} ModelStructure/Derivatives, the model has {n_states} states",
                 self.derivatives.len()
             ));
+        }
+        if self.fmi_version == FmiVersion::V3 {
+            return problems;
         }
         for &index in &self.derivatives {
             let derivative = self.variables.get(index.wrapping_sub(1));
@@ -380,7 +386,10 @@ impl Parser {
                 self.model_identifier = Some(required(e, "modelIdentifier")?);
                 self.co_simulation = attributes(e)?;
             }
-            "ModelExchange" if self.path.len() == 1 && self.fmi_version == Some(FmiVersion::V2) => {
+            "ModelExchange"
+                if self.path.len() == 1
+                    && matches!(self.fmi_version, Some(FmiVersion::V2 | FmiVersion::V3)) =>
+            {
                 let identifier = required(e, "modelIdentifier")?;
                 self.model_identifier.get_or_insert(identifier);
                 self.model_exchange = attributes(e)?;
@@ -468,6 +477,16 @@ impl Parser {
                     );
                 }
                 self.variables.push(variable);
+            }
+            "ContinuousStateDerivative" if self.parent() == Some("ModelStructure") => {
+                let vr = required(e, "valueReference")?;
+                self.derivatives.push(
+                    vr.parse()
+                        .map_err(|_| xml_error(format!("bad valueReference {vr}")))?,
+                );
+            }
+            "EventIndicator" if self.parent() == Some("ModelStructure") => {
+                *self.number_of_event_indicators.get_or_insert(0) += 1;
             }
             "Unknown" if self.parent() == Some("Derivatives") => {
                 let index = required(e, "index")?;

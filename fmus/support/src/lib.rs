@@ -7,15 +7,21 @@ mod export_fmi2;
 mod export_fmi2_me;
 #[cfg(feature = "fmi3")]
 mod export_fmi3;
+#[cfg(all(feature = "fmi3", feature = "me"))]
+mod export_fmi3_me;
 pub mod fmi1;
 pub mod fmi2;
 #[cfg(feature = "me")]
 pub mod fmi2_me;
 #[cfg(feature = "fmi3")]
 pub mod fmi3;
+#[cfg(all(feature = "fmi3", feature = "me"))]
+pub mod fmi3_me;
 mod instance;
 #[cfg(feature = "fmi3")]
 mod instance3;
+#[cfg(all(feature = "fmi3", feature = "me"))]
+mod instance3_me;
 #[cfg(feature = "me")]
 mod instance_me;
 mod logger;

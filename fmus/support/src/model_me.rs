@@ -261,6 +261,11 @@ impl<M: MeModel> Model for ModelExchange<M> {
         self.model.set_string(vr, value)
     }
 
+    #[cfg(feature = "fmi3")]
+    fn variables3(&self) -> &'static [crate::Variable3] {
+        self.model.variables3()
+    }
+
     fn directional_derivative(
         &self,
         unknowns: &[u32],

@@ -14,6 +14,21 @@ use crate::{reached, robertson_rhs};
 
 type X = ModelExchange<M>;
 
+/// The calls [`Driver`] makes, in FMI 2.0 ([`Instance`]) or FMI 3.0 ([`Instance3`]).
+pub(super) trait Api {
+    fn set_time(&self, t: f64);
+    fn set_states(&self, x: &[f64]);
+    fn states(&self) -> Vec<f64>;
+    fn derivatives(&self) -> Vec<f64>;
+    fn indicators(&self) -> Vec<f64>;
+    fn enter_event_mode(&self);
+    fn enter_continuous_time_mode(&self);
+    /// Event iteration until no new one is needed; returns the next event time.
+    fn iterate_events(&self) -> Option<f64>;
+    /// A Float64 / Real variable.
+    fn real(&self, vr: u32) -> f64;
+}
+
 /// One instance, freed on drop. Every method asserts status OK.
 pub(super) struct Instance {
     pub(super) c: fmi2::Component,
@@ -82,28 +97,6 @@ impl Instance {
         panic!("event iteration does not end");
     }
 
-    pub(super) fn enter_continuous_time_mode(&self) {
-        // SAFETY: see `initialize`.
-        let status = unsafe { fmi2_me::enter_continuous_time_mode::<M>(self.c) };
-        assert_eq!(status, STATUS_OK);
-    }
-
-    pub(super) fn enter_event_mode(&self) {
-        // SAFETY: see `initialize`.
-        assert_eq!(unsafe { fmi2_me::enter_event_mode::<M>(self.c) }, STATUS_OK);
-    }
-
-    pub(super) fn set_time(&self, t: f64) {
-        // SAFETY: see `initialize`.
-        assert_eq!(unsafe { fmi2_me::set_time::<M>(self.c, t) }, STATUS_OK);
-    }
-
-    pub(super) fn set_states(&self, x: &[f64]) {
-        // SAFETY: see `initialize`; `x` has `x.len()` elements.
-        let status = unsafe { fmi2_me::set_continuous_states::<M>(self.c, x.as_ptr(), x.len()) };
-        assert_eq!(status, STATUS_OK);
-    }
-
     fn array(&self, n: usize, f: unsafe fn(fmi2::Component, *mut f64, usize) -> i32) -> Vec<f64> {
         let mut values = vec![0.0; n];
         // SAFETY: see `initialize`; `values` has `n` elements.
@@ -111,29 +104,8 @@ impl Instance {
         values
     }
 
-    pub(super) fn states(&self) -> Vec<f64> {
-        self.array(self.n, fmi2_me::get_continuous_states::<M>)
-    }
-
     pub(super) fn nominals(&self) -> Vec<f64> {
         self.array(self.n, fmi2_me::get_nominals_of_continuous_states::<M>)
-    }
-
-    pub(super) fn derivatives(&self) -> Vec<f64> {
-        self.array(self.n, fmi2_me::get_derivatives::<M>)
-    }
-
-    pub(super) fn indicators(&self) -> Vec<f64> {
-        self.array(self.nz, fmi2_me::get_event_indicators::<M>)
-    }
-
-    /// `fmi2GetReal` of one variable.
-    pub(super) fn real(&self, vr: u32) -> f64 {
-        let mut value = 0.0;
-        // SAFETY: see `initialize`; one value reference and one value.
-        let status = unsafe { fmi2::get_real::<X>(self.c, &raw const vr, 1, &raw mut value) };
-        assert_eq!(status, STATUS_OK);
-        value
     }
 
     /// `fmi2SetReal` of one variable; `Err(status)` if not OK.
@@ -148,6 +120,56 @@ impl Instance {
     }
 }
 
+impl Api for Instance {
+    fn enter_continuous_time_mode(&self) {
+        // SAFETY: see `initialize`.
+        let status = unsafe { fmi2_me::enter_continuous_time_mode::<M>(self.c) };
+        assert_eq!(status, STATUS_OK);
+    }
+
+    fn enter_event_mode(&self) {
+        // SAFETY: see `initialize`.
+        assert_eq!(unsafe { fmi2_me::enter_event_mode::<M>(self.c) }, STATUS_OK);
+    }
+
+    fn set_time(&self, t: f64) {
+        // SAFETY: see `initialize`.
+        assert_eq!(unsafe { fmi2_me::set_time::<M>(self.c, t) }, STATUS_OK);
+    }
+
+    fn set_states(&self, x: &[f64]) {
+        // SAFETY: see `initialize`; `x` has `x.len()` elements.
+        let status = unsafe { fmi2_me::set_continuous_states::<M>(self.c, x.as_ptr(), x.len()) };
+        assert_eq!(status, STATUS_OK);
+    }
+
+    fn states(&self) -> Vec<f64> {
+        self.array(self.n, fmi2_me::get_continuous_states::<M>)
+    }
+
+    fn derivatives(&self) -> Vec<f64> {
+        self.array(self.n, fmi2_me::get_derivatives::<M>)
+    }
+
+    fn indicators(&self) -> Vec<f64> {
+        self.array(self.nz, fmi2_me::get_event_indicators::<M>)
+    }
+
+    /// `fmi2GetReal` of one variable.
+    fn real(&self, vr: u32) -> f64 {
+        let mut value = 0.0;
+        // SAFETY: see `initialize`; one value reference and one value.
+        let status = unsafe { fmi2::get_real::<X>(self.c, &raw const vr, 1, &raw mut value) };
+        assert_eq!(status, STATUS_OK);
+        value
+    }
+
+    fn iterate_events(&self) -> Option<f64> {
+        let info = self.event_iteration();
+        (info.next_event_time_defined != FALSE).then_some(info.next_event_time)
+    }
+}
+
 impl Drop for Instance {
     fn drop(&mut self) {
         // SAFETY: a live instance, freed once.
@@ -156,8 +178,8 @@ impl Drop for Instance {
 }
 
 /// A fixed-step RK4 importer of one Model Exchange instance.
-pub(super) struct Driver {
-    pub(super) fmu: Instance,
+pub(super) struct Driver<A = Instance> {
+    pub(super) fmu: A,
     /// RK4 step size (s).
     h: f64,
     /// Time reached (s).
@@ -176,17 +198,26 @@ pub(super) struct Driver {
 }
 
 impl Driver {
-    /// Instantiates, initializes, iterates the initial event and enters Continuous-Time Mode.
+    /// Instantiates (FMI 2.0), initializes, iterates the initial event and enters
+    /// Continuous-Time Mode.
     pub(super) fn new(guid: &str, h: f64) -> Self {
         let fmu = Instance::new(guid, fmi2::MODEL_EXCHANGE).expect("instantiated");
         fmu.initialize();
-        let info = fmu.event_iteration();
+        Self::with(fmu, h)
+    }
+}
+
+impl<A: Api> Driver<A> {
+    /// Drives an initialized instance in Event Mode: iterates the initial event and enters
+    /// Continuous-Time Mode.
+    pub(super) fn with(fmu: A, h: f64) -> Self {
+        let next_event = fmu.iterate_events();
         fmu.enter_continuous_time_mode();
         Self {
             fmu,
             h,
             t: 0.0,
-            next_event: next_event(&info),
+            next_event,
             event_times: Vec::new(),
             state_events: 0,
             time_events: 0,
@@ -196,7 +227,7 @@ impl Driver {
 
     /// Integrates to `t_end` (s), calling `record(t, fmu)` every `dt` (s) from the current time
     /// on (including `t_end`).
-    pub(super) fn run(&mut self, t_end: f64, dt: f64, mut record: impl FnMut(f64, &Instance)) {
+    pub(super) fn run(&mut self, t_end: f64, dt: f64, mut record: impl FnMut(f64, &A)) {
         let t0 = self.t;
         let mut k = 1.0;
         while t0 + (k - 0.5) * dt < t_end {
@@ -256,8 +287,7 @@ impl Driver {
 
     fn handle_event(&mut self) {
         self.fmu.enter_event_mode();
-        let info = self.fmu.event_iteration();
-        self.next_event = next_event(&info);
+        self.next_event = self.fmu.iterate_events();
         self.fmu.enter_continuous_time_mode();
     }
 
@@ -284,10 +314,6 @@ impl Driver {
             .map(|i| x[i] + h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]))
             .collect()
     }
-}
-
-fn next_event(info: &fmi2_me::EventInfo) -> Option<f64> {
-    (info.next_event_time_defined != FALSE).then_some(info.next_event_time)
 }
 
 /// Whether an indicator changed sign from `z0` to `z1` (reaching 0 from a non-zero value
