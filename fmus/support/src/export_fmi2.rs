@@ -33,7 +33,7 @@
 /// serialized state.
 ///
 /// A fourth form adds `instantiate = path, reset = path` to the third, replacing
-/// `fmi2Instantiate` and `fmi2Reset`; [`export_fmi2_me!`](crate::export_fmi2_me) uses it for
+/// `fmi2Instantiate` and `fmi2Reset`; `export_fmi2_me!` (feature `me`) uses it for
 /// FMUs that offer Model Exchange.
 ///
 /// Spec: FMI 2.0.2 §2.1 and §4.2.

@@ -26,8 +26,8 @@
 ///   fmi3GetOutputDerivatives, fmi3ActivateModelPartition.
 ///
 /// The Model Exchange functions (fmi3EnterContinuousTimeMode, fmi3SetTime, …) are not
-/// exported: a co-simulation importer never calls them. [`export_fmi3_me!`](crate::export_fmi3_me)
-/// (features `fmi3` and `me`) exports them, through the internal form
+/// exported: a co-simulation importer never calls them. `export_fmi3_me!` (features `fmi3` and
+/// `me`) exports them, through the internal form
 /// `export_fmi3!(@common Model, { … })`, which defines every function but
 /// fmi3InstantiateModelExchange and fmi3UpdateDiscreteStates and takes those as items.
 ///
