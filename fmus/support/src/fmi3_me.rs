@@ -173,14 +173,8 @@ pub unsafe fn get_array<M: MeModel>(
         let values = unsafe { slice_mut(values, n, "values") }?;
         me::get_array(inst, which, values)
     };
-    let function = match which {
-        Array::States => "fmi3GetContinuousStates",
-        Array::Nominals => "fmi3GetNominalsOfContinuousStates",
-        Array::Derivatives => "fmi3GetContinuousStateDerivatives",
-        Array::EventIndicators => "fmi3GetEventIndicators",
-    };
     // SAFETY: forwarded caller contract.
-    unsafe { with::<M>(c, function, body) }
+    unsafe { with::<M>(c, which.function(), body) }
 }
 
 /// `fmi3GetNumberOfContinuousStates` (`event_indicators` false) or

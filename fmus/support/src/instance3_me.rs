@@ -78,7 +78,8 @@ pub enum Array {
 }
 
 impl Array {
-    fn function(self) -> &'static str {
+    /// The name of the FMI function.
+    pub(crate) fn function(self) -> &'static str {
         match self {
             Self::States => "fmi3GetContinuousStates",
             Self::Nominals => "fmi3GetNominalsOfContinuousStates",
