@@ -16,8 +16,9 @@ use crate::error::Location;
 use crate::file_reader::FileReaderSlave;
 use crate::fmi3_slave::Fmi3Slave;
 use crate::fmu_slave::FmuSlave;
+use crate::model_exchange;
 use crate::plan::{SimulationPlan, SlaveKind};
-use crate::project::{Project, SimulatorDef};
+use crate::project::{FmiType, Project, SimulatorDef};
 use crate::table::Table;
 use crate::{Error, Result};
 
@@ -180,9 +181,15 @@ pub fn resolve_slave(
     match slave_file(&def.path) {
         SlaveFile::Fmu => {
             let fmu = fmus.get(&def.path).ok_or_else(not_found)?.clone();
+            let description = fmu.description();
+            let interface =
+                model_exchange::interface_of(project, &def.name, def.line, &def.path, description)?;
+            let model_exchange = (interface == FmiType::ModelExchange)
+                .then(|| model_exchange::options_of(project, &def.name, description));
             Ok(SlaveKind::Fmu {
                 fmu,
                 path: def.path.clone(),
+                model_exchange,
             })
         }
         SlaveFile::Table => {

@@ -38,6 +38,8 @@ pub mod watchdog;
 mod workers;
 
 pub use any_slave::AnySlave;
+/// The integrators of Model Exchange slaves (crate `mastersim-solver`).
+pub use solver;
 pub use checkpoint::MasterState;
 pub use error::{Error, Result};
 pub use import::{ImportOptions, ImportedFmus, import_fmus, instantiate, resolve_slave};

@@ -33,6 +33,7 @@
 //! FMPy's `simulate_fmu` (the default tolerance of the absolute error, Euler's fixed step).
 
 mod calls;
+mod choice;
 mod stepping;
 #[cfg(test)]
 mod tests;
@@ -42,6 +43,7 @@ use std::collections::HashMap;
 use fmi::ValueRef;
 
 pub use calls::{EventUpdate, ModelExchangeCalls, StepEnd};
+pub use choice::{interface_of, options_of};
 
 use crate::slave::{Slave, SlaveCapabilities, StateId, StepOutcome};
 use crate::statistics::IntegratorStatistics;
