@@ -38,8 +38,6 @@ pub mod watchdog;
 mod workers;
 
 pub use any_slave::AnySlave;
-/// The integrators of Model Exchange slaves (crate `mastersim-solver`).
-pub use solver;
 pub use checkpoint::MasterState;
 pub use error::{Error, Result};
 pub use import::{ImportOptions, ImportedFmus, import_fmus, instantiate, resolve_slave};
@@ -50,5 +48,7 @@ pub use project::{ErrorControl, MasterAlgorithm, TimeArithmetic};
 pub use settings::Settings;
 pub use simulation::{Restored, RunOutcome, Simulation, StepReport, Variable};
 pub use slave::{Slave, SlaveCapabilities, StepOutcome};
+/// The integrators of Model Exchange slaves (crate `mastersim-solver`).
+pub use solver;
 pub use statistics::{Counters, IntegratorStatistics, SlaveStatistics, Statistics};
 pub use timer::Timer;

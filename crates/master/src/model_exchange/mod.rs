@@ -185,7 +185,13 @@ impl MeSlave {
 
     /// True when one of `values` differs from the value set last into its value reference
     /// (of value class `class`); remembers the new values.
-    fn changed<T>(&mut self, class: u8, vrs: &[ValueRef], values: &[T], bits: impl Fn(&T) -> u64) -> bool {
+    fn changed<T>(
+        &mut self,
+        class: u8,
+        vrs: &[ValueRef],
+        values: &[T],
+        bits: impl Fn(&T) -> u64,
+    ) -> bool {
         let mut changed = false;
         for (vr, v) in vrs.iter().zip(values) {
             let b = bits(v);

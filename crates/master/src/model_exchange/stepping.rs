@@ -108,7 +108,9 @@ impl MeSlave {
 
     /// The time the integrator stopped at, s.
     fn integrator_time(&self) -> f64 {
-        self.integrator.as_ref().map_or(self.t_start, Integrator::time)
+        self.integrator
+            .as_ref()
+            .map_or(self.t_start, Integrator::time)
     }
 
     /// `completedIntegratorStep` and the events at `ti`; `Some` when the step ends here.
@@ -206,7 +208,11 @@ impl MeSlave {
             self.restart = false;
         }
         loop {
-            let t_stop = self.next_event.filter(|&te| te < end).unwrap_or(end).max(now);
+            let t_stop = self
+                .next_event
+                .filter(|&te| te < end)
+                .unwrap_or(end)
+                .max(now);
             self.inner.set_time(t_stop)?;
             let before = std::mem::take(&mut self.indicators);
             let mut after = vec![0.0; before.len()];
@@ -306,13 +312,14 @@ impl MeSlave {
     fn read_nominals(&mut self, t: f64) -> Result<()> {
         self.inner
             .get_nominals_of_continuous_states(&mut self.nominals)?;
-        if let Some(i) = self.nominals.iter().position(|n| !n.is_finite() || *n == 0.0) {
+        if let Some(i) = self
+            .nominals
+            .iter()
+            .position(|n| !n.is_finite() || *n == 0.0)
+        {
             return Err(self.failure(
                 t,
-                format!(
-                    "the nominal value of state {} is {}",
-                    i, self.nominals[i]
-                ),
+                format!("the nominal value of state {} is {}", i, self.nominals[i]),
             ));
         }
         if let Some(old) = self.integrator.take() {

@@ -299,13 +299,15 @@ fn time_events_are_hit_exactly() {
     let (mut s, log) = slave(Kind::Clock { period: 0.3 }, cvode(1e-6));
     run(&mut s, 0.25, 2.0).unwrap();
     let got = log.lock().unwrap().clone();
-    let expected: Vec<f64> = (1..=6).map(|k| {
-        let mut te = 0.3;
-        for _ in 1..k {
-            te += 0.3;
-        }
-        te
-    }).collect();
+    let expected: Vec<f64> = (1..=6)
+        .map(|k| {
+            let mut te = 0.3;
+            for _ in 1..k {
+                te += 0.3;
+            }
+            te
+        })
+        .collect();
     assert_eq!(got, expected);
     // x rises and falls by 0.3 in turn: back to 0 at 0.6, 1.2, 1.8; at 2.0 it is 0.2.
     let mut x = [0.0];

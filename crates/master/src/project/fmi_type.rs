@@ -108,9 +108,9 @@ pub(super) fn parse(file: &Path, line: usize, rest: &str) -> Result<FmiTypeDef, 
     };
     let fmi_type = match *interface {
         "auto" => None,
-        name => Some(FmiType::from_name(name).ok_or_else(|| {
-            bad(format!("'{name}' is not an FMI type"))
-        })?),
+        name => Some(
+            FmiType::from_name(name).ok_or_else(|| bad(format!("'{name}' is not an FMI type")))?,
+        ),
     };
     if fmi_type == Some(FmiType::CoSimulation) && !settings.is_empty() {
         return Err(bad(format!(
@@ -126,12 +126,18 @@ pub(super) fn parse(file: &Path, line: usize, rest: &str) -> Result<FmiTypeDef, 
         let positive = |value: &str| {
             parse_float(value)
                 .filter(|v| v.is_finite() && *v > 0.0)
-                .ok_or_else(|| bad(format!("{name} '{value}' is not a number greater than zero")))
+                .ok_or_else(|| {
+                    bad(format!(
+                        "{name} '{value}' is not a number greater than zero"
+                    ))
+                })
         };
         match name {
             "solver" => {
                 solver.method = Some(value.parse().map_err(|_| {
-                    bad(format!("'{value}' is not a solver, expected CVode or Euler"))
+                    bad(format!(
+                        "'{value}' is not a solver, expected CVode or Euler"
+                    ))
                 })?);
             }
             "relTol" => solver.rel_tol = Some(positive(value)?),
@@ -150,12 +156,12 @@ pub(super) fn parse(file: &Path, line: usize, rest: &str) -> Result<FmiTypeDef, 
 
 /// `maxStep=<number>[<unit>]` (default unit s; the unit follows the number directly).
 fn max_step(value: &str, line: usize) -> Result<TimeSetting, String> {
-    let (number, unit) =
-        extract_f64(value).ok_or_else(|| format!("invalid maxStep '{value}'"))?;
+    let (number, unit) = extract_f64(value).ok_or_else(|| format!("invalid maxStep '{value}'"))?;
     let unit = if unit.is_empty() {
         TimeUnit::Second
     } else {
-        TimeUnit::from_name(unit).ok_or_else(|| format!("'{unit}' is not a time unit in maxStep"))?
+        TimeUnit::from_name(unit)
+            .ok_or_else(|| format!("'{unit}' is not a time unit in maxStep"))?
     };
     let setting = TimeSetting::new(number, unit, Some(line));
     if !(setting.seconds.is_finite() && setting.seconds > 0.0) {
@@ -220,4 +226,108 @@ pub(super) fn line_text(def: &FmiTypeDef, time: impl Fn(&TimeSetting) -> String)
         s.push_str(&format!(" maxStep={}", time(t).replace(' ', "")));
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+
+    const SIMS: &str = "simulator 0 0 A #ff0000 a.fmu\nsimulator 1 0 B #00ff00 b.fmu\n";
+
+    fn parse(text: &str) -> Result<Project, ProjectError> {
+        Project::parse(text, Path::new("p.msim"))
+    }
+
+    #[test]
+    fn lines_are_read_and_written_back() {
+        let text = format!(
+            "{SIMS}fmiType A me solver=euler relTol=1e-8 absTol=1e-10 maxStep=5ms # c\n\
+             fmiType B CoSimulation\n"
+        );
+        let p = parse(&text).unwrap();
+        assert_eq!(p.fmi_types.len(), 2);
+        let a = &p.fmi_types[0];
+        assert_eq!(
+            (a.slave.as_str(), a.fmi_type, a.line),
+            ("A", Some(FmiType::ModelExchange), 3)
+        );
+        assert_eq!(a.solver.method, Some(solver::Method::Euler));
+        assert_eq!(
+            (a.solver.rel_tol, a.solver.abs_tol),
+            (Some(1e-8), Some(1e-10))
+        );
+        assert_eq!(a.solver.max_step.map(|t| t.seconds), Some(0.005));
+        assert_eq!(p.fmi_types[1].fmi_type, Some(FmiType::CoSimulation));
+        let written = p.to_text(Path::new("/"), "");
+        assert!(
+            written.contains(
+                "fmiType A ModelExchange solver=Euler relTol=0.00000001 absTol=0.0000000001 maxStep=5ms\n"
+            ),
+            "{written}"
+        );
+        let again = parse(&written).unwrap();
+        let b = &again.fmi_types[0].solver;
+        assert_eq!(
+            (b.method, b.rel_tol, b.abs_tol),
+            (a.solver.method, a.solver.rel_tol, a.solver.abs_tol)
+        );
+        assert_eq!(b.max_step.map(|t| t.seconds), Some(0.005));
+        assert_eq!(again.fmi_types[1].fmi_type, Some(FmiType::CoSimulation));
+    }
+
+    #[test]
+    fn bad_lines_name_file_line_and_problem() {
+        for (line, expected) in [
+            ("fmiType A", "malformed fmiType line"),
+            ("fmiType A Scheduled", "'Scheduled' is not an FMI type"),
+            ("fmiType A cs relTol=1e-6", "apply to ModelExchange only"),
+            ("fmiType A me solver=rk4", "'rk4' is not a solver"),
+            (
+                "fmiType A me relTol=0",
+                "relTol '0' is not a number greater than zero",
+            ),
+            ("fmiType A me absTol=x", "absTol 'x' is not a number"),
+            (
+                "fmiType A me maxStep=2 parsec",
+                "'parsec' is not <name>=<value>",
+            ),
+            (
+                "fmiType A me maxStep=-1s",
+                "maxStep '-1s' is not greater than zero",
+            ),
+            ("fmiType A me order=5", "unknown setting 'order'"),
+            ("fmiType C me", "unknown slave 'C' (slaves: A, B)"),
+        ] {
+            let e = parse(&format!("{SIMS}{line}\n")).unwrap_err().to_string();
+            assert!(e.starts_with("p.msim:3: "), "{line}: {e}");
+            assert!(e.contains(expected), "{line}: {e}");
+        }
+        let e = parse(&format!("{SIMS}fmiType A me\nfmiType A cs\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("p.msim:4: fmiType for slave 'A' is already given on line 3"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn an_override_replaces_the_line() {
+        let mut p = parse(&format!("{SIMS}fmiType A me\n")).unwrap();
+        p.apply_overrides(&["fmiType=A auto relTol=1e-9".to_owned()], None)
+            .unwrap();
+        assert_eq!(p.fmi_types.len(), 1);
+        assert_eq!(p.fmi_types[0].fmi_type, None);
+        assert_eq!(p.fmi_types[0].solver.rel_tol, Some(1e-9));
+        let e = p
+            .apply_overrides(&["fmiType=Z me".to_owned()], None)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("--set fmiType=Z me") && e.contains("unknown slave 'Z'"),
+            "{e}"
+        );
+    }
 }
