@@ -8,7 +8,7 @@
 
 use std::path::PathBuf;
 
-use crate::kinds::{Alias, FmiVersion, Interfaces, VarType};
+use crate::kinds::{Alias, FmiVersion, Interface, Interfaces, VarType};
 
 /// Result alias of this crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -207,6 +207,48 @@ pub enum Error {
         version: FmiVersion,
         /// The interfaces it offers instead.
         interfaces: Interfaces,
+    },
+    /// The FMU does not offer the interface it is loaded for.
+    ///
+    /// Spec: FMI 2.0.2 §2.2.1 and FMI 3.0 §2.4.1 (the interface elements).
+    #[error(
+        "{}: no {interface} interface: the FMU offers {}",
+        path.display(),
+        interfaces.describe()
+    )]
+    InterfaceMissing {
+        /// The `modelDescription.xml` file.
+        path: PathBuf,
+        /// The interface asked for.
+        interface: Interface,
+        /// The interfaces the FMU offers.
+        interfaces: Interfaces,
+    },
+    /// The Model Exchange structure of a description is ambiguous (a derivative whose state
+    /// does not exist, two derivatives of one state, an event indicator that names no
+    /// variable, …), so the FMU cannot be run as Model Exchange.
+    ///
+    /// Spec: FMI 2.0.2 §2.2.8 (`Derivatives`), FMI 3.0 §2.4.8 (`ContinuousStateDerivative`,
+    /// `EventIndicator`).
+    #[error("{}: {element}: {message}", path.display())]
+    ModelStructure {
+        /// The `modelDescription.xml` file.
+        path: PathBuf,
+        /// The element, e.g. `ModelStructure/Derivatives/Unknown #2`.
+        element: String,
+        /// What is wrong and what was expected.
+        message: String,
+    },
+    /// An FMI 1.0 FMU was loaded as Model Exchange, which mastersim does not run (FMI 2.0
+    /// and 3.0 Model Exchange it does).
+    #[error(
+        "{}: FMI 1.0 Model Exchange is not supported: mastersim runs FMI 2.0 and 3.0 Model \
+         Exchange FMUs and FMI 1.0 co-simulation FMUs",
+        path.display()
+    )]
+    Fmi1ModelExchange {
+        /// The `modelDescription.xml` file.
+        path: PathBuf,
     },
     /// A required element is missing.
     #[error("{}: {parent}: missing element '{element}'", path.display())]

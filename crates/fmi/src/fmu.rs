@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use crate::elf::ElfTarget;
 use crate::ffi::{FunctionTable, Functions, fmi3};
-use crate::{Error, FmiVersion, ModelDescription, Result};
+use crate::{Error, FmiVersion, Interface, ModelDescription, Result};
 
 /// Platform folder under `binaries/` whose FMI 1.0/2.0 libraries this build can load.
 const PLATFORM: &str = "linux64";
@@ -40,6 +40,8 @@ pub struct Fmu {
     directory: PathBuf,
     library_path: PathBuf,
     functions: FunctionTable,
+    /// The interface the FMU was loaded for.
+    interface: Interface,
     /// Number of live instances (for `canBeInstantiatedOnlyOncePerProcess`).
     live_instances: AtomicUsize,
     /// Set when any instance returned Fatal: no instance of this FMU may be called again.
@@ -90,7 +92,77 @@ impl Fmu {
     ///
     /// # Errors
     /// As [`Fmu::load`], except those of reading the description.
-    pub fn load_described(dir: &Path, mut description: ModelDescription) -> Result<Arc<Fmu>> {
+    pub fn load_described(dir: &Path, description: ModelDescription) -> Result<Arc<Fmu>> {
+        Self::load_described_as(dir, description, Interface::CoSimulation)
+    }
+
+    /// As [`Fmu::load`], for `interface`: with [`Interface::ModelExchange`], the library, the
+    /// model identifier and the capabilities are those of the `ModelExchange` element (which
+    /// may differ from `CoSimulation`'s), only the Model Exchange functions are required, and
+    /// instances are made with [`Fmu::instantiate_model_exchange`] (FMI 2.0) or
+    /// [`Fmu::instantiate_fmi3_model_exchange`] (FMI 3.0). The description is read with
+    /// [`ModelDescription::from_file_for`].
+    ///
+    /// # Errors
+    /// As [`Fmu::load`]; for Model Exchange, instead of [`Error::NoCoSimulation`]:
+    /// [`Error::InterfaceMissing`] (the FMU has no `ModelExchange` element; the message names
+    /// the interfaces it offers), [`Error::ModelStructure`] (its states or event indicators
+    /// are ambiguous), [`Error::Fmi1ModelExchange`] (FMI 1.0), and [`Error::MissingSymbol`]
+    /// naming a missing Model Exchange function.
+    ///
+    /// Spec: FMI 2.0.2 §3 (Model Exchange), FMI 3.0 §3 (Model Exchange).
+    pub fn load_as(dir: &Path, interface: Interface) -> Result<Arc<Fmu>> {
+        let description_path = dir.join("modelDescription.xml");
+        if std::fs::metadata(&description_path).is_err() {
+            return Err(Error::MissingModelDescription {
+                path: description_path,
+            });
+        }
+        let description = ModelDescription::from_file_for(&description_path, interface)?;
+        Self::load_described_as(dir, description, interface)
+    }
+
+    /// As [`Fmu::load_as`], with `<dir>/modelDescription.xml` already read into
+    /// `description` (by any of the readers of [`ModelDescription`]). A description read for
+    /// co-simulation whose Model Exchange parts were ambiguous (read with a warning) is read
+    /// again for Model Exchange, to report the problem as an error.
+    ///
+    /// # Errors
+    /// As [`Fmu::load_as`], except those of reading the description;
+    /// [`Error::NoCoSimulation`] for co-simulation of a description without `CoSimulation`.
+    pub fn load_described_as(
+        dir: &Path,
+        mut description: ModelDescription,
+        interface: Interface,
+    ) -> Result<Arc<Fmu>> {
+        let description_path = dir.join("modelDescription.xml");
+        match interface {
+            Interface::CoSimulation if !description.interfaces.co_simulation => {
+                return Err(Error::NoCoSimulation {
+                    path: description_path,
+                    version: description.fmi_version,
+                    interfaces: description.interfaces,
+                });
+            }
+            Interface::CoSimulation => {}
+            Interface::ModelExchange => {
+                if description.model_exchange.is_none() {
+                    // Refused by this reading, with the error that says why.
+                    description = ModelDescription::from_file_for(&description_path, interface)?;
+                }
+                let me =
+                    description
+                        .model_exchange
+                        .as_ref()
+                        .ok_or_else(|| Error::InterfaceMissing {
+                            path: description_path.clone(),
+                            interface,
+                            interfaces: description.interfaces,
+                        })?;
+                description.model_identifier = me.model_identifier.clone();
+                description.capabilities = me.capabilities;
+            }
+        }
         let directory = dir.canonicalize().map_err(|source| Error::Io {
             path: dir.to_owned(),
             source,
@@ -132,7 +204,12 @@ impl Fmu {
                 host: host.describe(),
             });
         }
-        let functions = FunctionTable::load(&library_path, &mut description)?;
+        let functions = FunctionTable::load(&library_path, &mut description, interface)?;
+        if let Some(me) = description.model_exchange.as_mut()
+            && interface == Interface::ModelExchange
+        {
+            me.capabilities = description.capabilities;
+        }
         log::debug!(
             "loaded {} (FMI {:?}, {} variables)",
             library_path.display(),
@@ -144,6 +221,7 @@ impl Fmu {
             directory,
             library_path,
             functions,
+            interface,
             live_instances: AtomicUsize::new(0),
             fatal: AtomicBool::new(false),
         }))
@@ -161,7 +239,14 @@ impl Fmu {
         }
     }
 
-    /// The parsed model description, with the effective capabilities.
+    /// The interface the FMU was loaded for: [`Interface::CoSimulation`] by [`Fmu::load`],
+    /// the one asked for by [`Fmu::load_as`].
+    pub fn interface(&self) -> Interface {
+        self.interface
+    }
+
+    /// The parsed model description, with the effective capabilities (and model identifier)
+    /// of the interface the FMU was loaded for.
     pub fn description(&self) -> &ModelDescription {
         &self.description
     }

@@ -16,7 +16,10 @@ use std::sync::Arc;
 
 use crate::ffi::{self, Functions, fmi1, fmi2};
 use crate::fmu::file_uri;
-use crate::{Error, FailureStatus, FmiVersion, Fmu, Result, Status, ValueRef};
+use crate::{Error, FailureStatus, FmiVersion, Fmu, Interface, Result, Status, ValueRef};
+
+/// Why `do_step` is refused for a Model Exchange instance.
+const NO_DO_STEP: &str = "a Model Exchange instance has no doStep: the master integrates it";
 
 /// Options for [`Fmu::instantiate`].
 ///
@@ -48,8 +51,12 @@ enum Phase {
     Instantiated,
     /// FMI 2.0 only: between enter and exit of initialization mode.
     InitializationMode,
-    /// Initialized: stepping is allowed.
+    /// Initialized: stepping is allowed (co-simulation).
     Initialized,
+    /// Model Exchange: Event Mode (after initialization and `fmi2EnterEventMode`).
+    EventMode,
+    /// Model Exchange: Continuous-Time Mode (after `fmi2EnterContinuousTimeMode`).
+    ContinuousTimeMode,
     /// `terminate` was called.
     Terminated,
 }
@@ -81,6 +88,8 @@ pub struct Instance {
     /// FMI 1.0: `(tStart, tStop)` from `setup_experiment`, used by `fmiInitializeSlave`.
     experiment: Option<(f64, Option<f64>)>,
     phase: Phase,
+    /// Instantiated as `fmi2ModelExchange` (see [`Fmu::instantiate_model_exchange`]).
+    model_exchange: bool,
     /// The last call returned Error (cleared by a successful `set_fmu_state` or `reset`).
     failed: bool,
     /// Buffers reused by the Boolean and String getters and setters (no allocation per call).
@@ -139,7 +148,12 @@ impl Fmu {
         instance_name: &str,
         options: &InstantiateOptions,
     ) -> Result<Instance> {
-        Instance::new(Arc::clone(self), instance_name, options)
+        Instance::new(
+            Arc::clone(self),
+            instance_name,
+            options,
+            Interface::CoSimulation,
+        )
     }
 }
 
@@ -164,9 +178,29 @@ fn raw_vrs(vrs: &[ValueRef]) -> *const u32 {
 }
 
 impl Instance {
-    /// Calls `fmi2Instantiate` / `fmiInstantiateSlave`; see [`Fmu::instantiate`].
-    pub(crate) fn new(fmu: Arc<Fmu>, name: &str, options: &InstantiateOptions) -> Result<Instance> {
+    /// Calls `fmi2Instantiate` / `fmiInstantiateSlave` for `interface`; see
+    /// [`Fmu::instantiate`] and [`Fmu::instantiate_model_exchange`].
+    pub(crate) fn new(
+        fmu: Arc<Fmu>,
+        name: &str,
+        options: &InstantiateOptions,
+        interface: Interface,
+    ) -> Result<Instance> {
         let version = fmu.description().fmi_version;
+        if fmu.interface() != interface {
+            return Err(Error::InvalidCall {
+                instance: name.to_owned(),
+                function: "fmi2Instantiate",
+                reason: match interface {
+                    Interface::CoSimulation => {
+                        "the FMU was loaded for Model Exchange: use instantiate_model_exchange"
+                    }
+                    Interface::ModelExchange => {
+                        "the FMU was loaded for co-simulation: load it with Fmu::load_as"
+                    }
+                },
+            });
+        }
         let function = match version {
             FmiVersion::V1 => "fmiInstantiateSlave",
             FmiVersion::V2 => "fmi2Instantiate",
@@ -211,7 +245,10 @@ impl Instance {
                 let component = unsafe {
                     (f.instantiate)(
                         c_name.as_ptr(),
-                        fmi2::fmi2CoSimulation,
+                        match interface {
+                            Interface::CoSimulation => fmi2::fmi2CoSimulation,
+                            Interface::ModelExchange => fmi2::fmi2ModelExchange,
+                        },
                         guid.as_ptr(),
                         location.as_ptr(),
                         &*callbacks,
@@ -256,6 +293,7 @@ impl Instance {
             states: Default::default(),
             experiment: None,
             phase: Phase::Instantiated,
+            model_exchange: interface == Interface::ModelExchange,
             failed: false,
             scratch: values::Scratch::default(),
             fmu,
@@ -460,6 +498,7 @@ impl Instance {
     }
 
     /// FMI 2.0: `fmi2ExitInitializationMode`. FMI 1.0: nothing (returns `Ok(Status::Ok)`).
+    /// A Model Exchange instance is then in Event Mode (FMI 2.0.2 §3.2.3).
     ///
     /// # Errors
     /// [`Error::Discard`] / [`Error::CallFailed`] for a failing status; [`Error::InvalidCall`]
@@ -476,7 +515,11 @@ impl Instance {
         };
         let result = self.check(function, status);
         if result.is_ok() {
-            self.phase = Phase::Initialized;
+            self.phase = if self.model_exchange {
+                Phase::EventMode
+            } else {
+                Phase::Initialized
+            };
         }
         result
     }
@@ -509,13 +552,16 @@ impl Instance {
             current_communication_point,
             communication_step_size,
         );
-        // SAFETY: `c` is a live instance of this library; scalar arguments only.
-        let status = unsafe {
-            match self.fmu.functions() {
-                Functions::V1(f) => (f.do_step)(c, t, h, fmi1::fmiTrue),
-                Functions::V2(f) => {
-                    (f.do_step)(c, t, h, fmi2_bool(no_set_fmu_state_prior_to_current_point))
-                }
+        let status = match self.fmu.functions() {
+            // SAFETY: `c` is a live instance of this library; scalar arguments only.
+            Functions::V1(f) => unsafe { (f.do_step)(c, t, h, fmi1::fmiTrue) },
+            Functions::V2(f) => {
+                let Some(do_step) = f.do_step else {
+                    return Err(self.invalid_call(function, NO_DO_STEP));
+                };
+                let no_prior = fmi2_bool(no_set_fmu_state_prior_to_current_point);
+                // SAFETY: `c` is a live instance of this library; scalar arguments only.
+                unsafe { do_step(c, t, h, no_prior) }
             }
         };
         match self.check(function, status) {
@@ -704,14 +750,21 @@ impl Instance {
     }
 }
 
+mod model_exchange;
 mod state;
 mod values;
+
+pub use model_exchange::IntegratorStepEnd;
 
 impl Drop for Instance {
     fn drop(&mut self) {
         if !self.fmu.is_fatal() {
             self.free_all_fmu_states();
-            if self.phase == Phase::Initialized
+            let initialized = matches!(
+                self.phase,
+                Phase::Initialized | Phase::EventMode | Phase::ContinuousTimeMode
+            );
+            if initialized
                 && !self.failed
                 && let Err(error) = self.terminate()
             {

@@ -28,7 +28,7 @@ use std::ptr;
 use std::sync::Arc;
 
 use crate::ffi::{self, fmi3};
-use crate::{Error, FailureStatus, FmiVersion, Fmu, Result, Status, ValueRef};
+use crate::{Error, FailureStatus, FmiVersion, Fmu, Interface, Result, Status, ValueRef};
 
 /// Options for [`Fmu::instantiate_fmi3`]. `Default`: all false.
 ///
@@ -99,6 +99,8 @@ enum Phase {
     EventMode,
     /// Step Mode: `fmi3DoStep` is allowed.
     StepMode,
+    /// Model Exchange: Continuous-Time Mode.
+    ContinuousTimeMode,
     /// `fmi3Terminate` was called.
     Terminated,
 }
@@ -131,6 +133,8 @@ pub struct Instance3 {
     /// Saved FMU states by [`crate::FmuStateId`]; `None` once freed.
     states: crate::state_table::StateTable,
     event_mode_used: bool,
+    /// Instantiated with `fmi3InstantiateModelExchange`.
+    model_exchange: bool,
     phase: Phase,
     /// The last call returned Error (cleared by a successful `set_fmu_state` or `reset`).
     failed: bool,
@@ -199,7 +203,12 @@ impl Fmu {
         instance_name: &str,
         options: &Fmi3InstantiateOptions,
     ) -> Result<Instance3> {
-        Instance3::new(Arc::clone(self), instance_name, options)
+        Instance3::new(
+            Arc::clone(self),
+            instance_name,
+            options,
+            Interface::CoSimulation,
+        )
     }
 }
 
@@ -209,67 +218,22 @@ fn raw_vrs(vrs: &[ValueRef]) -> *const fmi3::fmi3ValueReference {
     vrs.as_ptr().cast::<fmi3::fmi3ValueReference>()
 }
 
-/// `<directory>/resources/` as a NUL-terminated native path ending in `/`; `Ok(None)` when the
-/// FMU has no `resources` folder.
-fn resource_path(fmu: &Fmu) -> std::result::Result<Option<CString>, std::ffi::NulError> {
-    use std::os::unix::ffi::OsStringExt;
-    let resources = fmu.directory().join("resources");
-    if !resources.is_dir() {
-        return Ok(None);
-    }
-    let mut bytes = resources.into_os_string().into_vec();
-    bytes.push(b'/');
-    CString::new(bytes).map(Some)
-}
-
-/// Instantiates with Event Mode through `instantiate` (called with `eventModeUsed`), and when
-/// the FMU returns NULL although it declares `hasEventMode` (a published Reference FMU does),
-/// once more without Event Mode. The second instance is taken with one warning that says what
-/// was assumed and what the FMU logged about the refusal (held until then, so that it is not
-/// shown as an error of the run). Returns the instance (NULL when both calls failed, after
-/// logging what the FMU said) and whether it uses Event Mode.
-///
-/// Spec: FMI 3.0 `fmi3InstantiateCoSimulation` (`eventModeUsed` only when `hasEventMode`);
-/// FMPy also instantiates such FMUs without Event Mode.
-fn without_event_mode_if_refused(
-    name: &str,
-    fmu: &Fmu,
-    instantiate: impl Fn(bool) -> fmi3::fmi3Instance,
-) -> (fmi3::fmi3Instance, bool) {
-    let held = ffi::HeldMessages::start();
-    let instance = instantiate(true);
-    if !instance.is_null() {
-        return (instance, true);
-    }
-    let said = held.take();
-    let retried = instantiate(false);
-    if retried.is_null() {
-        ffi::HeldMessages::log(said);
-        return (retried, false);
-    }
-    let said: Vec<&str> = said.iter().map(|(_, text)| text.as_str()).collect();
-    let said = if said.is_empty() {
-        String::new()
-    } else {
-        format!(" (it logged: {})", said.join("; "))
-    };
-    log::warn!(
-        target: "fmi3",
-        "instance '{name}' of FMU {}: fmi3InstantiateCoSimulation returned NULL with \
-         eventModeUsed = true although the FMU declares hasEventMode=\"true\"{said}; \
-         instantiated without Event Mode, so the FMU handles its events inside its steps",
-        fmu.directory().display()
-    );
-    (retried, false)
-}
-
 impl Instance3 {
-    /// Calls `fmi3InstantiateCoSimulation`; see [`Fmu::instantiate_fmi3`].
-    fn new(fmu: Arc<Fmu>, name: &str, options: &Fmi3InstantiateOptions) -> Result<Instance3> {
-        const FUNCTION: &str = "fmi3InstantiateCoSimulation";
+    /// Calls `fmi3InstantiateCoSimulation` or `fmi3InstantiateModelExchange`; see
+    /// [`Fmu::instantiate_fmi3`] and [`Fmu::instantiate_fmi3_model_exchange`].
+    fn new(
+        fmu: Arc<Fmu>,
+        name: &str,
+        options: &Fmi3InstantiateOptions,
+        interface: Interface,
+    ) -> Result<Instance3> {
+        let function = match interface {
+            Interface::CoSimulation => "fmi3InstantiateCoSimulation",
+            Interface::ModelExchange => "fmi3InstantiateModelExchange",
+        };
         let invalid = |reason| Error::InvalidCall {
             instance: name.to_owned(),
-            function: FUNCTION,
+            function,
             reason,
         };
         let functions = match (fmu.description().fmi_version, fmu.fmi3_functions()) {
@@ -283,6 +247,7 @@ impl Instance3 {
         if fmu.is_fatal() {
             return Err(invalid("an instance of this FMU returned Fatal"));
         }
+        model_exchange::check_interface(&fmu, interface, options).map_err(invalid)?;
         if options.event_mode_used && !fmu.description().capabilities.has_event_mode {
             return Err(invalid(
                 "event_mode_used requires an FMU that declares hasEventMode=\"true\"",
@@ -290,7 +255,7 @@ impl Instance3 {
         }
         let nul = |index| Error::InteriorNul {
             instance: name.to_owned(),
-            function: FUNCTION,
+            function,
             index,
         };
         let c_name = CString::new(name).map_err(|_| nul(0))?;
@@ -298,34 +263,47 @@ impl Instance3 {
         let resources = resource_path(&fmu).map_err(|_| nul(2))?;
 
         fmu.acquire_instance_slot(name)?;
-        let instantiate = |event_mode_used: bool| {
-            // SAFETY: all strings are NUL-terminated and outlive the call (the FMU copies what
-            // it keeps, except the instance environment: `c_name`'s heap buffer, which is
-            // stored in the instance and lives until after `fmi3FreeInstance`);
-            // `resourcePath` is NULL or a path; no intermediate variables (NULL, 0) and no
-            // intermediate-update callback; the log callback never unwinds. Argument types
-            // follow fmi3InstantiateCoSimulationTYPE (FMI 3.0 `fmi3InstantiateCoSimulation`).
-            unsafe {
-                (functions.instantiate_co_simulation)(
-                    c_name.as_ptr(),
-                    token.as_ptr(),
-                    resources.as_ref().map_or(ptr::null(), |r| r.as_ptr()),
-                    options.visible,
-                    options.logging_on,
-                    event_mode_used,
-                    options.early_return_allowed,
-                    ptr::null(),
-                    0,
-                    c_name.as_ptr().cast_mut().cast::<c_void>(),
-                    Some(ffi::fmi3_log_message),
-                    None,
-                )
+        let resources = resources.as_deref();
+        let (instance, event_mode_used) = match (
+            functions.instantiate_co_simulation,
+            functions.model_exchange,
+        ) {
+            (_, Some(me)) => (
+                model_exchange::instantiate(&me, &c_name, &token, resources, options),
+                true,
+            ),
+            (Some(instantiate_co_simulation), None) => {
+                let instantiate = |event_mode_used: bool| {
+                    // SAFETY: all strings are NUL-terminated and outlive the call (the FMU copies what
+                    // it keeps, except the instance environment: `c_name`'s heap buffer, which is
+                    // stored in the instance and lives until after `fmi3FreeInstance`);
+                    // `resourcePath` is NULL or a path; no intermediate variables (NULL, 0) and no
+                    // intermediate-update callback; the log callback never unwinds. Argument types
+                    // follow fmi3InstantiateCoSimulationTYPE (FMI 3.0 `fmi3InstantiateCoSimulation`).
+                    unsafe {
+                        instantiate_co_simulation(
+                            c_name.as_ptr(),
+                            token.as_ptr(),
+                            resources.map_or(ptr::null(), |r| r.as_ptr()),
+                            options.visible,
+                            options.logging_on,
+                            event_mode_used,
+                            options.early_return_allowed,
+                            ptr::null(),
+                            0,
+                            c_name.as_ptr().cast_mut().cast::<c_void>(),
+                            Some(ffi::fmi3_log_message),
+                            None,
+                        )
+                    }
+                };
+                if options.event_mode_used {
+                    without_event_mode_if_refused(name, &fmu, instantiate)
+                } else {
+                    (instantiate(false), false)
+                }
             }
-        };
-        let (instance, event_mode_used) = if options.event_mode_used {
-            without_event_mode_if_refused(name, &fmu, instantiate)
-        } else {
-            (instantiate(false), false)
+            (None, None) => (ptr::null_mut(), false),
         };
         if instance.is_null() {
             fmu.release_instance_slot();
@@ -341,6 +319,7 @@ impl Instance3 {
             functions,
             states: Default::default(),
             event_mode_used,
+            model_exchange: interface == Interface::ModelExchange,
             phase: Phase::Instantiated,
             failed: false,
             scratch: values::Scratch::default(),
@@ -529,11 +508,13 @@ impl Instance3 {
     }
 
     /// `fmi3EnterEventMode`: from Step Mode into Event Mode, after a step that reported
-    /// [`DoStepResult::event_handling_needed`] (or when the master has an event of its own).
+    /// [`DoStepResult::event_handling_needed`] (or when the master has an event of its own);
+    /// for Model Exchange, from Continuous-Time Mode.
     ///
     /// # Errors
     /// [`Error::Unsupported`] when the FMU has no Event Mode functions; [`Error::Discard`] /
-    /// [`Error::CallFailed`] for a failing status; [`Error::InvalidCall`] after Fatal.
+    /// [`Error::CallFailed`] for a failing status; [`Error::InvalidCall`] after Fatal, and for
+    /// a Model Exchange instance outside Continuous-Time Mode.
     ///
     /// Spec: FMI 3.0 `fmi3EnterEventMode`.
     pub fn enter_event_mode(&mut self) -> Result<Status> {
@@ -542,16 +523,19 @@ impl Instance3 {
             .functions
             .event_mode
             .ok_or_else(|| self.unsupported(FUNCTION))?;
+        self.check_me_mode(FUNCTION, Phase::ContinuousTimeMode)?;
         self.call_instance_only(FUNCTION, functions.enter_event_mode, Phase::EventMode)
     }
 
     /// `fmi3UpdateDiscreteStates`: one event iteration in Event Mode. Call it until
     /// [`DiscreteStates::discrete_states_need_update`] is false (setting inputs in between if
-    /// needed), then [`Instance3::enter_step_mode`].
+    /// needed), then [`Instance3::enter_step_mode`] (Model Exchange:
+    /// [`Instance3::enter_continuous_time_mode`]).
     ///
     /// # Errors
     /// [`Error::Unsupported`] when the FMU has no Event Mode functions; [`Error::Discard`] /
-    /// [`Error::CallFailed`] for a failing status; [`Error::InvalidCall`] after Fatal.
+    /// [`Error::CallFailed`] for a failing status; [`Error::InvalidCall`] after Fatal, and for
+    /// a Model Exchange instance outside Event Mode.
     ///
     /// Spec: FMI 3.0 `fmi3UpdateDiscreteStates`.
     pub fn update_discrete_states(&mut self) -> Result<DiscreteStates> {
@@ -560,6 +544,7 @@ impl Instance3 {
             .functions
             .event_mode
             .ok_or_else(|| self.unsupported(FUNCTION))?;
+        self.check_me_mode(FUNCTION, Phase::EventMode)?;
         let _call = self.enter(FUNCTION)?;
         let (mut need_update, mut terminate, mut nominals, mut values) =
             (false, false, false, false);
@@ -597,11 +582,12 @@ impl Instance3 {
     /// Spec: FMI 3.0 `fmi3EnterStepMode`.
     pub fn enter_step_mode(&mut self) -> Result<Status> {
         const FUNCTION: &str = "fmi3EnterStepMode";
-        let functions = self
+        let enter_step_mode = self
             .functions
             .event_mode
+            .and_then(|f| f.enter_step_mode)
             .ok_or_else(|| self.unsupported(FUNCTION))?;
-        self.call_instance_only(FUNCTION, functions.enter_step_mode, Phase::StepMode)
+        self.call_instance_only(FUNCTION, enter_step_mode, Phase::StepMode)
     }
 
     /// `fmi3DoStep`: advances from `t` (the current communication point) by `h` (the
@@ -633,6 +619,12 @@ impl Instance3 {
             target: "fmi3",
             "fmi3DoStep(t={t}, h={h}, noSetFMUStatePriorToCurrentPoint={no_set_fmu_state_prior_to_current_point})"
         );
+        let do_step = self.functions.do_step.ok_or_else(|| {
+            self.invalid_call(
+                FUNCTION,
+                "a Model Exchange instance has no doStep: the master integrates it",
+            )
+        })?;
         let _call = self.enter(FUNCTION)?;
         let (mut event_handling_needed, mut terminate_simulation, mut early_return) =
             (false, false, false);
@@ -640,7 +632,7 @@ impl Instance3 {
         // SAFETY: `instance` is live; every out-pointer refers to a local of the pointee type
         // (`bool` is C `bool`) that outlives the call.
         let status = unsafe {
-            (self.functions.do_step)(
+            do_step(
                 self.instance,
                 t,
                 h,
@@ -741,15 +733,21 @@ impl Instance3 {
     }
 }
 
+mod instantiate;
+mod model_exchange;
 mod state;
 mod values;
+
+use instantiate::{resource_path, without_event_mode_if_refused};
 
 impl Drop for Instance3 {
     fn drop(&mut self) {
         if !self.fmu.is_fatal() {
             self.free_all_fmu_states();
-            if matches!(self.phase, Phase::EventMode | Phase::StepMode)
-                && !self.failed
+            if matches!(
+                self.phase,
+                Phase::EventMode | Phase::StepMode | Phase::ContinuousTimeMode
+            ) && !self.failed
                 && let Err(error) = self.terminate()
             {
                 log::warn!("while dropping instance '{}': {error}", self.name);

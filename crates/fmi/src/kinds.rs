@@ -19,6 +19,27 @@ pub enum FmiVersion {
     V3,
 }
 
+/// The FMI interface an FMU is loaded and instantiated for.
+///
+/// Spec: FMI 2.0.2 §3 (Model Exchange) and §4 (Co-Simulation), FMI 3.0 §3 and §4.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Interface {
+    /// The FMU integrates itself; the master calls `doStep` (the `CoSimulation` element).
+    CoSimulation,
+    /// The master integrates the FMU's continuous states with its own solver (the
+    /// `ModelExchange` element).
+    ModelExchange,
+}
+
+impl std::fmt::Display for Interface {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Interface::CoSimulation => "co-simulation",
+            Interface::ModelExchange => "Model Exchange",
+        })
+    }
+}
+
 /// The coupling class of a scalar variable: how a master carries its value. FMI enumerations
 /// are read as [`VarType::Integer`].
 ///

@@ -22,12 +22,13 @@ pub mod xml_tree;
 pub use crash::{ExitInCall, install_crash_report, on_exit_in_fmu_call};
 pub use error::{Error, FailureStatus, Result};
 pub use fmu::Fmu;
-pub use instance::{Instance, InstantiateOptions, StepOutcome};
+pub use instance::{Instance, InstantiateOptions, IntegratorStepEnd, StepOutcome};
 pub use instance3::{DiscreteStates, DoStepResult, Fmi3InstantiateOptions, Instance3};
-pub use kinds::{Alias, DataType, FmiVersion, VarType};
+pub use kinds::{Alias, DataType, FmiVersion, Interface, VarType};
 pub use model_description::{
-    ArrayElement, Capabilities, Causality, ClockVariable, DefaultExperiment, Initial, Interfaces,
-    ModelDescription, OutputDependency, ScalarVariable, Variability,
+    ArrayElement, Capabilities, Causality, ClockVariable, ContinuousState, DefaultExperiment,
+    Initial, Interfaces, ModelDescription, ModelExchange, OutputDependency, ScalarVariable,
+    Variability,
 };
 pub use state_table::FmuStateId;
 

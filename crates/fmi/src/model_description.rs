@@ -18,7 +18,7 @@
 
 use std::path::Path;
 
-pub use crate::kinds::{Alias, DataType, FmiVersion, Interfaces, VarType};
+pub use crate::kinds::{Alias, DataType, FmiVersion, Interface, Interfaces, VarType};
 use crate::{Result, ValueRef};
 
 mod raw;
@@ -346,6 +346,51 @@ pub struct ModelDescription {
     /// `ModelStructure/Outputs` (FMI 2.0) or `ModelStructure/Output` (FMI 3.0, see
     /// [`OutputDependency`]); empty for FMI 1.0.
     pub outputs: Vec<OutputDependency>,
+    /// The `ModelExchange` element, when the FMU offers Model Exchange (FMI 2.0 and 3.0) and
+    /// its model structure can be used to run it; `None` otherwise (FMI 1.0 always, and with
+    /// a warning when the ME parts are ambiguous in a description read for co-simulation).
+    pub model_exchange: Option<ModelExchange>,
+    /// Number of event indicators: FMI 2.0 the root attribute `numberOfEventIndicators`, FMI
+    /// 3.0 the number of scalars of the `ModelStructure/EventIndicator` elements (arrays
+    /// expanded); 0 for FMI 1.0 and when the description reads none.
+    pub number_of_event_indicators: usize,
+    /// The continuous states in state-vector order (FMI 2.0 `ModelStructure/Derivatives`,
+    /// FMI 3.0 `ModelStructure/ContinuousStateDerivative`, arrays expanded element by
+    /// element); empty for FMI 1.0.
+    pub continuous_states: Vec<ContinuousState>,
+}
+
+/// The `ModelExchange` element of a model description.
+///
+/// Spec: FMI 2.0.2 §3.3.1 (`ModelExchange` attributes), FMI 3.0 §3.3.1.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelExchange {
+    /// `modelIdentifier`: the shared library's base name for Model Exchange (may differ from
+    /// that of `CoSimulation`).
+    pub model_identifier: String,
+    /// The flags this element shares with co-simulation (`canGetAndSetFMUstate`,
+    /// `canSerializeFMUstate`, `providesDirectionalDerivative(s)`,
+    /// `canBeInstantiatedOnlyOncePerProcess`); the co-simulation-only flags are off.
+    pub capabilities: Capabilities,
+    /// FMI 2.0 `completedIntegratorStepNotNeeded`; FMI 3.0 the negation of
+    /// `needsCompletedIntegratorStep`: the master may skip `completedIntegratorStep`.
+    pub completed_integrator_step_not_needed: bool,
+}
+
+/// One continuous state of a Model Exchange FMU and its derivative.
+///
+/// Spec: FMI 2.0.2 §2.2.8 (`ModelStructure/Derivatives`, attribute `derivative`), FMI 3.0
+/// §2.4.8 (`ContinuousStateDerivative`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ContinuousState {
+    /// Value reference of the state variable (for an FMI 3.0 array: of the whole array).
+    pub state: ValueRef,
+    /// Value reference of its derivative.
+    pub derivative: ValueRef,
+    /// 1-based index of the state's scalar in [`ModelDescription::variables`].
+    pub state_index: usize,
+    /// 1-based index of the derivative's scalar in [`ModelDescription::variables`].
+    pub derivative_index: usize,
 }
 
 impl ModelDescription {
@@ -366,6 +411,41 @@ impl ModelDescription {
     pub fn from_file(path: &Path) -> Result<Self> {
         let bytes = read_limited(path, MAX_DESCRIPTION_SIZE)?;
         Self::from_bytes(bytes, path).map(|(description, _)| description)
+    }
+
+    /// Reads and parses a `modelDescription.xml` file to run the FMU through `interface`:
+    /// for [`Interface::CoSimulation`] as [`ModelDescription::from_file`]; for
+    /// [`Interface::ModelExchange`] an FMU without `CoSimulation` is read too, and one
+    /// without a usable Model Exchange interface is refused.
+    ///
+    /// # Errors
+    /// As [`ModelDescription::from_file`]; for Model Exchange instead of
+    /// [`crate::Error::NoCoSimulation`]: [`crate::Error::InterfaceMissing`] (no
+    /// `ModelExchange` element; the message names the interfaces offered),
+    /// [`crate::Error::ModelStructure`] (ambiguous states or event indicators, naming the
+    /// element), [`crate::Error::Fmi1ModelExchange`] (an FMI 1.0 file).
+    ///
+    /// Spec: FMI 2.0.2 §3.3.1, FMI 3.0 §3.3.1 (`ModelExchange`).
+    pub fn from_file_for(path: &Path, interface: Interface) -> Result<Self> {
+        let accept = match interface {
+            Interface::CoSimulation => raw::Accept::CoSimulation,
+            Interface::ModelExchange => raw::Accept::ModelExchange,
+        };
+        let bytes = read_limited(path, MAX_DESCRIPTION_SIZE)?;
+        let text = raw::decode_text(bytes, path)?;
+        raw::parse(&text, path, accept)
+    }
+
+    /// Reads and parses a `modelDescription.xml` file whatever interfaces it offers, as
+    /// [`ModelDescription::parse_any_interface`]: to decide which interface to run an FMU
+    /// through (see [`ModelDescription::interfaces`]).
+    ///
+    /// # Errors
+    /// As [`ModelDescription::from_file`], except [`crate::Error::NoCoSimulation`] (only for
+    /// an FMU without any interface).
+    pub fn from_file_any_interface(path: &Path) -> Result<Self> {
+        let bytes = read_limited(path, MAX_DESCRIPTION_SIZE)?;
+        Self::from_bytes_any_interface(bytes, path).map(|(description, _)| description)
     }
 
     /// Decodes and parses the bytes of a `modelDescription.xml` (read from a file or straight

@@ -9,12 +9,18 @@
 //! The tests run one at a time (`serial`): the leak check counts the process's heap, and the
 //! log capture is process-wide.
 //!
+//! Model Exchange instances (FMI 3.0, and FMI 2.0 from `corpus/crosscheck/fmi2`) are tested in
+//! [`model_exchange`].
+//!
 //! Run with `cargo test -p mastersim-fmi --release --test fmi3`.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use fmi::archive::{ExtractOptions, extract};
+
+#[path = "fmi3/model_exchange.rs"]
+mod model_exchange;
 use fmi::{
     Error, FailureStatus, Fmi3InstantiateOptions, FmiVersion, Fmu, Instance3, Status, ValueRef,
 };

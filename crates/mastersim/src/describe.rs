@@ -87,6 +87,10 @@ pub struct Info<'a> {
     /// `capabilities`: the co-simulation capability flags the XML declares (an empty object
     /// for an FMU without Co-Simulation).
     pub capabilities: CapabilitiesInfo,
+    /// `modelExchange`: the Model Exchange interface (left out when the FMU has none, or when
+    /// its model structure is ambiguous, which reading the FMU warns about).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_exchange: Option<ModelExchangeInfo<'a>>,
     /// `defaultExperiment` (left out when the FMU has none).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub default_experiment: Option<ExperimentInfo>,
@@ -280,6 +284,78 @@ impl CapabilitiesInfo {
     }
 }
 
+/// The Model Exchange interface: its model identifier (the base name of its shared library,
+/// which may differ from co-simulation's), the number of continuous states and of event
+/// indicators, and the capability flags of the `ModelExchange` element, named as the FMU's
+/// FMI version names them (FMI 2.0 `completedIntegratorStepNotNeeded`, FMI 3.0
+/// `needsCompletedIntegratorStep`).
+///
+/// Spec: FMI 2.0.2 §2.2.1 (`numberOfEventIndicators`), §2.2.8 (`Derivatives`), §3.3.1
+/// (`ModelExchange`); FMI 3.0 §2.4.8, §3.3.1.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelExchangeInfo<'a> {
+    /// `modelIdentifier`.
+    pub model_identifier: &'a str,
+    /// `numberOfContinuousStates`: the entries of `ModelStructure/Derivatives` (FMI 3.0:
+    /// the scalars of the `ContinuousStateDerivative` entries).
+    pub number_of_continuous_states: usize,
+    /// `numberOfEventIndicators`.
+    pub number_of_event_indicators: usize,
+    /// `capabilities`: the flags of the `ModelExchange` element.
+    pub capabilities: CapabilitiesInfo,
+}
+
+impl<'a> ModelExchangeInfo<'a> {
+    /// The Model Exchange interface of `md`, when it has a usable one.
+    fn new(md: &'a fmi::ModelDescription) -> Option<Self> {
+        use Capability::Flag;
+        let me = md.model_exchange.as_ref()?;
+        let c = &me.capabilities;
+        let v3 = md.fmi_version == FmiVersion::V3;
+        let pick = |v2: &'static str, v3_name: &'static str| if v3 { v3_name } else { v2 };
+        let completed = if v3 {
+            (
+                "needsCompletedIntegratorStep",
+                Flag(!me.completed_integrator_step_not_needed),
+            )
+        } else {
+            (
+                "completedIntegratorStepNotNeeded",
+                Flag(me.completed_integrator_step_not_needed),
+            )
+        };
+        let list = vec![
+            (
+                "canBeInstantiatedOnlyOncePerProcess",
+                Flag(c.can_be_instantiated_only_once_per_process),
+            ),
+            (
+                pick("canGetAndSetFMUstate", "canGetAndSetFMUState"),
+                Flag(c.can_get_and_set_fmu_state),
+            ),
+            (
+                pick("canSerializeFMUstate", "canSerializeFMUState"),
+                Flag(c.can_serialize_fmu_state),
+            ),
+            (
+                pick(
+                    "providesDirectionalDerivative",
+                    "providesDirectionalDerivatives",
+                ),
+                Flag(c.provides_directional_derivative),
+            ),
+            completed,
+        ];
+        Some(ModelExchangeInfo {
+            model_identifier: &me.model_identifier,
+            number_of_continuous_states: md.continuous_states.len(),
+            number_of_event_indicators: md.number_of_event_indicators,
+            capabilities: CapabilitiesInfo(list),
+        })
+    }
+}
+
 /// The `DefaultExperiment`; each member only when the FMU gives it.
 ///
 /// Spec: FMI 2.0.2 §2.2.5, FMI 1.0 §2.2.
@@ -383,6 +459,7 @@ impl<'a> Info<'a> {
             platforms: &contents.platforms,
             source_files: &contents.source_files,
             capabilities: CapabilitiesInfo::new(md),
+            model_exchange: ModelExchangeInfo::new(md),
             default_experiment: md.default_experiment.map(|e| ExperimentInfo {
                 start_time: e.start_time,
                 stop_time: e.stop_time,

@@ -14,7 +14,7 @@ use std::path::Path;
 use libloading::os::unix::Library;
 
 use super::{Resolver, downgrade};
-use crate::{Capabilities, Result};
+use crate::{Capabilities, Interface, Result};
 
 pub(crate) type fmi2Component = *mut c_void;
 pub(crate) type fmi2ComponentEnvironment = *mut c_void;
@@ -32,6 +32,7 @@ pub(crate) type fmi2StatusKind = c_int;
 
 pub(crate) const fmi2True: fmi2Boolean = 1;
 pub(crate) const fmi2False: fmi2Boolean = 0;
+pub(crate) const fmi2ModelExchange: fmi2Type = 0;
 pub(crate) const fmi2CoSimulation: fmi2Type = 1;
 pub(crate) const fmi2DoStepStatus: fmi2StatusKind = 0;
 pub(crate) const fmi2Terminated: fmi2StatusKind = 3;
@@ -158,6 +159,75 @@ pub(crate) type fmi2GetStatusTYPE =
 pub(crate) type fmi2GetBooleanStatusTYPE =
     unsafe extern "C" fn(fmi2Component, fmi2StatusKind, *mut fmi2Boolean) -> fmi2Status;
 
+/// `fmi2EventInfo`, filled by `fmi2NewDiscreteStates`. Spec: FMI 2.0.2 §3.2.2.
+#[repr(C)]
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct fmi2EventInfo {
+    pub(crate) newDiscreteStatesNeeded: fmi2Boolean,
+    pub(crate) terminateSimulation: fmi2Boolean,
+    pub(crate) nominalsOfContinuousStatesChanged: fmi2Boolean,
+    pub(crate) valuesOfContinuousStatesChanged: fmi2Boolean,
+    pub(crate) nextEventTimeDefined: fmi2Boolean,
+    pub(crate) nextEventTime: fmi2Real,
+}
+
+pub(crate) type fmi2SetTimeTYPE = unsafe extern "C" fn(fmi2Component, fmi2Real) -> fmi2Status;
+pub(crate) type fmi2SetContinuousStatesTYPE =
+    unsafe extern "C" fn(fmi2Component, *const fmi2Real, usize) -> fmi2Status;
+pub(crate) type fmi2GetRealVectorTYPE =
+    unsafe extern "C" fn(fmi2Component, *mut fmi2Real, usize) -> fmi2Status;
+pub(crate) type fmi2NewDiscreteStatesTYPE =
+    unsafe extern "C" fn(fmi2Component, *mut fmi2EventInfo) -> fmi2Status;
+pub(crate) type fmi2CompletedIntegratorStepTYPE = unsafe extern "C" fn(
+    fmi2Component,
+    fmi2Boolean,
+    *mut fmi2Boolean,
+    *mut fmi2Boolean,
+) -> fmi2Status;
+
+/// The FMI 2.0 Model Exchange functions (all required for Model Exchange).
+///
+/// Spec: FMI 2.0.2 §3.2 (`fmi2SetTime` … `fmi2GetNominalsOfContinuousStates`).
+#[derive(Clone, Copy)]
+pub(crate) struct ModelExchangeFunctions {
+    pub(crate) set_time: fmi2SetTimeTYPE,
+    pub(crate) set_continuous_states: fmi2SetContinuousStatesTYPE,
+    pub(crate) enter_event_mode: fmi2ComponentOnlyTYPE,
+    pub(crate) new_discrete_states: fmi2NewDiscreteStatesTYPE,
+    pub(crate) enter_continuous_time_mode: fmi2ComponentOnlyTYPE,
+    pub(crate) completed_integrator_step: fmi2CompletedIntegratorStepTYPE,
+    pub(crate) get_derivatives: fmi2GetRealVectorTYPE,
+    pub(crate) get_event_indicators: fmi2GetRealVectorTYPE,
+    pub(crate) get_continuous_states: fmi2GetRealVectorTYPE,
+    pub(crate) get_nominals_of_continuous_states: fmi2GetRealVectorTYPE,
+}
+
+impl ModelExchangeFunctions {
+    /// Resolves the Model Exchange functions; a missing one is an error naming it.
+    ///
+    /// # Safety
+    /// `r` resolves from an FMI 2.0 library (the types follow fmi2FunctionTypes.h).
+    unsafe fn load(r: &Resolver<'_>) -> Result<Self> {
+        // SAFETY: each type parameter is the function-pointer type of the same-named
+        // prototype in fmi2FunctionTypes.h (FMI 2.0.2 §3.2), written out above.
+        unsafe {
+            Ok(ModelExchangeFunctions {
+                set_time: r.required("fmi2SetTime")?,
+                set_continuous_states: r.required("fmi2SetContinuousStates")?,
+                enter_event_mode: r.required("fmi2EnterEventMode")?,
+                new_discrete_states: r.required("fmi2NewDiscreteStates")?,
+                enter_continuous_time_mode: r.required("fmi2EnterContinuousTimeMode")?,
+                completed_integrator_step: r.required("fmi2CompletedIntegratorStep")?,
+                get_derivatives: r.required("fmi2GetDerivatives")?,
+                get_event_indicators: r.required("fmi2GetEventIndicators")?,
+                get_continuous_states: r.required("fmi2GetContinuousStates")?,
+                get_nominals_of_continuous_states: r
+                    .required("fmi2GetNominalsOfContinuousStates")?,
+            })
+        }
+    }
+}
+
 /// `fmi2GetFMUstate`, `fmi2SetFMUstate`, `fmi2FreeFMUstate`: all three, or the capability is
 /// absent.
 #[derive(Clone, Copy)]
@@ -175,7 +245,8 @@ pub(crate) struct SerializationFunctions {
     pub(crate) deserialize: fmi2DeSerializeFMUstateTYPE,
 }
 
-/// The FMI 2.0 co-simulation functions of one shared library.
+/// The FMI 2.0 functions of one shared library for one interface: the common functions,
+/// plus `fmi2DoStep` for co-simulation or the Model Exchange functions.
 ///
 /// Owns the [`Library`], so no function pointer outlives the code it points to.
 pub(crate) struct Fmi2Functions {
@@ -200,7 +271,10 @@ pub(crate) struct Fmi2Functions {
     pub(crate) fmu_state: Option<StateFunctions>,
     pub(crate) serialization: Option<SerializationFunctions>,
     pub(crate) get_directional_derivative: Option<fmi2GetDirectionalDerivativeTYPE>,
-    pub(crate) do_step: fmi2DoStepTYPE,
+    /// Co-simulation only.
+    pub(crate) do_step: Option<fmi2DoStepTYPE>,
+    /// Model Exchange only.
+    pub(crate) model_exchange: Option<ModelExchangeFunctions>,
     pub(crate) cancel_step: Option<fmi2ComponentOnlyTYPE>,
     pub(crate) get_status: Option<fmi2GetStatusTYPE>,
     pub(crate) get_boolean_status: Option<fmi2GetBooleanStatusTYPE>,
@@ -208,7 +282,8 @@ pub(crate) struct Fmi2Functions {
 }
 
 impl Fmi2Functions {
-    /// Resolves all symbols of `library` (loaded from `path`).
+    /// Resolves all symbols of `library` (loaded from `path`) for `interface`: only the
+    /// functions of that interface are required.
     ///
     /// Capabilities whose functions are missing are switched off in `capabilities` (with a
     /// warning); capabilities not declared are not resolved at all.
@@ -216,6 +291,7 @@ impl Fmi2Functions {
         library: Library,
         path: &Path,
         capabilities: &mut Capabilities,
+        interface: Interface,
     ) -> Result<Self> {
         let r = Resolver {
             library: &library,
@@ -223,7 +299,7 @@ impl Fmi2Functions {
             prefix: "",
         };
         // SAFETY: every type parameter below is the function-pointer type of the same-named
-        // prototype in fmi2FunctionTypes.h (FMI 2.0.2 §2.1 and §4.2), written out above.
+        // prototype in fmi2FunctionTypes.h (FMI 2.0.2 §2.1, §3.2 and §4.2), written out above.
         let table = unsafe {
             let fmu_state = if capabilities.can_get_and_set_fmu_state {
                 let functions = r
@@ -274,7 +350,14 @@ impl Fmi2Functions {
                 fmu_state,
                 serialization,
                 get_directional_derivative,
-                do_step: r.required("fmi2DoStep")?,
+                do_step: match interface {
+                    Interface::CoSimulation => Some(r.required("fmi2DoStep")?),
+                    Interface::ModelExchange => None,
+                },
+                model_exchange: match interface {
+                    Interface::CoSimulation => None,
+                    Interface::ModelExchange => Some(ModelExchangeFunctions::load(&r)?),
+                },
                 cancel_step: r.optional("fmi2CancelStep"),
                 get_status: r.optional("fmi2GetStatus"),
                 get_boolean_status: r.optional("fmi2GetBooleanStatus"),

@@ -26,7 +26,7 @@ use std::path::Path;
 use libloading::os::unix::Library;
 
 use super::{Resolver, downgrade};
-use crate::{Capabilities, Result};
+use crate::{Capabilities, Interface, Result};
 
 pub(crate) type fmi3Instance = *mut c_void;
 pub(crate) type fmi3InstanceEnvironment = *mut c_void;
@@ -89,6 +89,27 @@ pub(crate) type fmi3InstantiateCoSimulationTYPE = unsafe extern "C" fn(
     Option<fmi3LogMessageCallback>,
     Option<fmi3IntermediateUpdateCallback>,
 ) -> fmi3Instance;
+pub(crate) type fmi3InstantiateModelExchangeTYPE = unsafe extern "C" fn(
+    fmi3String,
+    fmi3String,
+    fmi3String,
+    fmi3Boolean,
+    fmi3Boolean,
+    fmi3InstanceEnvironment,
+    Option<fmi3LogMessageCallback>,
+) -> fmi3Instance;
+pub(crate) type fmi3SetTimeTYPE = unsafe extern "C" fn(fmi3Instance, fmi3Float64) -> fmi3Status;
+pub(crate) type fmi3SetContinuousStatesTYPE =
+    unsafe extern "C" fn(fmi3Instance, *const fmi3Float64, usize) -> fmi3Status;
+pub(crate) type fmi3GetFloat64VectorTYPE =
+    unsafe extern "C" fn(fmi3Instance, *mut fmi3Float64, usize) -> fmi3Status;
+pub(crate) type fmi3GetNumberTYPE = unsafe extern "C" fn(fmi3Instance, *mut usize) -> fmi3Status;
+pub(crate) type fmi3CompletedIntegratorStepTYPE = unsafe extern "C" fn(
+    fmi3Instance,
+    fmi3Boolean,
+    *mut fmi3Boolean,
+    *mut fmi3Boolean,
+) -> fmi3Status;
 pub(crate) type fmi3FreeInstanceTYPE = unsafe extern "C" fn(fmi3Instance);
 pub(crate) type fmi3EnterInitializationModeTYPE = unsafe extern "C" fn(
     fmi3Instance,
@@ -203,7 +224,55 @@ pub(crate) struct SerializationFunctions {
 pub(crate) struct EventModeFunctions {
     pub(crate) enter_event_mode: fmi3InstanceOnlyTYPE,
     pub(crate) update_discrete_states: fmi3UpdateDiscreteStatesTYPE,
-    pub(crate) enter_step_mode: fmi3InstanceOnlyTYPE,
+    /// Co-simulation only (always there when loaded for co-simulation).
+    pub(crate) enter_step_mode: Option<fmi3InstanceOnlyTYPE>,
+}
+
+/// The FMI 3.0 Model Exchange functions (all required for Model Exchange; Event Mode is in
+/// [`EventModeFunctions`]).
+///
+/// Spec: FMI 3.0 Model Exchange API (`fmi3InstantiateModelExchange` …
+/// `fmi3GetNumberOfContinuousStates`).
+#[derive(Clone, Copy)]
+pub(crate) struct ModelExchangeFunctions {
+    pub(crate) instantiate: fmi3InstantiateModelExchangeTYPE,
+    pub(crate) enter_continuous_time_mode: fmi3InstanceOnlyTYPE,
+    pub(crate) completed_integrator_step: fmi3CompletedIntegratorStepTYPE,
+    pub(crate) set_time: fmi3SetTimeTYPE,
+    pub(crate) set_continuous_states: fmi3SetContinuousStatesTYPE,
+    pub(crate) get_derivatives: fmi3GetFloat64VectorTYPE,
+    pub(crate) get_event_indicators: fmi3GetFloat64VectorTYPE,
+    pub(crate) get_continuous_states: fmi3GetFloat64VectorTYPE,
+    pub(crate) get_nominals_of_continuous_states: fmi3GetFloat64VectorTYPE,
+    pub(crate) get_number_of_event_indicators: fmi3GetNumberTYPE,
+    pub(crate) get_number_of_continuous_states: fmi3GetNumberTYPE,
+}
+
+impl ModelExchangeFunctions {
+    /// Resolves the Model Exchange functions; a missing one is an error naming it.
+    ///
+    /// # Safety
+    /// `r` resolves from an FMI 3.0 library (the types follow fmi3FunctionTypes.h).
+    unsafe fn load(r: &Resolver<'_>) -> Result<Self> {
+        // SAFETY: each type parameter is the function-pointer type of the same-named
+        // prototype in fmi3FunctionTypes.h (Model Exchange functions), written out above.
+        unsafe {
+            Ok(ModelExchangeFunctions {
+                instantiate: r.required("fmi3InstantiateModelExchange")?,
+                enter_continuous_time_mode: r.required("fmi3EnterContinuousTimeMode")?,
+                completed_integrator_step: r.required("fmi3CompletedIntegratorStep")?,
+                set_time: r.required("fmi3SetTime")?,
+                set_continuous_states: r.required("fmi3SetContinuousStates")?,
+                get_derivatives: r.required("fmi3GetContinuousStateDerivatives")?,
+                get_event_indicators: r.required("fmi3GetEventIndicators")?,
+                get_continuous_states: r.required("fmi3GetContinuousStates")?,
+                get_nominals_of_continuous_states: r
+                    .required("fmi3GetNominalsOfContinuousStates")?,
+                get_number_of_event_indicators: r.required("fmi3GetNumberOfEventIndicators")?,
+                get_number_of_continuous_states: r.required("fmi3GetNumberOfContinuousStates")?,
+            })
+        }
+    }
 }
 
 /// The function pointers of one FMI 3.0 co-simulation library, without the library itself.
@@ -220,14 +289,18 @@ pub(crate) struct EventModeFunctions {
 pub(crate) struct Fmi3Table {
     pub(crate) get_version: Option<fmi3GetVersionTYPE>,
     pub(crate) set_debug_logging: Option<fmi3SetDebugLoggingTYPE>,
-    pub(crate) instantiate_co_simulation: fmi3InstantiateCoSimulationTYPE,
+    /// Co-simulation only.
+    pub(crate) instantiate_co_simulation: Option<fmi3InstantiateCoSimulationTYPE>,
     pub(crate) free_instance: fmi3FreeInstanceTYPE,
     pub(crate) enter_initialization_mode: fmi3EnterInitializationModeTYPE,
     pub(crate) exit_initialization_mode: fmi3InstanceOnlyTYPE,
     pub(crate) terminate: fmi3InstanceOnlyTYPE,
     pub(crate) reset: Option<fmi3InstanceOnlyTYPE>,
-    pub(crate) do_step: fmi3DoStepTYPE,
+    /// Co-simulation only.
+    pub(crate) do_step: Option<fmi3DoStepTYPE>,
     pub(crate) event_mode: Option<EventModeFunctions>,
+    /// Model Exchange only.
+    pub(crate) model_exchange: Option<ModelExchangeFunctions>,
     pub(crate) get_float32: Option<fmi3GetTYPE<fmi3Float32>>,
     pub(crate) get_float64: Option<fmi3GetTYPE<fmi3Float64>>,
     pub(crate) get_int8: Option<fmi3GetTYPE<fmi3Int8>>,
@@ -279,6 +352,7 @@ impl Fmi3Functions {
         library: Library,
         path: &Path,
         capabilities: &mut Capabilities,
+        interface: Interface,
     ) -> Result<Self> {
         let r = Resolver {
             library: &library,
@@ -316,30 +390,51 @@ impl Fmi3Functions {
             } else {
                 None
             };
-            let event_mode = r
-                .optional("fmi3EnterEventMode")
-                .zip(r.optional("fmi3UpdateDiscreteStates"))
-                .zip(r.optional("fmi3EnterStepMode"))
-                .map(
-                    |((enter_event_mode, update_discrete_states), enter_step_mode)| {
-                        EventModeFunctions {
-                            enter_event_mode,
-                            update_discrete_states,
-                            enter_step_mode,
-                        }
-                    },
-                );
+            let event_mode = match interface {
+                Interface::CoSimulation => r
+                    .optional("fmi3EnterEventMode")
+                    .zip(r.optional("fmi3UpdateDiscreteStates"))
+                    .zip(r.optional("fmi3EnterStepMode"))
+                    .map(
+                        |((enter_event_mode, update_discrete_states), enter_step_mode)| {
+                            EventModeFunctions {
+                                enter_event_mode,
+                                update_discrete_states,
+                                enter_step_mode: Some(enter_step_mode),
+                            }
+                        },
+                    ),
+                Interface::ModelExchange => Some(EventModeFunctions {
+                    enter_event_mode: r.required("fmi3EnterEventMode")?,
+                    update_discrete_states: r.required("fmi3UpdateDiscreteStates")?,
+                    enter_step_mode: None,
+                }),
+            };
+            let co_simulation = interface == Interface::CoSimulation;
             Fmi3Table {
                 get_version: r.optional("fmi3GetVersion"),
                 set_debug_logging: r.optional("fmi3SetDebugLogging"),
-                instantiate_co_simulation: r.required("fmi3InstantiateCoSimulation")?,
+                instantiate_co_simulation: if co_simulation {
+                    Some(r.required("fmi3InstantiateCoSimulation")?)
+                } else {
+                    None
+                },
                 free_instance: r.required("fmi3FreeInstance")?,
                 enter_initialization_mode: r.required("fmi3EnterInitializationMode")?,
                 exit_initialization_mode: r.required("fmi3ExitInitializationMode")?,
                 terminate: r.required("fmi3Terminate")?,
                 reset: r.optional("fmi3Reset"),
-                do_step: r.required("fmi3DoStep")?,
+                do_step: if co_simulation {
+                    Some(r.required("fmi3DoStep")?)
+                } else {
+                    None
+                },
                 event_mode,
+                model_exchange: if co_simulation {
+                    None
+                } else {
+                    Some(ModelExchangeFunctions::load(&r)?)
+                },
                 get_float32: r.optional("fmi3GetFloat32"),
                 get_float64: Some(r.required("fmi3GetFloat64")?),
                 get_int8: r.optional("fmi3GetInt8"),

@@ -18,7 +18,7 @@ use std::path::Path;
 
 use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW};
 
-use crate::{Error, FmiVersion, ModelDescription, Result};
+use crate::{Error, FmiVersion, Interface, ModelDescription, Result};
 
 /// The function table of one loaded shared library: FMI 1.0/2.0, called through
 /// [`crate::Instance`], or FMI 3.0, called through [`crate::Instance3`].
@@ -26,9 +26,9 @@ use crate::{Error, FmiVersion, ModelDescription, Result};
 /// Two levels rather than one enum with three variants, so that the FMI 1.0/2.0 instance code
 /// matches on [`Functions`] alone and never has to name the FMI 3.0 table.
 pub(crate) enum FunctionTable {
-    /// FMI 1.0 or 2.0 co-simulation.
+    /// FMI 1.0 or 2.0 (FMI 2.0: co-simulation or Model Exchange).
     Legacy(Functions),
-    /// FMI 3.0 co-simulation.
+    /// FMI 3.0 (co-simulation or Model Exchange).
     V3(fmi3::Fmi3Functions),
 }
 
@@ -46,21 +46,24 @@ impl FunctionTable {
     /// Loads the shared library at `path` and resolves the function table for the FMI version
     /// of `description`. Capabilities whose functions are missing are switched off in
     /// `description` (with a warning).
-    pub(crate) fn load(path: &Path, description: &mut ModelDescription) -> Result<Self> {
+    ///
+    /// Only the functions of `interface` are required (FMI 1.0: co-simulation only).
+    pub(crate) fn load(
+        path: &Path,
+        description: &mut ModelDescription,
+        interface: Interface,
+    ) -> Result<Self> {
         let library = open_library(path)?;
+        let capabilities = &mut description.capabilities;
         match description.fmi_version {
             FmiVersion::V1 => {
                 fmi1::Fmi1Functions::load(library, path, &description.model_identifier)
                     .map(|f| FunctionTable::Legacy(Functions::V1(f)))
             }
-            FmiVersion::V2 => {
-                fmi2::Fmi2Functions::load(library, path, &mut description.capabilities)
-                    .map(|f| FunctionTable::Legacy(Functions::V2(f)))
-            }
-            FmiVersion::V3 => {
-                fmi3::Fmi3Functions::load(library, path, &mut description.capabilities)
-                    .map(FunctionTable::V3)
-            }
+            FmiVersion::V2 => fmi2::Fmi2Functions::load(library, path, capabilities, interface)
+                .map(|f| FunctionTable::Legacy(Functions::V2(f))),
+            FmiVersion::V3 => fmi3::Fmi3Functions::load(library, path, capabilities, interface)
+                .map(FunctionTable::V3),
         }
     }
 

@@ -16,6 +16,7 @@ use super::ModelDescription;
 use crate::{Error, Result};
 
 mod convert;
+mod model_exchange;
 mod v3;
 
 use convert::Ctx;
@@ -77,6 +78,8 @@ struct RawVariable {
 struct RawTypeElement {
     #[serde(rename = "@start")]
     start: Option<String>,
+    #[serde(rename = "@derivative")]
+    derivative: Option<String>,
     #[serde(rename = "@unit")]
     unit: Option<String>,
     #[serde(rename = "@declaredType")]
@@ -103,6 +106,8 @@ struct RawV2 {
     description: Option<String>,
     #[serde(rename = "@generationTool")]
     generation_tool: Option<String>,
+    #[serde(rename = "@numberOfEventIndicators")]
+    number_of_event_indicators: Option<String>,
     #[serde(rename = "CoSimulation")]
     co_simulation: Option<RawCoSimulationV2>,
     #[serde(rename = "ModelExchange")]
@@ -143,11 +148,25 @@ struct RawCoSimulationV2 {
     provides_directional_derivative: Option<String>,
 }
 
-/// The `ModelExchange` element: only its identifier is read (to describe the FMU).
+/// The `ModelExchange` element (FMI 2.0).
 #[derive(Debug, Deserialize)]
 struct RawModelExchange {
     #[serde(rename = "@modelIdentifier")]
     model_identifier: Option<String>,
+    #[serde(rename = "@needsExecutionTool")]
+    needs_execution_tool: Option<String>,
+    #[serde(rename = "@completedIntegratorStepNotNeeded")]
+    completed_integrator_step_not_needed: Option<String>,
+    #[serde(rename = "@canBeInstantiatedOnlyOncePerProcess")]
+    can_be_instantiated_only_once_per_process: Option<String>,
+    #[serde(rename = "@canNotUseMemoryManagementFunctions")]
+    can_not_use_memory_management_functions: Option<String>,
+    #[serde(rename = "@canGetAndSetFMUstate")]
+    can_get_and_set_fmu_state: Option<String>,
+    #[serde(rename = "@canSerializeFMUstate")]
+    can_serialize_fmu_state: Option<String>,
+    #[serde(rename = "@providesDirectionalDerivative")]
+    provides_directional_derivative: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -168,6 +187,8 @@ struct RawSimpleTypeV2 {
 struct RawModelStructure {
     #[serde(rename = "Outputs")]
     outputs: Option<RawUnknowns>,
+    #[serde(rename = "Derivatives")]
+    derivatives: Option<RawUnknowns>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -308,6 +329,10 @@ pub(super) enum Accept {
     /// FMUs of any interface (to describe them): without `CoSimulation`, the model identifier
     /// is that of Model Exchange (or Scheduled Execution) and the capabilities are all off.
     AnyInterface,
+    /// Only FMUs with a usable Model Exchange interface (to run them as Model Exchange):
+    /// as [`Accept::AnyInterface`], but without `ModelExchange`, or with an ambiguous Model
+    /// Exchange structure, the description is refused.
+    ModelExchange,
 }
 
 /// Parses a description accepting `accept`; warnings go to the `log` crate.
@@ -331,6 +356,20 @@ pub(super) fn parse_with_warnings(
     path: &Path,
 ) -> (Result<ModelDescription>, Vec<String>) {
     read(xml, path, Accept::CoSimulation)
+}
+
+/// [`parse_with_warnings`], reading the description to run it through `interface`.
+#[cfg(test)]
+pub(super) fn parse_for_with_warnings(
+    xml: &str,
+    path: &Path,
+    interface: crate::Interface,
+) -> (Result<ModelDescription>, Vec<String>) {
+    let accept = match interface {
+        crate::Interface::CoSimulation => Accept::CoSimulation,
+        crate::Interface::ModelExchange => Accept::ModelExchange,
+    };
+    read(xml, path, accept)
 }
 
 /// [`parse_with_warnings`], accepting `accept`.

@@ -1069,4 +1069,5 @@ mod properties {
 }
 
 mod files;
+mod model_exchange;
 mod v3;

@@ -1,5 +1,5 @@
-//! `mastersim info` as text: a header of `label  value` lines, the capabilities, the default
-//! experiment, the variable table and the clocks.
+//! `mastersim info` as text: a header of `label  value` lines, the capabilities, the Model
+//! Exchange interface, the default experiment, the variable table and the clocks.
 
 use std::fmt::Write as _;
 
@@ -22,6 +22,7 @@ impl Info<'_> {
             out.push_str("\nCo-simulation capabilities\n");
             write_table(&mut out, "  ", &self.capabilities.rows());
         }
+        self.model_exchange(&mut out);
         self.experiment(&mut out);
         let total = self.number_of_variables;
         if filters.is_empty() {
@@ -37,6 +38,28 @@ impl Info<'_> {
         }
         self.clock_table(&mut out);
         out
+    }
+
+    /// Writes the Model Exchange block to `out`, when the FMU has a usable Model Exchange
+    /// interface.
+    fn model_exchange(&self, out: &mut String) {
+        let Some(me) = &self.model_exchange else {
+            return;
+        };
+        out.push_str("\nModel Exchange\n");
+        let mut rows = vec![
+            vec!["modelIdentifier".to_owned(), me.model_identifier.to_owned()],
+            vec![
+                "continuous states".to_owned(),
+                me.number_of_continuous_states.to_string(),
+            ],
+            vec![
+                "event indicators".to_owned(),
+                me.number_of_event_indicators.to_string(),
+            ],
+        ];
+        rows.extend(me.capabilities.rows());
+        write_table(out, "  ", &rows);
     }
 
     /// Writes the header lines to `out`.

@@ -114,7 +114,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// An optional boolean attribute (absent = false); only `true` and `false` are accepted.
-    fn boolean(
+    pub(super) fn boolean(
         &self,
         element: &str,
         attribute: &'static str,
@@ -563,7 +563,9 @@ pub(super) fn convert_v2(raw: RawV2, ctx: &Ctx<'_>) -> Result<ModelDescription> 
             FmiVersion::V2,
             interfaces,
             "ModelExchange",
-            raw.model_exchange.and_then(|me| me.model_identifier),
+            raw.model_exchange
+                .as_ref()
+                .and_then(|me| me.model_identifier.clone()),
         )?,
     };
     let units: HashMap<String, String> = raw
@@ -577,8 +579,24 @@ pub(super) fn convert_v2(raw: RawV2, ctx: &Ctx<'_>) -> Result<ModelDescription> 
         .default_experiment
         .as_ref()
         .map(|d| ctx.default_experiment(d));
+    let derivative_attributes: Vec<Option<String>> = raw
+        .model_variables
+        .iter()
+        .flat_map(|m| &m.variables)
+        .map(|v| v.real.as_ref().and_then(|r| r.derivative.clone()))
+        .collect();
+    let mut model_structure = raw.model_structure;
+    let derivatives = model_structure.as_mut().and_then(|s| s.derivatives.take());
     let variables = ctx.variables(raw.model_variables, FmiVersion::V2, &units)?;
-    let outputs = ctx.outputs(raw.model_structure, variables.len())?;
+    let outputs = ctx.outputs(model_structure, variables.len())?;
+    let me = ctx.model_exchange_v2(
+        interfaces,
+        raw.model_exchange,
+        raw.number_of_event_indicators,
+        derivatives,
+        &derivative_attributes,
+        &variables,
+    )?;
     Ok(ModelDescription {
         fmi_version: FmiVersion::V2,
         model_name,
@@ -592,6 +610,9 @@ pub(super) fn convert_v2(raw: RawV2, ctx: &Ctx<'_>) -> Result<ModelDescription> 
         variables,
         clocks: Vec::new(),
         outputs,
+        model_exchange: me.model_exchange,
+        number_of_event_indicators: me.number_of_event_indicators,
+        continuous_states: me.continuous_states,
     })
 }
 
@@ -661,6 +682,11 @@ fn co_simulation_v1(implementation: RawImplementationV1, ctx: &Ctx<'_>) -> Resul
 }
 
 pub(super) fn convert_v1(raw: RawV1, ctx: &Ctx<'_>) -> Result<ModelDescription> {
+    if ctx.accept == Accept::ModelExchange {
+        return Err(Error::Fmi1ModelExchange {
+            path: ctx.path.to_owned(),
+        });
+    }
     let model_name = ctx.required(ROOT, "modelName", raw.model_name)?;
     let guid = ctx.required(ROOT, "guid", raw.guid)?;
     let model_identifier = ctx.model_identifier(ROOT, raw.model_identifier)?;
@@ -706,5 +732,8 @@ pub(super) fn convert_v1(raw: RawV1, ctx: &Ctx<'_>) -> Result<ModelDescription> 
         variables,
         clocks: Vec::new(),
         outputs: Vec::new(),
+        model_exchange: None,
+        number_of_event_indicators: 0,
+        continuous_states: Vec::new(),
     })
 }

@@ -19,10 +19,11 @@ use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
 use super::convert::{Ctx, NO_DEPENDENCIES, NO_OUTPUT};
+use super::model_exchange::MODEL_EXCHANGE_ATTRIBUTES;
 use super::{ROOT, RawDefaultExperiment};
 use crate::model_description::{
-    Capabilities, ClockVariable, FmiVersion, Interfaces, ModelDescription, OutputDependency,
-    ScalarVariable,
+    Capabilities, ClockVariable, FmiVersion, Interfaces, ModelDescription, ModelExchange,
+    OutputDependency, ScalarVariable,
 };
 use crate::{Error, Result};
 
@@ -321,6 +322,15 @@ impl Reader<'_> {
                 })?;
         let (variables, clocks, empty) = self.variables(model_variables, &definitions)?;
         let outputs = self.model_structure(root, &variables, &clocks, &empty)?;
+        let me = self.ctx.model_exchange_v3(
+            interfaces,
+            self.tree,
+            root,
+            me.map(|me| self.model_exchange(me)),
+            model_variables,
+            &variables,
+            &empty,
+        )?;
         Ok(ModelDescription {
             fmi_version: FmiVersion::V3,
             model_name,
@@ -334,6 +344,49 @@ impl Reader<'_> {
             variables,
             clocks,
             outputs,
+            model_exchange: me.model_exchange,
+            number_of_event_indicators: me.number_of_event_indicators,
+            continuous_states: me.continuous_states,
+        })
+    }
+
+    /// `modelIdentifier` and the capability flags of the `ModelExchange` element.
+    fn model_exchange(&self, me: &Node) -> Result<ModelExchange> {
+        const ME: &str = "ModelExchange";
+        self.check(ME, me, MODEL_EXCHANGE_ATTRIBUTES);
+        let model_identifier = self.ctx.model_identifier(ME, me.owned("modelIdentifier"))?;
+        // Validated for well-formedness, not used.
+        for attribute in [
+            "needsExecutionTool",
+            "providesAdjointDerivatives",
+            "providesPerElementDependencies",
+            "providesEvaluateDiscreteStates",
+        ] {
+            self.boolean(ME, attribute, me)?;
+        }
+        let capabilities = Capabilities {
+            can_get_and_set_fmu_state: self.boolean(ME, "canGetAndSetFMUState", me)?,
+            can_serialize_fmu_state: self.boolean(ME, "canSerializeFMUState", me)?,
+            can_be_instantiated_only_once_per_process: self.boolean(
+                ME,
+                "canBeInstantiatedOnlyOncePerProcess",
+                me,
+            )?,
+            provides_directional_derivative: self.boolean(
+                ME,
+                "providesDirectionalDerivatives",
+                me,
+            )?,
+            ..Capabilities::default()
+        };
+        Ok(ModelExchange {
+            model_identifier,
+            capabilities,
+            completed_integrator_step_not_needed: !self.boolean(
+                ME,
+                "needsCompletedIntegratorStep",
+                me,
+            )?,
         })
     }
 
