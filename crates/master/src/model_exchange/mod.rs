@@ -34,6 +34,7 @@
 
 mod calls;
 mod choice;
+mod fmu;
 mod stepping;
 #[cfg(test)]
 mod tests;
@@ -44,6 +45,7 @@ use fmi::ValueRef;
 
 pub use calls::{EventUpdate, ModelExchangeCalls, StepEnd};
 pub use choice::{interface_of, options_of};
+pub(crate) use fmu::instantiate;
 
 use crate::slave::{Slave, SlaveCapabilities, StateId, StepOutcome};
 use crate::statistics::IntegratorStatistics;

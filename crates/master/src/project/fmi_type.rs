@@ -49,6 +49,15 @@ impl FmiType {
     }
 }
 
+impl From<FmiType> for fmi::Interface {
+    fn from(t: FmiType) -> fmi::Interface {
+        match t {
+            FmiType::CoSimulation => fmi::Interface::CoSimulation,
+            FmiType::ModelExchange => fmi::Interface::ModelExchange,
+        }
+    }
+}
+
 impl std::str::FromStr for FmiType {
     type Err = String;
 

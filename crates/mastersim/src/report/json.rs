@@ -75,7 +75,9 @@ impl RunInfo {
             .iter()
             .map(|s| {
                 let (kind, file, fmu) = match &s.kind {
-                    SlaveKind::Fmu { fmu, path, .. } => ("fmu", path.clone(), Some(fmu.description())),
+                    SlaveKind::Fmu { fmu, path, .. } => {
+                        ("fmu", path.clone(), Some(fmu.description()))
+                    }
                     SlaveKind::FileReader { table } => ("table", table.path.clone(), None),
                     SlaveKind::External { .. } => ("external", PathBuf::new(), None),
                 };
