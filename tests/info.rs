@@ -849,3 +849,50 @@ fn fmus_mastersim_cannot_run_are_described() {
         }
     }
 }
+
+/// Issue 30: the Model Exchange interface is shown apart from co-simulation, with its own
+/// model identifier, the number of continuous states and event indicators and its flags; a
+/// description without one shows none (the own Prey with a `ModelExchange` element added).
+#[test]
+fn the_model_exchange_interface_is_shown() {
+    use crate::hostile::rows::{patched_entries, zip_bytes};
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let entries = patched_entries("Prey", |xml| {
+        xml.replace(
+            r#"numberOfEventIndicators="0""#,
+            r#"numberOfEventIndicators="3""#,
+        )
+        .replace(
+            "<CoSimulation",
+            r#"<ModelExchange modelIdentifier="PreyME" canGetAndSetFMUstate="true"/>
+  <CoSimulation"#,
+        )
+    });
+    let fmu = tmp.path().join("PreyBoth.fmu");
+    std::fs::write(&fmu, zip_bytes(&entries)).expect("write FMU");
+    let text = info_ok(&[&fmu]);
+    assert_eq!(field(&text, "Interfaces"), "Co-Simulation, Model Exchange");
+    assert_eq!(field(&text, "Model identifier"), "Prey");
+    let block = text
+        .split("\nModel Exchange\n")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no Model Exchange block in:\n{text}"));
+    assert_eq!(field(block, "modelIdentifier"), "PreyME");
+    assert_eq!(field(block, "continuous states"), "0");
+    assert_eq!(field(block, "event indicators"), "3");
+    assert_eq!(field(block, "canGetAndSetFMUstate"), "yes");
+    assert_eq!(field(block, "completedIntegratorStepNotNeeded"), "no");
+    let json = info_json(&[fmu.as_os_str(), "--json".as_ref()]);
+    let me = &json["modelExchange"];
+    assert_eq!(me["modelIdentifier"], "PreyME");
+    assert_eq!(me["numberOfContinuousStates"], 0);
+    assert_eq!(me["numberOfEventIndicators"], 3);
+    assert_eq!(me["capabilities"]["canGetAndSetFMUstate"], true);
+    assert_eq!(json["modelIdentifier"], "Prey");
+
+    // Without a ModelExchange element: no block, no member.
+    let text = info_ok(&[packed("Prey.fmu")]);
+    assert!(!text.contains("\nModel Exchange\n"), "{text}");
+    let json = info_json(&[packed("Prey.fmu").as_os_str(), "--json".as_ref()]);
+    assert!(json.get("modelExchange").is_none(), "{json}");
+}

@@ -754,8 +754,6 @@ mod model_exchange;
 mod state;
 mod values;
 
-pub use model_exchange::IntegratorStepEnd;
-
 impl Drop for Instance {
     fn drop(&mut self) {
         if !self.fmu.is_fatal() {

@@ -28,7 +28,9 @@ use std::ptr;
 use std::sync::Arc;
 
 use crate::ffi::{self, fmi3};
-use crate::{Error, FailureStatus, FmiVersion, Fmu, Interface, Result, Status, ValueRef};
+use crate::{
+    DiscreteStates, Error, FailureStatus, FmiVersion, Fmu, Interface, Result, Status, ValueRef,
+};
 
 /// Options for [`Fmu::instantiate_fmi3`]. `Default`: all false.
 ///
@@ -65,26 +67,6 @@ pub struct DoStepResult {
     /// The FMU's time when it returned, s: `t + h` after a complete step, earlier after an
     /// early return.
     pub last_successful_time: f64,
-}
-
-/// The out-arguments of an `fmi3UpdateDiscreteStates` call that did not fail.
-///
-/// Spec: FMI 3.0 `fmi3UpdateDiscreteStates`.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct DiscreteStates {
-    /// OK or Warning.
-    pub status: Status,
-    /// Another event iteration is needed: call [`Instance3::update_discrete_states`] again
-    /// before [`Instance3::enter_step_mode`].
-    pub discrete_states_need_update: bool,
-    /// The FMU asks to end the simulation.
-    pub terminate_simulation: bool,
-    /// The nominal values of continuous states changed (of interest to Model Exchange).
-    pub nominals_of_continuous_states_changed: bool,
-    /// The values of continuous states changed at the event.
-    pub values_of_continuous_states_changed: bool,
-    /// The time of the next time event, s, when the FMU knows one.
-    pub next_event_time: Option<f64>,
 }
 
 /// Where an FMI 3.0 instance is in the co-simulation state machine (only what the wrapper

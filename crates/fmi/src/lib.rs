@@ -7,6 +7,7 @@ pub mod archive;
 mod crash;
 mod elf;
 mod error;
+mod events;
 #[allow(unsafe_code)]
 mod ffi;
 mod fmu;
@@ -21,9 +22,10 @@ pub mod xml_tree;
 
 pub use crash::{ExitInCall, install_crash_report, on_exit_in_fmu_call};
 pub use error::{Error, FailureStatus, Result};
+pub use events::{DiscreteStates, IntegratorStepEnd};
 pub use fmu::Fmu;
-pub use instance::{Instance, InstantiateOptions, IntegratorStepEnd, StepOutcome};
-pub use instance3::{DiscreteStates, DoStepResult, Fmi3InstantiateOptions, Instance3};
+pub use instance::{Instance, InstantiateOptions, StepOutcome};
+pub use instance3::{DoStepResult, Fmi3InstantiateOptions, Instance3};
 pub use kinds::{Alias, DataType, FmiVersion, Interface, VarType};
 pub use model_description::{
     ArrayElement, Capabilities, Causality, ClockVariable, ContinuousState, DefaultExperiment,

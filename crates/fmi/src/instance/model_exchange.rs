@@ -14,21 +14,7 @@ use std::sync::Arc;
 
 use super::{Instance, InstantiateOptions, Phase, fmi2_bool};
 use crate::ffi::{Functions, fmi2};
-use crate::{DiscreteStates, Fmu, Interface, Result, Status};
-
-/// The out-arguments of a `completedIntegratorStep` call that did not fail (FMI 2.0 and 3.0).
-///
-/// Spec: FMI 2.0.2 §3.2.2 (`fmi2CompletedIntegratorStep`), FMI 3.0
-/// `fmi3CompletedIntegratorStep`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct IntegratorStepEnd {
-    /// OK or Warning.
-    pub status: Status,
-    /// The FMU asks for Event Mode now (a step event).
-    pub enter_event_mode: bool,
-    /// The FMU asks to end the simulation at the current time.
-    pub terminate_simulation: bool,
-}
+use crate::{DiscreteStates, Fmu, IntegratorStepEnd, Interface, Result, Status};
 
 /// The modes in which the getters of states, derivatives, event indicators and nominals are
 /// allowed (FMI 2.0.2 §3.2.3).
