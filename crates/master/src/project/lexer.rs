@@ -149,3 +149,15 @@ mod tests {
         assert!(absolute(Path::new("p.msim")).is_absolute());
     }
 }
+
+/// File and line of the line being parsed, for errors.
+pub(super) struct Ctx<'a> {
+    pub(super) file: &'a Path,
+    pub(super) line: usize,
+}
+
+impl Ctx<'_> {
+    pub(super) fn file(&self) -> PathBuf {
+        self.file.to_path_buf()
+    }
+}
