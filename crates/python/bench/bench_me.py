@@ -9,11 +9,15 @@ tolerance (default 1e-6) and the same output grid:
 
 FMPy: `fmpy.simulate_fmu(..., fmi_type='ModelExchange', solver='CVode',
 relative_tolerance=...)` in this process, with the FMU extracted once and its model description
-read once (its fastest documented reuse). mastersim: the release `mastersim` program
-(`target/release/mastersim` or $MASTERSIM_BIN) with `--fmi-type me --solver CVode
---relative-tolerance ...`, reusing its extracted FMU (`--skip-unzip`); two figures: the whole
-process (start, extraction check, instantiation, run, result files, exit) and the run itself
-(`WallClockTime` of its `log/summary.txt`).
+read once (its fastest documented reuse). mastersim, reusing its extracted FMU as FMPy does
+(`skip_unzip`), three figures:
+- `mastersim.simulate(path, fmi_type='ModelExchange', solver='CVode', relative_tolerance=...)`
+  in this process (loading, instantiation, run, result files, freeing): the like-for-like
+  comparison, and the ratio the table's "speed-up" column gives;
+- the `mastersim` program (`target/release/mastersim` or $MASTERSIM_BIN) with `--fmi-type me
+  --solver CVode --relative-tolerance ... --skip-unzip`: the whole process, start to exit;
+- the run itself: `WallClockTime` of the program's `log/summary.txt` (first to last
+  communication point).
 
 Accuracy: both against a reference made by FMPy's CVode on the same grid at a tight relative
 tolerance (VanDerPol 1e-12; Robertson 1e-9, the tightest at which FMPy's CVode does not stop at
@@ -36,6 +40,8 @@ import numpy as np
 
 import fmpy
 from fmpy import extract, read_model_description
+
+import mastersim
 
 WORKSPACE = Path(__file__).resolve().parents[3]
 CORPUS = Path(os.environ.get("MASTERSIM_CORPUS", WORKSPACE.parent / "shared" / "corpus"))
@@ -71,6 +77,7 @@ class Case:
         self.label, self.fmu, self.stop, self.interval, self.states = (
             label, existing(fmu), stop, interval, states)
         self.reference_tolerance = reference_tolerance
+        self.model = Path(self.fmu).stem
         self.unzipdir = extract(self.fmu)
         self.md = read_model_description(self.unzipdir)
 
@@ -80,7 +87,16 @@ class Case:
             solver="CVode", relative_tolerance=rtol, stop_time=self.stop,
             output_interval=self.interval)
 
-    def mastersim(self, rtol, working_dir, reuse):
+    def api(self, rtol, working_dir):
+        result = mastersim.simulate(
+            self.fmu, fmi_type="ModelExchange", solver="CVode", relative_tolerance=rtol,
+            stop_time=self.stop, step_size=self.interval, working_dir=working_dir,
+            skip_unzip=True)
+        values = result.values
+        return {"time": values["time"],
+                **{n: values[f"{self.model}.{n}"] for n in self.states}}
+
+    def program(self, rtol, working_dir, reuse):
         args = [str(MASTERSIM), self.fmu, "--fmi-type", "me", "--solver", "CVode",
                 "--relative-tolerance", repr(rtol), "--stop-time", repr(self.stop),
                 "--step-size", repr(self.interval), "--working-dir", str(working_dir),
@@ -101,23 +117,29 @@ class Case:
 
 def measure(case, runs, rtol, tmp):
     reference = case.fmpy(case.reference_tolerance)
-    theirs, ours_process, ours_run = [], [], []
+    theirs, ours_api, ours_process, ours_run = [], [], [], []
     working_dir = Path(tmp) / case.label
-    case.mastersim(rtol, working_dir, reuse=False)  # extract once, as FMPy's extract() above
+    case.program(rtol, working_dir, reuse=False)  # extract once, as FMPy's extract() above
     for _ in range(runs):
         began = time.perf_counter()
         fmpy_result = case.fmpy(rtol)
         theirs.append(time.perf_counter() - began)
-        process, run, ours = case.mastersim(rtol, working_dir, reuse=True)
+        began = time.perf_counter()
+        api = case.api(rtol, working_dir)
+        ours_api.append(time.perf_counter() - began)
+        process, run, ours = case.program(rtol, working_dir, reuse=True)
         ours_process.append(process)
         ours_run.append(run)
-    if len(ours["time"]) != len(reference["time"]) or \
-            np.max(np.abs(ours["time"] - reference["time"])) > 1e-9:
-        sys.exit(f"{case.label}: the output grids differ")
-    t_fmpy, t_process, t_run = (statistics.median(x) for x in (theirs, ours_process, ours_run))
-    print(f"{case.label:<28} {1000 * t_fmpy:9.2f} {case.error(fmpy_result, reference):9.1e}"
-          f" {1000 * t_process:10.2f} {1000 * t_run:9.2f} {case.error(ours, reference):9.1e}"
-          f" {t_fmpy / t_process:8.1f}x {t_fmpy / t_run:8.1f}x")
+    for result in (api, ours):
+        if len(result["time"]) != len(reference["time"]) or \
+                np.max(np.abs(result["time"] - reference["time"])) > 1e-9:
+            sys.exit(f"{case.label}: the output grids differ")
+    if any(not np.allclose(api[n], ours[n], rtol=1e-12, atol=1e-13) for n in case.states):
+        sys.exit(f"{case.label}: mastersim.simulate and the program differ")
+    medians = [1000 * statistics.median(x) for x in (theirs, ours_api, ours_process, ours_run)]
+    print(f"{case.label:<26} {medians[0]:8.2f} {case.error(fmpy_result, reference):8.1e} "
+          f"{medians[1]:8.2f} {medians[2]:8.2f} {medians[3]:8.2f} "
+          f"{case.error(ours, reference):8.1e} {medians[0] / medians[1]:8.1f}x")
 
 
 def main():
@@ -133,8 +155,9 @@ def main():
     ]
     print(f"Model Exchange, CVODE at relative tolerance {rtol:g}; medians of {runs} runs; "
           "errors relative to each state's range, against FMPy CVode at a tight tolerance")
-    print(f"{'model':<28} {'FMPy ms':>9} {'error':>9} {'ms: proc':>10} {'ms: run':>9}"
-          f" {'error':>9} {'vs proc':>9} {'vs run':>9}")
+    print(f"{'':<26} {'FMPy':>17} | {'mastersim':>35}")
+    print(f"{'model':<26} {'ms':>8} {'error':>8} {'ms: api':>8} {'process':>8} {'run':>8} "
+          f"{'error':>8} {'speed-up':>9}")
     with tempfile.TemporaryDirectory() as tmp:
         for case in cases:
             measure(case, runs, rtol, tmp)
