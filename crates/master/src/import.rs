@@ -264,7 +264,7 @@ pub fn instantiate(plan: &SimulationPlan, logging_on: bool) -> Result<Vec<AnySla
                     fmu,
                     model_exchange: Some(me),
                     ..
-                } => model_exchange::instantiate(&s.name, fmu, *me, logging_on),
+                } => model_exchange::instantiate(&s.name, fmu, *me, logging_on).map(Into::into),
                 SlaveKind::Fmu { fmu, .. } => {
                     let fmi_error = |source| Error::Fmi {
                         slave: s.name.clone(),

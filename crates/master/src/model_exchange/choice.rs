@@ -36,15 +36,16 @@ pub fn interface_of(
         FmiType::CoSimulation => offered.co_simulation,
         FmiType::ModelExchange => offered.model_exchange,
     };
-    let refusal = |line: usize, reason: String| Error::InvalidSetting {
+    let refusal = |keyword: &'static str, line: usize, reason: String| Error::InvalidSetting {
         at: project.location(Some(line)),
-        keyword: "fmiType",
+        keyword,
         reason,
     };
     let def = project.fmi_types.iter().find(|d| d.slave == slave);
     if let Some((def, fmi_type)) = def.and_then(|d| Some((d, d.fmi_type?))) {
         if !offers(fmi_type) {
             return Err(refusal(
+                "fmiType",
                 def.line,
                 format!(
                     "slave '{slave}': FMU '{}' has no {} interface (it offers {})",
@@ -68,6 +69,7 @@ pub fn interface_of(
         }
         (false, true) => Ok(FmiType::ModelExchange),
         (false, false) => Err(refusal(
+            "simulator",
             line,
             format!(
                 "slave '{slave}': FMU '{}' offers neither co-simulation nor Model Exchange (it offers {})",

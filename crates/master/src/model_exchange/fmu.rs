@@ -10,7 +10,6 @@ use std::sync::Arc;
 use fmi::{Fmi3InstantiateOptions, FmiVersion, Fmu, InstantiateOptions};
 
 use super::{EventUpdate, MeOptions, MeSlave, ModelExchangeCalls, StepEnd};
-use crate::any_slave::AnySlave;
 use crate::fmi3_slave::Fmi3Slave;
 use crate::fmu_slave::FmuSlave;
 use crate::slave::Slave;
@@ -111,7 +110,7 @@ pub(crate) fn instantiate(
     fmu: &Arc<Fmu>,
     options: MeOptions,
     logging_on: bool,
-) -> Result<AnySlave> {
+) -> Result<MeSlave> {
     let inner: Box<dyn ModelExchangeCalls> = if fmu.description().fmi_version == FmiVersion::V3 {
         let instance_options = Fmi3InstantiateOptions {
             visible: false,
@@ -133,5 +132,5 @@ pub(crate) fn instantiate(
         let instance = fmu.instantiate_model_exchange(name, &instance_options);
         Box::new(FmuSlave::new(name.to_string(), fmi(name, instance)?))
     };
-    Ok(MeSlave::new(inner, options).into())
+    Ok(MeSlave::new(inner, options))
 }

@@ -6,8 +6,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use super::lexer::strip_comment;
-use super::parser::Ctx;
+use super::lexer::{Ctx, strip_comment};
 use super::{Communication, CommunicationDef, Project, ProjectError, TimeSetting, TimeUnit};
 use crate::number::extract_f64;
 

@@ -101,6 +101,18 @@ pub(super) fn absolute(path: &Path) -> PathBuf {
     normalize(&std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()))
 }
 
+/// File and line of the line being parsed, for errors.
+pub(super) struct Ctx<'a> {
+    pub(super) file: &'a Path,
+    pub(super) line: usize,
+}
+
+impl Ctx<'_> {
+    pub(super) fn file(&self) -> PathBuf {
+        self.file.to_path_buf()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use super::lexer::{absolute, normalize, parse_color, strip_comment, tokenize};
+use super::lexer::{Ctx, absolute, normalize, parse_color, strip_comment, tokenize};
 use super::{
     ErrorControl, GraphEdge, MasterAlgorithm, NewtonDerivatives, NewtonJacobian, ParameterDef,
     Project, ProjectError, ResultFormat, SimulatorDef, TimeArithmetic, TimeSetting, TimeUnit,
@@ -50,18 +50,6 @@ const LINE_TYPES: [&str; 8] = [
     "communicationTrigger",
     "fmiType",
 ];
-
-/// File and line of the line being parsed, for errors.
-pub(super) struct Ctx<'a> {
-    pub(super) file: &'a Path,
-    pub(super) line: usize,
-}
-
-impl Ctx<'_> {
-    pub(super) fn file(&self) -> PathBuf {
-        self.file.to_path_buf()
-    }
-}
 
 /// Parses the text of a project file; `path` names the file for errors and relative paths.
 pub(super) fn parse(text: &str, path: &Path) -> Result<Project, ProjectError> {
