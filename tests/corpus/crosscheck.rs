@@ -70,7 +70,7 @@ struct Case {
 }
 
 /// The outcome of a cross-check run: our results and the reference.
-struct Outcome {
+pub(super) struct Outcome {
     ours: ResultTable,
     reference: Reference,
     /// Our column index for each reference column (aliases resolved through the model
@@ -93,7 +93,7 @@ impl Outcome {
     }
 
     /// Reference value and ours for column `name` at every reference time, with the time.
-    fn series(&self, name: &str) -> Vec<(f64, f64, f64)> {
+    pub(super) fn series(&self, name: &str) -> Vec<(f64, f64, f64)> {
         let c = self
             .reference
             .columns
@@ -355,11 +355,21 @@ fn reference_fmu(
     model: &'static str,
     parameters: &'static [(&'static str, &'static str)],
 ) -> Outcome {
+    reference_fmu_with(model, parameters, &[])
+}
+
+/// [`reference_fmu`] with extra command-line arguments `args` (`model_exchange.rs` passes the
+/// `fmiType` line that runs the FMU as Model Exchange).
+pub(super) fn reference_fmu_with(
+    model: &'static str,
+    parameters: &'static [(&'static str, &'static str)],
+    args: &'static [&'static str],
+) -> Outcome {
     let case = Case {
         dir: Box::leak(format!("crosscheck/fmi2/TestFMUs-0.0.1/{model}").into_boxed_str()),
         model,
         step: Some(STEP),
-        args: &[],
+        args,
         parameters,
         rel_tol: false,
     };
@@ -429,19 +439,25 @@ fn reference_fmu_dahlquist() {
 /// `real_continuous_out` exceeds the reference by exactly that 1.
 #[test]
 fn reference_fmu_feedthrough() {
-    let out = reference_fmu(
-        "Feedthrough",
-        &[
-            ("real_fixed_param", "1"),
-            ("string_param", "\"FMI is awesome!\""),
-        ],
-    );
+    feedthrough_matches(&reference_fmu("Feedthrough", FEEDTHROUGH_PARAMETERS));
+}
+
+/// The parameters of the Feedthrough reference run ([`reference_fmu_feedthrough`]).
+pub(super) const FEEDTHROUGH_PARAMETERS: &[(&str, &str)] = &[
+    ("real_fixed_param", "1"),
+    ("string_param", "\"FMI is awesome!\""),
+];
+
+/// The checks of [`reference_fmu_feedthrough`] on a run of Feedthrough fed from its `_in.csv`.
+pub(super) fn feedthrough_matches(out: &Outcome) {
     for name in ["real_discrete_out", "int_out", "bool_out"] {
         for (t, ours, reference) in out.series(name) {
             assert_eq!(ours, reference, "{name} at t={t}");
         }
     }
-    for (t, ours, reference) in out.series("real_continuous_out") {
+    let continuous = out.series("real_continuous_out");
+    assert!(continuous.len() > 10, "compared {} rows", continuous.len());
+    for (t, ours, reference) in continuous {
         let expected = if t < 1.5 { reference } else { reference + 1.0 };
         assert!(
             (ours - expected).abs() < 1e-12,

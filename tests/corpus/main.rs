@@ -10,6 +10,7 @@ mod fmi1;
 mod fmi3;
 mod leaks;
 mod mastersim;
+mod model_exchange;
 mod model_quirks;
 mod readers;
 mod resume;

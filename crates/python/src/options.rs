@@ -16,7 +16,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyString};
 
 /// The keywords [`RunOptions::from_kwargs`] knows, in the order of `docs/python.md`.
-pub const KEYWORDS: [&str; 18] = [
+pub const KEYWORDS: [&str; 21] = [
     "start_time",
     "stop_time",
     "step_size",
@@ -35,6 +35,9 @@ pub const KEYWORDS: [&str; 18] = [
     "skip_unzip",
     "allow_outside_references",
     "fmu_logging",
+    "fmi_type",
+    "solver",
+    "relative_tolerance",
 ];
 
 /// The options of one run, as given from Python.
@@ -90,6 +93,9 @@ impl RunOptions {
             "skip_unzip" => o.skip_unzip = flag(value)?,
             "allow_outside_references" => o.allow_outside_references = flag(value)?,
             "fmu_logging" => o.fmu_logging = flag(value)?,
+            "fmi_type" => o.fmi_type = Some(parsed(key, value)?),
+            "solver" => o.solver = Some(parsed(key, value)?),
+            "relative_tolerance" => o.relative_tolerance = Some(value.extract()?),
             _ => check_keyword(key)?,
         }
         Ok(())
@@ -184,6 +190,18 @@ fn formats(value: &Bound<'_, PyAny>) -> PyResult<Vec<ResultFormat>> {
             ))),
         })
         .collect()
+}
+
+/// A name read with its type's `FromStr` (`fmi_type`: "ModelExchange", "CoSimulation", "me",
+/// "cs"; `solver`: "CVode", "Euler"; any case); an unknown name is an `InputError` saying what
+/// was expected, after the keyword `key`.
+fn parsed<T: std::str::FromStr<Err: std::fmt::Display>>(
+    key: &str,
+    value: &Bound<'_, PyAny>,
+) -> PyResult<T> {
+    let name: String = value.extract()?;
+    name.parse()
+        .map_err(|e: T::Err| crate::errors::InputError::new_err(format!("{key}: {e}")))
 }
 
 /// `time_arithmetic`: "exact" or "mastersim".

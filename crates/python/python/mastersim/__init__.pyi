@@ -95,6 +95,9 @@ def simulate(
     skip_unzip: Optional[bool] = None,
     allow_outside_references: Optional[bool] = None,
     fmu_logging: Optional[bool] = None,
+    fmi_type: Optional[str] = None,
+    solver: Optional[str] = None,
+    relative_tolerance: Optional[float] = None,
 ) -> SimulationResult:
     """Runs a project (.msim), SSP system (.ssp, .ssd, folder) or FMU to the end.
 
@@ -128,6 +131,9 @@ class Session:
         skip_unzip: Optional[bool] = None,
         allow_outside_references: Optional[bool] = None,
         fmu_logging: Optional[bool] = None,
+        fmi_type: Optional[str] = None,
+        solver: Optional[str] = None,
+        relative_tolerance: Optional[float] = None,
     ) -> "Session": ...
     def __enter__(self) -> "Session": ...
     def __exit__(

@@ -150,7 +150,9 @@ fn refuse_unsupported(
         Some("ModelExchange") => {
             return Err(unsupported(
                 "fmi_type='ModelExchange'",
-                "Model Exchange is not supported yet; use 'CoSimulation'",
+                "simulate_fmu runs co-simulation only; mastersim.simulate(filename, \
+                 fmi_type='ModelExchange', solver='CVode', relative_tolerance=…) runs Model \
+                 Exchange",
             ));
         }
         Some(other) => {
