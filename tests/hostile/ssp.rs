@@ -535,11 +535,11 @@ fn cases<const V2: bool>() -> Vec<Case> {
             },
         ),
         case(
-            "model_exchange_refused",
+            "model_exchange_of_a_co_simulation_fmu_refused",
             2,
             SSD,
-            "Component 'Sink'",
-            &["ModelExchange"],
+            "slave 'Sink'",
+            &["has no ModelExchange interface"],
             patch!(
                 "name=\"Sink\" source=\"fmus/Scale.fmu\"",
                 "name=\"Sink\" source=\"fmus/Scale.fmu\" implementation=\"ModelExchange\""

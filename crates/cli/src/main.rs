@@ -27,6 +27,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{ArgAction, Parser, Subcommand, ValueEnum};
+use mastersim::master::{project::FmiType, solver::Method};
 use mastersim::run::{INPUT_ERROR, SIMULATION_FAILED};
 use mastersim::{
     Control, Interrupt, Options, ResultFormat, RunEnd, StepTimeout, TimeArithmetic, logging,
@@ -82,29 +83,18 @@ enum Command {
     Batch(sweep::BatchArgs),
 }
 
-/// Writes `bytes` to stdout; a closed stdout is not an error (as for [`say!`]).
-fn print_bytes(bytes: &[u8]) {
+/// `mastersim completions <shell>` (`Some`) or `mastersim man` (`None`), generated from the
+/// command-line definition, so they always match it; a closed stdout is not an error.
+fn generated(shell: Option<clap_complete::Shell>) -> anyhow::Result<()> {
+    use clap::CommandFactory as _;
     use std::io::Write as _;
+    let (mut buffer, mut command) = (Vec::new(), Cli::command());
+    match shell {
+        Some(shell) => clap_complete::generate(shell, &mut command, "mastersim", &mut buffer),
+        None => clap_mangen::Man::new(command).render(&mut buffer)?,
+    }
     let mut out = std::io::stdout();
-    let _ = out.write_all(bytes).and_then(|()| out.flush());
-}
-
-/// `mastersim completions <shell>`: generated from the command-line definition, so it always
-/// matches it.
-fn completions(shell: clap_complete::Shell) -> anyhow::Result<()> {
-    use clap::CommandFactory as _;
-    let mut buffer = Vec::new();
-    clap_complete::generate(shell, &mut Cli::command(), "mastersim", &mut buffer);
-    print_bytes(&buffer);
-    Ok(())
-}
-
-/// `mastersim man`: the man page, generated from the command-line definition.
-fn man_page() -> anyhow::Result<()> {
-    use clap::CommandFactory as _;
-    let mut buffer = Vec::new();
-    clap_mangen::Man::new(Cli::command()).render(&mut buffer)?;
-    print_bytes(&buffer);
+    let _ = out.write_all(&buffer).and_then(|()| out.flush());
     Ok(())
 }
 
@@ -185,6 +175,15 @@ struct Args {
     /// FMU runs: a CSV/TSV table whose columns feed the FMU inputs of the same name.
     #[arg(long, value_name = "TABLE")]
     input: Option<PathBuf>,
+    /// FMU runs: the interface, me (ModelExchange) or cs (CoSimulation) [default: cs if offered].
+    #[arg(long, value_name = "TYPE")]
+    fmi_type: Option<FmiType>,
+    /// FMU runs as Model Exchange: the integrator, CVode or Euler [default: CVode].
+    #[arg(long, value_name = "SOLVER")]
+    solver: Option<Method>,
+    /// FMU runs as Model Exchange: relative tolerance [default: the FMU's default experiment, else 1e-6].
+    #[arg(long, value_name = "TOL")]
+    relative_tolerance: Option<f64>,
     /// SSP systems: where an element binds several parameter sets, use the one of this name
     /// (default: the first of each element).
     #[arg(long, value_name = "NAME")]
@@ -336,6 +335,9 @@ fn options(args: &Args) -> Result<Options, RunEnd> {
         input: args.input.clone(),
         parameter_set: args.parameter_set.clone(),
         allow_outside_references: args.allow_outside_references,
+        fmi_type: args.fmi_type,
+        solver: args.solver,
+        relative_tolerance: args.relative_tolerance,
     };
     options.validate().map_err(|e| match e {
         mastersim::Error::InvalidOption {
@@ -432,8 +434,8 @@ fn main() -> ExitCode {
         Some(Command::Convert(args)) => Some(convert::run(args)),
         Some(Command::Plot(args)) => Some(plot::run(args)),
         Some(Command::View(args)) => Some(view::run(args)),
-        Some(Command::Completions { shell }) => Some(completions(*shell)),
-        Some(Command::Man) => Some(man_page()),
+        Some(Command::Completions { shell }) => Some(generated(Some(*shell))),
+        Some(Command::Man) => Some(generated(None)),
         None => None,
     };
     if let Some(done) = command {

@@ -14,6 +14,7 @@ use crate::Result;
 use crate::file_reader::FileReaderSlave;
 use crate::fmi3_slave::Fmi3Slave;
 use crate::fmu_slave::FmuSlave;
+use crate::model_exchange::MeSlave;
 use crate::slave::{Slave, SlaveCapabilities, StateId, StepOutcome};
 
 /// A slave of one of the built-in kinds, or any other [`Slave`].
@@ -23,6 +24,9 @@ pub enum AnySlave {
     Fmu(FmuSlave),
     /// An FMI 3.0 FMU instance (boxed: its function table and buffers are large).
     Fmi3(Box<Fmi3Slave>),
+    /// A Model Exchange instance with its integrator (boxed: it holds the instance and the
+    /// integrator).
+    ModelExchange(Box<MeSlave>),
     /// A CSV/TSV file reader.
     FileReader(FileReaderSlave),
     /// Any other implementation.
@@ -38,6 +42,12 @@ impl From<FmuSlave> for AnySlave {
 impl From<Fmi3Slave> for AnySlave {
     fn from(slave: Fmi3Slave) -> Self {
         AnySlave::Fmi3(Box::new(slave))
+    }
+}
+
+impl From<MeSlave> for AnySlave {
+    fn from(slave: MeSlave) -> Self {
+        AnySlave::ModelExchange(Box::new(slave))
     }
 }
 
@@ -65,6 +75,7 @@ macro_rules! forward {
         match $self {
             AnySlave::Fmu($slave) => $call,
             AnySlave::Fmi3($slave) => $call,
+            AnySlave::ModelExchange($slave) => $call,
             AnySlave::FileReader($slave) => $call,
             AnySlave::Other($slave) => $call,
         }
@@ -152,6 +163,9 @@ impl Slave for AnySlave {
         dv_unknown: &mut [f64],
     ) -> Result<()> {
         forward!(self, s => s.get_directional_derivative(unknowns, knowns, dv_known, dv_unknown))
+    }
+    fn integrator_statistics(&self) -> Option<crate::statistics::IntegratorStatistics> {
+        forward!(self, s => s.integrator_statistics())
     }
     fn terminate(&mut self) -> Result<()> {
         forward!(self, s => s.terminate())

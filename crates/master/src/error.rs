@@ -289,6 +289,17 @@ pub enum Error {
         /// What happened.
         reason: String,
     },
+    /// A Model Exchange slave failed at time `t`: its integrator, a derivative that is not
+    /// finite, an event iteration that did not end, chattering.
+    #[error("slave '{slave}' (Model Exchange) failed at t={} s: {reason}", Readable(*.t))]
+    ModelExchange {
+        /// Slave name.
+        slave: String,
+        /// Time of the failure, s.
+        t: f64,
+        /// What happened.
+        reason: String,
+    },
     /// Reducing the step further would go below `hMin`.
     #[error(
         "step failure at t={} s with h={} s ({cause}): reducing the step would fall below hMin = {} s",

@@ -40,6 +40,21 @@ impl FmuSlave {
         }
     }
 
+    /// The FMU of the instance.
+    pub(crate) fn fmu(&self) -> &std::sync::Arc<fmi::Fmu> {
+        self.instance.fmu()
+    }
+
+    /// The instance, for the Model Exchange calls ([`crate::model_exchange`]).
+    pub(crate) fn instance_mut(&mut self) -> &mut Instance {
+        &mut self.instance
+    }
+
+    /// True while no FMU state is held (`noSetFMUStatePriorToCurrentPoint` may be true).
+    pub(crate) fn no_state_held(&self) -> bool {
+        self.states.none_held()
+    }
+
     #[inline]
     fn fmi<T>(&self, result: fmi::Result<T>) -> Result<T> {
         match result {

@@ -16,8 +16,9 @@ use crate::error::Location;
 use crate::file_reader::FileReaderSlave;
 use crate::fmi3_slave::Fmi3Slave;
 use crate::fmu_slave::FmuSlave;
+use crate::model_exchange;
 use crate::plan::{SimulationPlan, SlaveKind};
-use crate::project::{Project, SimulatorDef};
+use crate::project::{FmiType, Project, SimulatorDef};
 use crate::table::Table;
 use crate::{Error, Result};
 
@@ -50,16 +51,26 @@ pub struct ImportOptions {
     pub extract: ExtractOptions,
 }
 
-/// The FMUs of a project, loaded, keyed by the absolute path of their `.fmu` file.
+/// The FMUs of a project, loaded, keyed by the absolute path of their `.fmu` file: each once
+/// per interface its slaves run (co-simulation, Model Exchange).
 #[derive(Debug, Default)]
 pub struct ImportedFmus {
-    fmus: BTreeMap<PathBuf, Arc<Fmu>>,
+    fmus: BTreeMap<PathBuf, Vec<Arc<Fmu>>>,
 }
 
 impl ImportedFmus {
-    /// The loaded FMU of an `.fmu` path, if it was imported.
+    /// The loaded FMU of an `.fmu` path, if it was imported (loaded for the interface of its
+    /// first slave).
     pub fn get(&self, path: &Path) -> Option<&Arc<Fmu>> {
-        self.fmus.get(path)
+        self.fmus.get(path).and_then(|loaded| loaded.first())
+    }
+
+    /// The FMU of an `.fmu` path loaded for `interface`, if it was imported so.
+    pub fn get_as(&self, path: &Path, interface: fmi::Interface) -> Option<&Arc<Fmu>> {
+        self.fmus
+            .get(path)?
+            .iter()
+            .find(|fmu| fmu.interface() == interface)
     }
 
     /// Number of distinct FMU files.
@@ -90,17 +101,18 @@ pub fn import_fmus(
         path: base.clone(),
         source,
     })?;
-    let mut files: BTreeMap<&Path, &SimulatorDef> = BTreeMap::new();
+    let mut files: BTreeMap<&Path, Vec<&SimulatorDef>> = BTreeMap::new();
     for def in project
         .simulators
         .iter()
         .filter(|d| slave_file(&d.path) == SlaveFile::Fmu)
     {
-        files.entry(&def.path).or_insert(def);
+        files.entry(&def.path).or_default().push(def);
     }
     let mut used_dirs: Vec<String> = Vec::new();
     let mut imported = ImportedFmus::default();
-    for (path, def) in files {
+    for (path, defs) in files {
+        let def = defs[0];
         if !path.is_file() {
             return Err(Error::SlaveFileNotFound {
                 at: project.location(Some(def.line)),
@@ -136,7 +148,7 @@ pub fn import_fmus(
         // description is left to `Fmu::load`, which says so.
         let md = dir.join("modelDescription.xml");
         let description = if md.is_file() {
-            Some(fmi::ModelDescription::from_file(&md).map_err(import_error)?)
+            Some(fmi::ModelDescription::from_file_any_interface(&md).map_err(import_error)?)
         } else {
             None
         };
@@ -151,12 +163,27 @@ pub fn import_fmus(
             });
         }
         // Read once: its warnings (e.g. repeated variable names) are logged once.
-        let fmu = match description {
-            Some(description) => Fmu::load_described(&dir, description),
-            None => Fmu::load(&dir),
+        let Some(description) = description else {
+            let fmu = Fmu::load(&dir).map_err(import_error)?;
+            imported.fmus.insert(path.to_path_buf(), vec![fmu]);
+            continue;
+        };
+        let mut interfaces = Vec::new();
+        for def in defs {
+            let chosen =
+                model_exchange::interface_of(project, &def.name, def.line, path, &description)?;
+            let interface = fmi::Interface::from(chosen);
+            if !interfaces.contains(&interface) {
+                interfaces.push(interface);
+            }
         }
-        .map_err(import_error)?;
-        imported.fmus.insert(path.to_path_buf(), fmu);
+        let mut loaded = Vec::new();
+        for interface in interfaces {
+            let fmu = Fmu::load_described_as(&dir, description.clone(), interface)
+                .map_err(import_error)?;
+            loaded.push(fmu);
+        }
+        imported.fmus.insert(path.to_path_buf(), loaded);
     }
     Ok(imported)
 }
@@ -179,10 +206,24 @@ pub fn resolve_slave(
     };
     match slave_file(&def.path) {
         SlaveFile::Fmu => {
-            let fmu = fmus.get(&def.path).ok_or_else(not_found)?.clone();
+            let any = fmus.get(&def.path).ok_or_else(not_found)?;
+            let interface = model_exchange::interface_of(
+                project,
+                &def.name,
+                def.line,
+                &def.path,
+                any.description(),
+            )?;
+            let fmu = fmus
+                .get_as(&def.path, interface.into())
+                .ok_or_else(not_found)?
+                .clone();
+            let model_exchange = (interface == FmiType::ModelExchange)
+                .then(|| model_exchange::options_of(project, &def.name, fmu.description()));
             Ok(SlaveKind::Fmu {
                 fmu,
                 path: def.path.clone(),
+                model_exchange,
             })
         }
         SlaveFile::Table => {
@@ -219,6 +260,11 @@ pub fn instantiate(plan: &SimulationPlan, logging_on: bool) -> Result<Vec<AnySla
         .iter()
         .map(|s| -> Result<AnySlave> {
             match &s.kind {
+                SlaveKind::Fmu {
+                    fmu,
+                    model_exchange: Some(me),
+                    ..
+                } => model_exchange::instantiate(&s.name, fmu, *me, logging_on),
                 SlaveKind::Fmu { fmu, .. } => {
                     let fmi_error = |source| Error::Fmi {
                         slave: s.name.clone(),

@@ -15,6 +15,7 @@ pub mod fmu_slave;
 mod fmu_states;
 pub mod import;
 pub mod index;
+pub mod model_exchange;
 mod multirate;
 pub mod number;
 pub mod observer;
@@ -47,5 +48,7 @@ pub use project::{ErrorControl, MasterAlgorithm, TimeArithmetic};
 pub use settings::Settings;
 pub use simulation::{Restored, RunOutcome, Simulation, StepReport, Variable};
 pub use slave::{Slave, SlaveCapabilities, StepOutcome};
-pub use statistics::{Counters, SlaveStatistics, Statistics};
+/// The integrators of Model Exchange slaves (crate `mastersim-solver`).
+pub use solver;
+pub use statistics::{Counters, IntegratorStatistics, SlaveStatistics, Statistics};
 pub use timer::Timer;

@@ -227,6 +227,11 @@ pub trait Slave: Send {
         })
     }
 
+    /// The integrator's counts of a Model Exchange slave; `None` (the default) for any other.
+    fn integrator_statistics(&self) -> Option<crate::statistics::IntegratorStatistics> {
+        None
+    }
+
     /// Ends the simulation of this slave (`fmi2Terminate` / `fmiTerminateSlave`).
     ///
     /// # Errors

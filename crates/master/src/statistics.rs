@@ -83,6 +83,30 @@ pub struct SlaveStatistics {
     pub get_state: Timer,
     /// State restorations (`setFMUstate`, rollbacks).
     pub set_state: Timer,
+    /// The integrator's counts, for a Model Exchange slave.
+    #[serde(default)]
+    pub integrator: Option<IntegratorStatistics>,
+}
+
+/// The integrator's and the events' counts of one Model Exchange slave (cumulative over the
+/// integrator's restarts).
+///
+/// Spec: FMPy and SUNDIALS CVODE (`CVodeGetNumSteps`, `CVodeGetNumRhsEvals`,
+/// `CVodeGetNumJacEvals`); FMI 2.0.2 §3.1 (time, state and step events).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct IntegratorStatistics {
+    /// Integrator steps.
+    pub steps: u64,
+    /// Evaluations of the right-hand side (`getDerivatives` calls by the integrator).
+    pub rhs_evaluations: u64,
+    /// Jacobian evaluations (0 for explicit Euler).
+    pub jacobian_evaluations: u64,
+    /// State events (zero crossings of event indicators).
+    pub state_events: u64,
+    /// Time events (`nextEventTime` reached).
+    pub time_events: u64,
+    /// Step events (`completedIntegratorStep` asked for Event Mode).
+    pub step_events: u64,
 }
 
 /// The statistics of a run: the run-wide [`Counters`] and every slave's [`SlaveStatistics`],

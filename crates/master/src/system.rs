@@ -567,6 +567,12 @@ impl System {
 
     /// Every slave's call statistics, in project order.
     pub fn slave_statistics(&self) -> Vec<SlaveStatistics> {
-        self.nodes.iter().map(|n| n.stats.clone()).collect()
+        self.nodes
+            .iter()
+            .map(|n| SlaveStatistics {
+                integrator: n.slave.integrator_statistics(),
+                ..n.stats.clone()
+            })
+            .collect()
     }
 }

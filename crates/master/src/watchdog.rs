@@ -154,6 +154,7 @@ impl CallMonitor {
             do_step: timer(0),
             get_state: timer(1),
             set_state: timer(2),
+            integrator: None,
         }
     }
 

@@ -157,7 +157,7 @@ impl Sources {
             .iter()
             .map(|s| {
                 let (file, guid) = match &s.kind {
-                    SlaveKind::Fmu { fmu, path } => {
+                    SlaveKind::Fmu { fmu, path, .. } => {
                         (Some(FileHash::of(path)?), fmu.description().guid.clone())
                     }
                     SlaveKind::FileReader { table } => {

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use master::TimeArithmetic;
-use master::project::{Project, ProjectError, ResultFormat, TimeUnit};
+use master::project::{FmiType, Project, ProjectError, ResultFormat, TimeUnit};
 
 use crate::{Error, Result};
 
@@ -106,6 +106,17 @@ pub struct Options {
     /// lead outside the archive or folder (`--allow-outside-references`; default: refused).
     /// See `docs/ssp.md`.
     pub allow_outside_references: bool,
+    /// In a run of one FMU: the interface it runs (`--fmi-type`; default: co-simulation when
+    /// the FMU offers it, else Model Exchange). Applied as the project line
+    /// `fmiType <slave> …` (`docs/project-format.md`).
+    pub fmi_type: Option<FmiType>,
+    /// In a run of one FMU as Model Exchange: the integration method (`--solver`; default
+    /// CVODE).
+    pub solver: Option<master::solver::Method>,
+    /// In a run of one FMU as Model Exchange: the integrator's relative tolerance, > 0
+    /// (`--relative-tolerance`, FMPy's name; default: the FMU's `DefaultExperiment`
+    /// tolerance, else 1e-6).
+    pub relative_tolerance: Option<f64>,
 }
 
 impl Default for Options {
@@ -133,6 +144,9 @@ impl Default for Options {
             input: None,
             parameter_set: None,
             allow_outside_references: false,
+            fmi_type: None,
+            solver: None,
+            relative_tolerance: None,
         }
     }
 }
@@ -166,11 +180,48 @@ impl Options {
             .join("state.bin")
     }
 
+    /// The name of the first of `--fmi-type`, `--solver`, `--relative-tolerance` that is set.
+    pub fn model_exchange_option(&self) -> Option<&'static str> {
+        [
+            ("fmi-type", self.fmi_type.is_some()),
+            ("solver", self.solver.is_some()),
+            ("relative-tolerance", self.relative_tolerance.is_some()),
+        ]
+        .into_iter()
+        .find_map(|(name, set)| set.then_some(name))
+    }
+
+    /// The `fmiType` override of [`Options::fmi_type`], [`Options::solver`] and
+    /// [`Options::relative_tolerance`] for slave `slave` (`None` when none is set):
+    /// `fmiType=<slave> <type or auto> [solver=…] [relTol=…]`.
+    pub fn fmi_type_override(&self, slave: &str) -> Option<String> {
+        if self.fmi_type.is_none() && self.solver.is_none() && self.relative_tolerance.is_none() {
+            return None;
+        }
+        let mut text = format!(
+            "fmiType={slave} {}",
+            self.fmi_type.map_or("auto", FmiType::keyword)
+        );
+        if let Some(method) = self.solver {
+            text.push_str(&format!(" solver={method}"));
+        }
+        if let Some(tolerance) = self.relative_tolerance {
+            text.push_str(&format!(" relTol={tolerance}"));
+        }
+        Some(text)
+    }
+
     /// The project lines these options stand for, in the order applied: `tStart=<s> s`,
-    /// `tEnd=<s> s` and `hStart=<s> s` for the typed times that are set, then
+    /// `tEnd=<s> s` and `hStart=<s> s` for the typed times that are set, the
+    /// [`Options::fmi_type_override`] of a run of one FMU (with the slave name `*`), then
     /// [`Options::overrides`]. A resume hashes them with the project file, so that a
     /// checkpoint is refused when they differ.
     pub fn project_overrides(&self) -> Vec<String> {
+        self.overrides_for("*")
+    }
+
+    /// [`Options::project_overrides`] with the `fmiType` override for `slave`.
+    fn overrides_for(&self, slave: &str) -> Vec<String> {
         [
             ("tStart", self.start_time),
             ("tEnd", self.stop_time),
@@ -178,6 +229,7 @@ impl Options {
         ]
         .into_iter()
         .filter_map(|(keyword, value)| value.map(|v| format!("{keyword}={v} s")))
+        .chain(self.fmi_type_override(slave))
         .chain(self.overrides.iter().cloned())
         .collect()
     }
@@ -194,7 +246,8 @@ impl Options {
         project: &mut Project,
         single_slave: Option<&str>,
     ) -> std::result::Result<(), ProjectError> {
-        project.apply_overrides(&self.project_overrides(), single_slave)?;
+        let overrides = self.overrides_for(single_slave.unwrap_or("*"));
+        project.apply_overrides(&overrides, single_slave)?;
         if let Some(patterns) = &self.output_only {
             project.output_only = patterns
                 .iter()
@@ -261,6 +314,15 @@ impl Options {
                 option: "output threshold",
                 value: t.to_string(),
                 expected: "a relative threshold > 0",
+            });
+        }
+        if let Some(t) = self.relative_tolerance
+            && !(t.is_finite() && t > 0.0)
+        {
+            return Err(Error::InvalidOption {
+                option: "relative-tolerance",
+                value: t.to_string(),
+                expected: "a relative tolerance > 0",
             });
         }
         if let Some(s) = self.checkpoint_interval

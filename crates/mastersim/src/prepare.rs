@@ -220,6 +220,13 @@ pub(crate) fn prepare(
             expected: "a run of one FMU (an input table feeds the inputs of that FMU)",
         });
     }
+    if let (Some(option), false) = (options.model_exchange_option(), fmu_run) {
+        return Err(Error::InvalidOption {
+            option,
+            value: options.fmi_type_override("<slave>").unwrap_or_default(),
+            expected: "a run of one FMU (in a project, an fmiType line chooses per slave)",
+        });
+    }
     let single_slave = fmu_run.then(|| project.simulators[0].name.clone());
     options
         .apply_to(&mut project, single_slave.as_deref())

@@ -231,9 +231,65 @@ pub const MODELS3: &[ModelSpec] = &[
     },
 ];
 
-/// Every test FMU: [`MODELS`], then [`MODELS3`].
+/// Every Model Exchange test FMU (FMI 2.0, some also offering co-simulation, and FMI 3.0), in
+/// the order they are packed. Their tables are [`fmu_support::Variable`]s; their libraries come from a build
+/// of their own ([`build_me`]).
+pub const MODELS_ME: &[ModelSpec] = &[
+    ModelSpec {
+        name: "Linear",
+        package: "fmu-model-exchange",
+        xml: "fmus/model_exchange/models/Linear/modelDescription.xml",
+    },
+    ModelSpec {
+        name: "LinearDual",
+        package: "fmu-model-exchange",
+        xml: "fmus/model_exchange/models/LinearDual/modelDescription.xml",
+    },
+    ModelSpec {
+        name: "Bounce",
+        package: "fmu-model-exchange",
+        xml: "fmus/model_exchange/models/Bounce/modelDescription.xml",
+    },
+    ModelSpec {
+        name: "Steps",
+        package: "fmu-model-exchange",
+        xml: "fmus/model_exchange/models/Steps/modelDescription.xml",
+    },
+    ModelSpec {
+        name: "Robertson",
+        package: "fmu-model-exchange",
+        xml: "fmus/model_exchange/models/Robertson/modelDescription.xml",
+    },
+    ModelSpec {
+        name: "Plant",
+        package: "fmu-model-exchange",
+        xml: "fmus/model_exchange/models/Plant/modelDescription.xml",
+    },
+    ModelSpec {
+        name: "NanDerivative",
+        package: "fmu-model-exchange",
+        xml: "fmus/model_exchange/models/NanDerivative/modelDescription.xml",
+    },
+    ModelSpec {
+        name: "EventLoop",
+        package: "fmu-model-exchange",
+        xml: "fmus/model_exchange/models/EventLoop/modelDescription.xml",
+    },
+    ModelSpec {
+        name: "Linear3",
+        package: "fmu-model-exchange",
+        xml: "fmus/model_exchange/models/Linear3/modelDescription.xml",
+    },
+    ModelSpec {
+        name: "Bounce3",
+        package: "fmu-model-exchange",
+        xml: "fmus/model_exchange/models/Bounce3/modelDescription.xml",
+    },
+];
+
+/// Every test FMU: [`MODELS`], then [`MODELS3`], then [`MODELS_ME`].
 pub fn all_models() -> impl Iterator<Item = &'static ModelSpec> {
-    MODELS.iter().chain(MODELS3)
+    MODELS.iter().chain(MODELS3).chain(MODELS_ME)
 }
 
 /// The packages of `models`, each once, in order.
@@ -255,6 +311,11 @@ pub fn packages() -> Vec<&'static str> {
 /// The FMI 3.0 FMU packages, each once, in [`MODELS3`] order.
 pub fn packages_fmi3() -> Vec<&'static str> {
     packages_of(MODELS3)
+}
+
+/// The Model Exchange FMU packages, each once, in [`MODELS_ME`] order.
+pub fn packages_me() -> Vec<&'static str> {
+    packages_of(MODELS_ME)
 }
 
 /// The workspace root this crate was compiled in (two levels above its manifest).
@@ -289,6 +350,13 @@ pub fn packer_target_dir(workspace_root: &Path) -> PathBuf {
 /// twins) would be rebuilt with the feature over the FMI 2.0 library of the same name.
 pub fn packer_target_dir_fmi3(workspace_root: &Path) -> PathBuf {
     target_dir(workspace_root).join("fmu-packer-fmi3")
+}
+
+/// The target directory of the Model Exchange build: `<target_dir>/fmu-packer-me`. Apart from
+/// [`packer_target_dir`] because that build turns on fmu-support's `me` feature, which would
+/// otherwise change the library of every FMI 2.0 co-simulation FMU built in the same directory.
+pub fn packer_target_dir_me(workspace_root: &Path) -> PathBuf {
+    target_dir(workspace_root).join("fmu-packer-me")
 }
 
 /// The packed FMUs the SSP examples use, which `cargo pack-fmus` also copies into
@@ -355,6 +423,19 @@ pub fn build_fmi3(workspace_root: &Path) -> Result<PathBuf, Error> {
     )
 }
 
+/// Builds every Model Exchange FMU package ([`packages_me`]) like [`build`], into
+/// [`packer_target_dir_me`], and returns `<packer_target_dir_me>/release`.
+///
+/// # Errors
+/// As for [`build`].
+pub fn build_me(workspace_root: &Path) -> Result<PathBuf, Error> {
+    cargo_build(
+        workspace_root,
+        &packages_me(),
+        &packer_target_dir_me(workspace_root),
+    )
+}
+
 fn cargo_build(
     workspace_root: &Path,
     packages: &[&str],
@@ -388,7 +469,11 @@ fn cargo_build(
 fn probe_symbol(description: &ModelDescription) -> String {
     match description.fmi_version {
         FmiVersion::V1 => format!("{}_fmiDoStep", description.model_identifier),
+        FmiVersion::V2 if !description.model_exchange.is_empty() => "fmi2GetDerivatives".to_owned(),
         FmiVersion::V2 => "fmi2DoStep".to_owned(),
+        FmiVersion::V3 if !description.model_exchange.is_empty() => {
+            "fmi3GetContinuousStateDerivatives".to_owned()
+        }
         FmiVersion::V3 => "fmi3DoStep".to_owned(),
     }
 }
@@ -501,19 +586,22 @@ pub fn pack_model(
     Ok(out)
 }
 
-/// Builds every FMU crate ([`build`], then [`build_fmi3`]) and packs every model of
-/// [`MODELS`] and [`MODELS3`] into `<out_dir>/<name>.fmu`. Returns the paths written, in
-/// [`all_models`] order.
+/// Builds every FMU crate ([`build`], [`build_fmi3`], then [`build_me`]) and packs every
+/// model of [`MODELS`], [`MODELS3`] and [`MODELS_ME`] into `<out_dir>/<name>.fmu`. Returns the
+/// paths written, in [`all_models`] order.
 ///
 /// # Errors
 /// As for [`build`] and [`pack_model`].
 pub fn build_and_pack(workspace_root: &Path, out_dir: &Path) -> Result<Vec<PathBuf>, Error> {
     let library_dir = build(workspace_root)?;
     let library_dir3 = build_fmi3(workspace_root)?;
+    let library_dir_me = build_me(workspace_root)?;
     let fmi12 = MODELS.iter().map(|m| (m, &library_dir));
     let fmi3 = MODELS3.iter().map(|m| (m, &library_dir3));
+    let me = MODELS_ME.iter().map(|m| (m, &library_dir_me));
     fmi12
         .chain(fmi3)
+        .chain(me)
         .map(|(model, dir)| pack_model(model, workspace_root, dir, out_dir))
         .collect()
 }
@@ -571,6 +659,16 @@ mod tests {
         }
         assert_eq!(packages().len(), 8);
         assert_eq!(packages_fmi3().len(), 3);
+        assert_eq!(packages_me(), ["fmu-model-exchange"]);
+        for model in MODELS_ME {
+            let md = model.read_model_description(&root).expect("readable");
+            assert!(!md.model_exchange.is_empty(), "{}", model.name);
+            let probe = match md.fmi_version {
+                FmiVersion::V3 => "fmi3GetContinuousStateDerivatives",
+                _ => "fmi2GetDerivatives",
+            };
+            assert_eq!(probe_symbol(&md), probe, "{}", model.name);
+        }
         for model in MODELS3 {
             let md = model.read_model_description(&root).expect("readable");
             assert_eq!(md.fmi_version, FmiVersion::V3, "{}", model.name);

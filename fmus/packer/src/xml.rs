@@ -40,6 +40,9 @@ pub struct ScalarVariable {
     pub initial: Option<String>,
     /// The type element's `start`, if present.
     pub start: Option<String>,
+    /// The `Real` element's `derivative` (FMI 2.0: the 1-based index of the state this
+    /// variable is the derivative of), if present.
+    pub derivative: Option<usize>,
 }
 
 impl ScalarVariable {
@@ -92,6 +95,15 @@ pub struct ModelDescription {
     pub outputs3: Vec<u32>,
     /// The attributes of the `CoSimulation` element (FMI 2.0 and 3.0), as written.
     pub co_simulation: Vec<(String, String)>,
+    /// The attributes of the `ModelExchange` element (FMI 2.0), as written; empty if there is
+    /// none.
+    pub model_exchange: Vec<(String, String)>,
+    /// FMI 2.0 `ModelStructure/Derivatives/Unknown@index` values; FMI 3.0
+    /// `ModelStructure/ContinuousStateDerivative@valueReference` values.
+    pub derivatives: Vec<usize>,
+    /// The root's `numberOfEventIndicators` (FMI 2.0), if written; FMI 3.0: the number of
+    /// `ModelStructure/EventIndicator` elements, if any.
+    pub number_of_event_indicators: Option<usize>,
 }
 
 impl ModelDescription {
@@ -169,6 +181,48 @@ impl ModelDescription {
         problems
     }
 
+    /// Lists every disagreement between this description's Model Exchange parts and a model
+    /// with `n_states` continuous states and `n_event_indicators` event indicators (empty if
+    /// they agree): a `ModelExchange` element, `numberOfEventIndicators`, one
+    /// `ModelStructure/Derivatives` entry per state, each a Real with a `derivative` attribute
+    /// naming a continuous variable, in state order (the order of the derivatives fixes the
+    /// order of the state vector, FMI 2.0.2 §2.2.8). For FMI 3.0 (`ContinuousStateDerivative`
+    /// and `EventIndicator` elements) only the counts are checked.
+    pub fn me_mismatches(&self, n_states: usize, n_event_indicators: usize) -> Vec<String> {
+        let mut problems = Vec::new();
+        if self.model_exchange.is_empty() {
+            problems.push("no ModelExchange element".to_owned());
+        }
+        if self.number_of_event_indicators.unwrap_or(0) != n_event_indicators {
+            problems.push(format!(
+                "numberOfEventIndicators {:?}, the model has {n_event_indicators}",
+                self.number_of_event_indicators
+            ));
+        }
+        if self.derivatives.len() != n_states {
+            problems.push(format!(
+                "{} ModelStructure/Derivatives, the model has {n_states} states",
+                self.derivatives.len()
+            ));
+        }
+        if self.fmi_version == FmiVersion::V3 {
+            return problems;
+        }
+        for &index in &self.derivatives {
+            let derivative = self.variables.get(index.wrapping_sub(1));
+            let state = derivative
+                .and_then(|d| d.derivative)
+                .and_then(|i| self.variables.get(i.wrapping_sub(1)));
+            match state {
+                Some(s) if s.variability.as_deref().unwrap_or("continuous") == "continuous" => {}
+                _ => problems.push(format!(
+                    "Derivatives/Unknown index {index} is not the derivative of a continuous variable"
+                )),
+            }
+        }
+        problems
+    }
+
     /// The value of the `CoSimulation` attribute `name`, if written.
     pub fn capability(&self, name: &str) -> Option<&str> {
         self.co_simulation
@@ -189,12 +243,30 @@ struct Parser {
     variables3: Vec<ModelVariable3>,
     outputs3: Vec<u32>,
     co_simulation: Vec<(String, String)>,
+    model_exchange: Vec<(String, String)>,
+    derivatives: Vec<usize>,
+    number_of_event_indicators: Option<usize>,
     /// The FMI 3.0 variable being read, until its element ends.
     pending3: Option<ModelVariable3>,
     /// Element names from the root to the current element.
     path: Vec<String>,
     /// The ScalarVariable being read, until its type element has been seen.
     pending: Option<ScalarVariable>,
+}
+
+/// Every attribute of an element, as written (normalized values).
+fn attributes(e: &BytesStart<'_>) -> Result<Vec<(String, String)>, Error> {
+    let mut all = Vec::new();
+    for attribute in e.attributes() {
+        let attribute = attribute.map_err(|err| xml_error(err.to_string()))?;
+        let name = String::from_utf8_lossy(attribute.key.as_ref().as_ref()).into_owned();
+        let value = attribute
+            .normalized_value(XmlVersion::Implicit1_0)
+            .map_err(|err| xml_error(err.to_string()))?
+            .into_owned();
+        all.push((name, value));
+    }
+    Ok(all)
 }
 
 fn xml_error(message: impl Into<String>) -> Error {
@@ -265,6 +337,9 @@ impl Parser {
             variables3: self.variables3,
             outputs3: self.outputs3,
             co_simulation: self.co_simulation,
+            model_exchange: self.model_exchange,
+            derivatives: self.derivatives,
+            number_of_event_indicators: self.number_of_event_indicators,
         })
     }
 
@@ -297,22 +372,27 @@ impl Parser {
                 if self.fmi_version == Some(FmiVersion::V1) {
                     self.model_identifier = Some(required(e, "modelIdentifier")?);
                 }
+                if let Some(n) = attribute(e, "numberOfEventIndicators")? {
+                    self.number_of_event_indicators = Some(
+                        n.parse()
+                            .map_err(|_| xml_error(format!("bad numberOfEventIndicators {n}")))?,
+                    );
+                }
             }
             "CoSimulation"
                 if self.path.len() == 1
                     && matches!(self.fmi_version, Some(FmiVersion::V2 | FmiVersion::V3)) =>
             {
                 self.model_identifier = Some(required(e, "modelIdentifier")?);
-                for attribute in e.attributes() {
-                    let attribute = attribute.map_err(|err| xml_error(err.to_string()))?;
-                    let name =
-                        String::from_utf8_lossy(attribute.key.as_ref().as_ref()).into_owned();
-                    let value = attribute
-                        .normalized_value(XmlVersion::Implicit1_0)
-                        .map_err(|err| xml_error(err.to_string()))?
-                        .into_owned();
-                    self.co_simulation.push((name, value));
-                }
+                self.co_simulation = attributes(e)?;
+            }
+            "ModelExchange"
+                if self.path.len() == 1
+                    && matches!(self.fmi_version, Some(FmiVersion::V2 | FmiVersion::V3)) =>
+            {
+                let identifier = required(e, "modelIdentifier")?;
+                self.model_identifier.get_or_insert(identifier);
+                self.model_exchange = attributes(e)?;
             }
             type_name
                 if self.fmi_version == Some(FmiVersion::V3)
@@ -372,6 +452,7 @@ impl Parser {
                     variability: attribute(e, "variability")?,
                     initial: attribute(e, "initial")?,
                     start: None,
+                    derivative: None,
                 });
             }
             type_name
@@ -389,7 +470,31 @@ impl Parser {
                     other => return Err(xml_error(format!("unsupported variable type {other}"))),
                 };
                 variable.start = attribute(e, "start")?;
+                if let Some(d) = attribute(e, "derivative")? {
+                    variable.derivative = Some(
+                        d.parse()
+                            .map_err(|_| xml_error(format!("bad derivative {d}")))?,
+                    );
+                }
                 self.variables.push(variable);
+            }
+            "ContinuousStateDerivative" if self.parent() == Some("ModelStructure") => {
+                let vr = required(e, "valueReference")?;
+                self.derivatives.push(
+                    vr.parse()
+                        .map_err(|_| xml_error(format!("bad valueReference {vr}")))?,
+                );
+            }
+            "EventIndicator" if self.parent() == Some("ModelStructure") => {
+                *self.number_of_event_indicators.get_or_insert(0) += 1;
+            }
+            "Unknown" if self.parent() == Some("Derivatives") => {
+                let index = required(e, "index")?;
+                self.derivatives.push(
+                    index
+                        .parse()
+                        .map_err(|_| xml_error(format!("bad Unknown index {index}")))?,
+                );
             }
             "Unknown" if self.parent() == Some("Outputs") => {
                 let index = required(e, "index")?;

@@ -32,6 +32,10 @@
 /// forwards. The fault-injection FMU uses it to fail the way some FMUs fail to restore a
 /// serialized state.
 ///
+/// A fourth form adds `instantiate = path, reset = path` to the third, replacing
+/// `fmi2Instantiate` and `fmi2Reset`; `export_fmi2_me!` (feature `me`) uses it for
+/// FMUs that offer Model Exchange.
+///
 /// Spec: FMI 2.0.2 §2.1 and §4.2.
 #[macro_export]
 macro_rules! export_fmi2 {
@@ -51,6 +55,23 @@ macro_rules! export_fmi2 {
         do_step = $do_step:path,
         set_fmu_state = $set_fmu_state:path,
         deserialize_fmu_state = $deserialize_fmu_state:path
+    ) => {
+        $crate::export_fmi2!(
+            $model,
+            do_step = $do_step,
+            set_fmu_state = $set_fmu_state,
+            deserialize_fmu_state = $deserialize_fmu_state,
+            instantiate = $crate::fmi2::instantiate::<$model>,
+            reset = $crate::fmi2::reset::<$model>
+        );
+    };
+    (
+        $model:ty,
+        do_step = $do_step:path,
+        set_fmu_state = $set_fmu_state:path,
+        deserialize_fmu_state = $deserialize_fmu_state:path,
+        instantiate = $instantiate:path,
+        reset = $reset:path
     ) => {
         const _: () = {
             use $crate::fmi2 as f;
@@ -89,7 +110,7 @@ macro_rules! export_fmi2 {
             ) -> f::Component {
                 // SAFETY: the importer upholds the FMI 2.0 calling contract that this forwards.
                 unsafe {
-                    f::instantiate::<M>(
+                    $instantiate(
                         instance_name,
                         fmu_type,
                         guid,
@@ -150,7 +171,7 @@ macro_rules! export_fmi2 {
             #[unsafe(no_mangle)]
             unsafe extern "C" fn fmi2Reset(c: f::Component) -> f::Status {
                 // SAFETY: the importer upholds the FMI 2.0 calling contract that this forwards.
-                unsafe { f::reset::<M>(c) }
+                unsafe { $reset(c) }
             }
 
             #[unsafe(no_mangle)]

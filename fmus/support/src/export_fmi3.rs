@@ -26,15 +26,63 @@
 ///   fmi3GetOutputDerivatives, fmi3ActivateModelPartition.
 ///
 /// The Model Exchange functions (fmi3EnterContinuousTimeMode, fmi3SetTime, …) are not
-/// exported: a co-simulation importer never calls them.
+/// exported: a co-simulation importer never calls them. `export_fmi3_me!` (features `fmi3` and
+/// `me`) exports them, through the internal form
+/// `export_fmi3!(@common Model, { … })`, which defines every function but
+/// fmi3InstantiateModelExchange and fmi3UpdateDiscreteStates and takes those as items.
 ///
 /// Spec: FMI 3.0 §2.2 and §4.2.
 #[macro_export]
 macro_rules! export_fmi3 {
     ($model:ty) => {
+        $crate::export_fmi3!(@common $model, {
+            #[unsafe(no_mangle)]
+            unsafe extern "C" fn fmi3InstantiateModelExchange(
+                _instance_name: f::FmiString,
+                _instantiation_token: f::FmiString,
+                _resource_path: f::FmiString,
+                _visible: f::Boolean,
+                _logging_on: f::Boolean,
+                instance_environment: f::InstanceEnvironment,
+                log_message: f::LogMessageCallback,
+            ) -> f::Instance {
+                // SAFETY: the importer upholds the FMI 3.0 calling contract that this forwards.
+                unsafe { f::instantiate_model_exchange(instance_environment, log_message) }
+            }
+
+            #[unsafe(no_mangle)]
+            unsafe extern "C" fn fmi3UpdateDiscreteStates(
+                instance: f::Instance,
+                discrete_states_need_update: *mut f::Boolean,
+                terminate_simulation: *mut f::Boolean,
+                nominals_of_continuous_states_changed: *mut f::Boolean,
+                values_of_continuous_states_changed: *mut f::Boolean,
+                next_event_time_defined: *mut f::Boolean,
+                next_event_time: *mut f::Float64,
+            ) -> f::Status {
+                // SAFETY: the importer upholds the FMI 3.0 calling contract that this forwards.
+                unsafe {
+                    f::update_discrete_states::<M>(
+                        instance,
+                        discrete_states_need_update,
+                        terminate_simulation,
+                        nominals_of_continuous_states_changed,
+                        values_of_continuous_states_changed,
+                        next_event_time_defined,
+                        next_event_time,
+                    )
+                }
+            }
+        });
+    };
+    // Every function but fmi3InstantiateModelExchange and fmi3UpdateDiscreteStates, which
+    // `$extra` defines (`export_fmi3_me!` passes its Model Exchange versions).
+    (@common $model:ty, { $($extra:tt)* }) => {
         const _: () = {
             use $crate::fmi3 as f;
             type M = $model;
+
+            $($extra)*
 
             #[unsafe(no_mangle)]
             extern "C" fn fmi3GetVersion() -> *const ::core::ffi::c_char {
@@ -50,20 +98,6 @@ macro_rules! export_fmi3 {
             ) -> f::Status {
                 // SAFETY: the importer upholds the FMI 3.0 calling contract that this forwards.
                 unsafe { f::set_debug_logging::<M>(instance, logging_on, n_categories, categories) }
-            }
-
-            #[unsafe(no_mangle)]
-            unsafe extern "C" fn fmi3InstantiateModelExchange(
-                _instance_name: f::FmiString,
-                _instantiation_token: f::FmiString,
-                _resource_path: f::FmiString,
-                _visible: f::Boolean,
-                _logging_on: f::Boolean,
-                instance_environment: f::InstanceEnvironment,
-                log_message: f::LogMessageCallback,
-            ) -> f::Instance {
-                // SAFETY: the importer upholds the FMI 3.0 calling contract that this forwards.
-                unsafe { f::instantiate_model_exchange(instance_environment, log_message) }
             }
 
             #[unsafe(no_mangle)]
@@ -325,30 +359,6 @@ macro_rules! export_fmi3 {
             unsafe extern "C" fn fmi3ExitConfigurationMode(instance: f::Instance) -> f::Status {
                 // SAFETY: the importer upholds the FMI 3.0 calling contract that this forwards.
                 unsafe { f::exit_configuration_mode::<M>(instance) }
-            }
-
-            #[unsafe(no_mangle)]
-            unsafe extern "C" fn fmi3UpdateDiscreteStates(
-                instance: f::Instance,
-                discrete_states_need_update: *mut f::Boolean,
-                terminate_simulation: *mut f::Boolean,
-                nominals_of_continuous_states_changed: *mut f::Boolean,
-                values_of_continuous_states_changed: *mut f::Boolean,
-                next_event_time_defined: *mut f::Boolean,
-                next_event_time: *mut f::Float64,
-            ) -> f::Status {
-                // SAFETY: the importer upholds the FMI 3.0 calling contract that this forwards.
-                unsafe {
-                    f::update_discrete_states::<M>(
-                        instance,
-                        discrete_states_need_update,
-                        terminate_simulation,
-                        nominals_of_continuous_states_changed,
-                        values_of_continuous_states_changed,
-                        next_event_time_defined,
-                        next_event_time,
-                    )
-                }
             }
 
             #[unsafe(no_mangle)]

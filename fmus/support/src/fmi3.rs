@@ -130,7 +130,7 @@ pub fn get_version() -> *const c_char {
 ///
 /// # Safety
 /// If non-null and aligned, `ptr` must be valid for a one-byte write.
-unsafe fn write_bool(ptr: *mut Boolean, arg: &'static str, value: bool) -> Result3<()> {
+pub(crate) unsafe fn write_bool(ptr: *mut Boolean, arg: &'static str, value: bool) -> Result3<()> {
     // SAFETY: caller contract; `bool` and `u8` have the same size and alignment, and the byte
     // written is 0 or 1, a valid `bool`.
     let slot = unsafe { out(ptr.cast::<u8>(), arg) }?;
@@ -139,7 +139,7 @@ unsafe fn write_bool(ptr: *mut Boolean, arg: &'static str, value: bool) -> Resul
 }
 
 /// Logs a refused instantiation through the callback, if any, and returns null.
-fn refuse(
+pub(crate) fn refuse(
     callback: LogMessageCallback,
     environment: InstanceEnvironment,
     message: &str,

@@ -53,6 +53,10 @@ pub(crate) enum CallError {
     StatusKind { kind: c_int },
     #[error("caught a panic: {message}")]
     Panic { message: String },
+    /// A Model Exchange call out of sequence or with a wrong array length (feature `me`).
+    #[cfg(feature = "me")]
+    #[error("{0}")]
+    Me(String),
 }
 
 impl CallError {
@@ -147,10 +151,16 @@ impl<M: Model> Instance<M> {
         &self.guid
     }
 
-    /// The model (read-only; for tests and status queries).
-    #[cfg(test)]
+    /// The model (read-only; for tests, status queries and the Model Exchange calls).
+    #[cfg(any(test, feature = "me"))]
     pub(crate) fn model(&self) -> &M {
         &self.model
+    }
+
+    /// The model, writable (for the Model Exchange calls, [`crate::instance_me`]).
+    #[cfg(feature = "me")]
+    pub(crate) fn model_mut(&mut self) -> &mut M {
+        &mut self.model
     }
 
     /// Sends a message to the environment's logger.
@@ -601,7 +611,7 @@ impl<M: Model> Instance<M> {
     }
 
     /// The current phase.
-    #[cfg(test)]
+    #[cfg(any(test, feature = "me"))]
     pub(crate) fn phase(&self) -> Phase {
         self.phase
     }

@@ -166,6 +166,10 @@ pub(crate) enum Error3 {
     SerializedState(#[from] FormatError),
     #[error("caught a panic: {message}")]
     Panic { message: String },
+    /// A Model Exchange call out of sequence or with a wrong array length (feature `me`).
+    #[cfg(feature = "me")]
+    #[error("{0}")]
+    Me(String),
 }
 
 impl Error3 {
@@ -297,16 +301,29 @@ impl<M: Model> Instance3<M> {
         &self.token
     }
 
-    /// The model (read-only; for tests).
-    #[cfg(test)]
+    /// The model (read-only; for tests and the Model Exchange calls).
+    #[cfg(any(test, feature = "me"))]
     pub(crate) fn model(&self) -> &M {
         &self.model
     }
 
+    /// The model, writable (for the Model Exchange calls, [`crate::instance3_me`]).
+    #[cfg(feature = "me")]
+    pub(crate) fn model_mut(&mut self) -> &mut M {
+        &mut self.model
+    }
+
     /// The current state.
-    #[cfg(test)]
+    #[cfg(any(test, feature = "me"))]
     pub(crate) fn phase(&self) -> Phase3 {
         self.phase
+    }
+
+    /// Switches between Event Mode and Step Mode, which a Model Exchange instance uses as
+    /// Continuous-Time Mode ([`crate::instance3_me`]).
+    #[cfg(feature = "me")]
+    pub(crate) fn set_phase(&mut self, phase: Phase3) {
+        self.phase = phase;
     }
 
     /// The FMU time (s): the last communication point reached.

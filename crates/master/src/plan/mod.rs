@@ -46,6 +46,9 @@ pub enum SlaveKind {
         fmu: Arc<fmi::Fmu>,
         /// The `.fmu` file.
         path: PathBuf,
+        /// `Some` when the slave runs the FMU's Model Exchange interface, with its integrator
+        /// settings; `None` for co-simulation.
+        model_exchange: Option<crate::model_exchange::MeOptions>,
     },
     /// A CSV/TSV table read by a file-reader slave.
     FileReader {

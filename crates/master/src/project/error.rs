@@ -285,6 +285,18 @@ pub enum ProjectError {
         /// What a valid line looks like.
         expected: String,
     },
+    /// A malformed `fmiType` line, or one naming an unknown slave or repeating a slave.
+    #[error("{}:{line}: {problem}, expected {expected}", file.display())]
+    BadFmiType {
+        /// The project file.
+        file: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// What is wrong.
+        problem: String,
+        /// What a valid line looks like.
+        expected: &'static str,
+    },
     /// A `--set` override that would be an invalid line in the project file.
     #[error("{option}: {reason}")]
     Override {
@@ -321,7 +333,8 @@ impl ProjectError {
             | ProjectError::BadParameter { line, .. }
             | ProjectError::BadParameterName { line, .. }
             | ProjectError::UnknownParameterSlave { line, .. }
-            | ProjectError::BadCommunication { line, .. } => Some(*line),
+            | ProjectError::BadCommunication { line, .. }
+            | ProjectError::BadFmiType { line, .. } => Some(*line),
         }
     }
 }

@@ -9,6 +9,7 @@
 
 mod build;
 mod error;
+mod fmi_type;
 mod lexer;
 mod parser;
 #[cfg(test)]
@@ -20,6 +21,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 pub use error::ProjectError;
+pub use fmi_type::{FmiType, FmiTypeDef, SolverSettings};
 pub use units::{NotATimeUnit, TimeUnit};
 
 /// The master algorithm (`MasterMode`): how the slaves of a cycle exchange values within one
@@ -367,6 +369,9 @@ pub struct Project {
     /// order (at most one of each keyword per slave; names checked against the `simulator`
     /// lines, trigger cycles refused).
     pub communication: Vec<CommunicationDef>,
+    /// `fmiType` lines in file order (at most one per slave, after its `simulator` line): the
+    /// interface each named slave runs and its integrator settings.
+    pub fmi_types: Vec<FmiTypeDef>,
     /// `outputOnly` patterns with their line numbers (each line may hold several
     /// whitespace-separated glob patterns over `slave.variable`).
     pub output_only: Vec<(String, usize)>,
@@ -452,6 +457,7 @@ impl Project {
             graph: Vec::new(),
             parameters: Vec::new(),
             communication: Vec::new(),
+            fmi_types: Vec::new(),
             output_only: Vec::new(),
             result_formats: vec![ResultFormat::Csv],
             output_threshold: None,

@@ -40,7 +40,7 @@ const KEYWORDS: [&str; 22] = [
 ];
 
 /// The words that start the other line types.
-const LINE_TYPES: [&str; 7] = [
+const LINE_TYPES: [&str; 8] = [
     "simulator",
     "graph",
     "parameter",
@@ -48,6 +48,7 @@ const LINE_TYPES: [&str; 7] = [
     "communicationInterval",
     "communicationOffset",
     "communicationTrigger",
+    "fmiType",
 ];
 
 /// File and line of the line being parsed, for errors.
@@ -119,6 +120,10 @@ pub(super) fn parse(text: &str, path: &Path) -> Result<Project, ProjectError> {
                 let def = parse_communication(&ctx, word, rest)?;
                 project.communication.push(def);
             }
+            "fmiType" => {
+                let def = super::fmi_type::parse(path, ctx.line, rest)?;
+                super::fmi_type::add(&mut project, path, def, false)?;
+            }
             "outputOnly" => {
                 let pattern = strip_comment(rest).trim_end_matches([' ', '\t']);
                 if pattern.is_empty() {
@@ -177,6 +182,10 @@ pub(super) fn apply_override(
     let ctx = Ctx { file: &file, line };
     if KEYWORDS.contains(&name) {
         return parse_keyword(&ctx, project, name, value).map_err(wrap);
+    }
+    if name == "fmiType" {
+        let def = super::fmi_type::parse(&file, line, value).map_err(wrap)?;
+        return super::fmi_type::add(project, &file, def, true).map_err(wrap);
     }
     let (slave, variable) = match (single_slave, name.split_once('.')) {
         (Some(slave), _) => (

@@ -158,6 +158,9 @@ impl Project {
             };
             let _ = writeln!(s, "{} {} {value}", c.setting.keyword(), c.slave);
         }
+        for def in &self.fmi_types {
+            let _ = writeln!(s, "{}", super::fmi_type::line_text(def, time));
+        }
         for (pattern, _) in &self.output_only {
             let _ = writeln!(s, "outputOnly {pattern}");
         }

@@ -75,7 +75,9 @@ impl RunInfo {
             .iter()
             .map(|s| {
                 let (kind, file, fmu) = match &s.kind {
-                    SlaveKind::Fmu { fmu, path } => ("fmu", path.clone(), Some(fmu.description())),
+                    SlaveKind::Fmu { fmu, path, .. } => {
+                        ("fmu", path.clone(), Some(fmu.description()))
+                    }
                     SlaveKind::FileReader { table } => ("table", table.path.clone(), None),
                     SlaveKind::External { .. } => ("external", PathBuf::new(), None),
                 };
@@ -194,6 +196,9 @@ pub struct SlaveJson {
     pub get_state: TimerJson,
     /// FMU state restores.
     pub set_state: TimerJson,
+    /// A Model Exchange slave's integrator and event counts; `null` for other slaves.
+    #[serde(default)]
+    pub integrator: Option<master::IntegratorStatistics>,
 }
 
 /// The real-time figures of a paced run (see [`PacingFigures`]).
@@ -280,6 +285,7 @@ impl SummaryJson {
                 do_step: timer(&s.do_step),
                 get_state: timer(&s.get_state),
                 set_state: timer(&s.set_state),
+                integrator: s.integrator,
             })
             .collect();
         SummaryJson {

@@ -182,7 +182,10 @@ impl<'a> Summary<'a> {
     /// `ErrorTestFails`, `ErrorTestTime`, then `Slave[i]Time` for each slave (1-based, the
     /// sum of its doStep, getState and setState times), and in a multi-rate run (see
     /// [`Summary::with_do_step_calls`]) `Slave[i]DoStepCalls` for each slave, its number of
-    /// `doStep` calls (mastersim's own key). Times are printed with `%g` (six
+    /// `doStep` calls (mastersim's own key). Each Model Exchange slave then has
+    /// `Slave[i]IntegratorSteps`, `Slave[i]RhsEvaluations`, `Slave[i]JacobianEvaluations`,
+    /// `Slave[i]StateEvents`, `Slave[i]TimeEvents` and `Slave[i]StepEvents` (mastersim's own
+    /// keys; MasterSim 0.9.8 had no Model Exchange slaves). Times are printed with `%g` (six
     /// significant digits), counters as integers. A paced run (see [`Summary::with_pacing`])
     /// then has `RealTimeFactor` (achieved in total), `RealTimeRollingFactor` (over the last
     /// 500 ms), `RealTimeOverruns`, `RealTimeMaxOverrun`, `RealTimeDeviationMedian` and
@@ -237,6 +240,11 @@ impl<'a> Summary<'a> {
                     &format!("Slave[{}]DoStepCalls", i + 1),
                     slave.do_step.count,
                 );
+            }
+        }
+        for (i, slave) in self.stats.slaves.iter().enumerate() {
+            for (key, value) in integrator_counts(slave) {
+                count(&mut s, &format!("Slave[{}]{key}", i + 1), value);
             }
         }
         if let Some(p) = &self.pacing {
@@ -370,6 +378,22 @@ impl<'a> Summary<'a> {
                 count(&mut s, timer.count);
                 s.push('\n');
             }
+            if let Some(n) = slave.integrator {
+                s.push_str(&" ".repeat(34));
+                s.push_str("integrator steps, RHS, Jacobians = ");
+                for value in [n.steps, n.rhs_evaluations, n.jacobian_evaluations] {
+                    s.push(' ');
+                    count(&mut s, value);
+                }
+                s.push('\n');
+                s.push_str(&" ".repeat(34));
+                s.push_str("state, time, step events         = ");
+                for value in [n.state_events, n.time_events, n.step_events] {
+                    s.push(' ');
+                    count(&mut s, value);
+                }
+                s.push('\n');
+            }
         }
         s.push_str(RULE);
         if self.any_sampled() {
@@ -385,6 +409,21 @@ impl<'a> Summary<'a> {
         }
         s
     }
+}
+
+/// The `summary.txt` keys (after `Slave[i]`) and values of a Model Exchange slave's
+/// integrator counts; none for other slaves.
+fn integrator_counts(slave: &master::SlaveStatistics) -> Vec<(&'static str, u64)> {
+    slave.integrator.map_or_else(Vec::new, |n| {
+        vec![
+            ("IntegratorSteps", n.steps),
+            ("RhsEvaluations", n.rhs_evaluations),
+            ("JacobianEvaluations", n.jacobian_evaluations),
+            ("StateEvents", n.state_events),
+            ("TimeEvents", n.time_events),
+            ("StepEvents", n.step_events),
+        ]
+    })
 }
 
 /// Display unit of the console statistics, chosen from the wall-clock time.

@@ -18,7 +18,8 @@ use std::path::{Path, PathBuf};
 
 use fmi::{ModelDescription, ScalarVariable};
 use master::project::{
-    Communication, CommunicationDef, Project, SimulatorDef, TimeSetting, TimeUnit,
+    Communication, CommunicationDef, FmiTypeDef, Project, SimulatorDef, SolverSettings,
+    TimeSetting, TimeUnit,
 };
 
 use crate::common::{Enumeration, Unit};
@@ -153,6 +154,14 @@ pub(crate) fn build(ssd: &Ssd, options: &LoadOptions) -> Result<System> {
             path: comp.fmu.clone(),
             line: comp.element.line,
         });
+        if let Some(fmi_type) = comp.element.implementation {
+            project.fmi_types.push(FmiTypeDef {
+                slave: comp.slave.clone(),
+                fmi_type: Some(fmi_type),
+                solver: SolverSettings::default(),
+                line: comp.element.line,
+            });
+        }
         if let Some((h, line)) = comp.element.step_size_hint {
             project.communication.push(CommunicationDef {
                 slave: comp.slave.clone(),

@@ -11,6 +11,7 @@ mod connectors;
 use std::path::{Path, PathBuf};
 
 use fmi::xml_tree::Node;
+use master::project::FmiType;
 
 pub(crate) use connectors::{Connection, Connector, End, Role, unknown_end};
 
@@ -120,6 +121,9 @@ pub(crate) struct Component {
     pub bindings: Vec<values::Binding>,
     /// `osp:StepSizeHint value` (s) and its line.
     pub step_size_hint: Option<(f64, usize)>,
+    /// `implementation`: the interface of the FMU to run; `None` for `any` or none given (the
+    /// default choice: co-simulation when the FMU offers it).
+    pub implementation: Option<FmiType>,
 }
 
 /// A signal dictionary reference: its connectors are entries of the dictionary it names.
@@ -582,17 +586,22 @@ fn read_component(doc: &Doc, node: &Node) -> Result<Component> {
             .unsupported()
         })?
         .to_owned();
-    match node.get("implementation") {
-        None | Some("any") | Some("CoSimulation") => {}
+    let implementation = match node.get("implementation") {
+        None | Some("any") => None,
+        Some("CoSimulation") => Some(FmiType::CoSimulation),
+        Some("ModelExchange") => Some(FmiType::ModelExchange),
         Some(other) => {
             return Err(doc
                 .error(
                     node,
-                    format!("implementation=\"{other}\": only co-simulation is supported"),
+                    format!(
+                        "implementation=\"{other}\": expected CoSimulation, ModelExchange or any \
+                         (ScheduledExecution is not supported)"
+                    ),
                 )
                 .unsupported());
         }
-    }
+    };
     let mut component = Component {
         name,
         file: doc.path.clone(),
@@ -601,6 +610,7 @@ fn read_component(doc: &Doc, node: &Node) -> Result<Component> {
         connectors: Vec::new(),
         bindings: Vec::new(),
         step_size_hint: None,
+        implementation,
     };
     for child in doc.children(node) {
         match child.local_name() {

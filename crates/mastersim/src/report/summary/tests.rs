@@ -8,6 +8,7 @@ fn slave(name: &str, times: [f64; 3], counts: [u64; 3]) -> SlaveStatistics {
         do_step: Timer::from_totals(counts[0], times[0]),
         get_state: Timer::from_totals(counts[1], times[1]),
         set_state: Timer::from_totals(counts[2], times[2]),
+        integrator: None,
     }
 }
 
