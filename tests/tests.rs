@@ -14,6 +14,7 @@ mod fmi3;
 mod hostile;
 mod info;
 mod live_view;
+mod model_exchange;
 mod model_quirks;
 mod multirate;
 mod packed_fmus;

@@ -41,6 +41,8 @@ pub struct Input {
     escape_targets: Vec<PathBuf>,
     /// The longest the run may take.
     limit: Duration,
+    /// What is wrong with the working directory after the run (results a failed run must keep).
+    results: Option<fn(&Path) -> Vec<String>>,
 }
 
 impl Input {
@@ -51,7 +53,15 @@ impl Input {
             args: Vec::new(),
             escape_targets: Vec::new(),
             limit: ROW_LIMIT,
+            results: None,
         }
+    }
+
+    /// Checks the working directory after the run with `check`, which lists what is wrong
+    /// (e.g. the rows a failed run must keep).
+    pub fn check_results(mut self, check: fn(&Path) -> Vec<String>) -> Input {
+        self.results = Some(check);
+        self
     }
 
     /// Sets the longest the run may take (a row that must end quickly, say).
@@ -318,6 +328,9 @@ fn problems(
     }
     if stdout.contains("secret key") || stderr.contains("secret key") {
         problems.push("the output echoes a secret of a file outside".to_owned());
+    }
+    if let Some(check) = input.results {
+        problems.extend(check(&run.working_dir));
     }
     let sentinel = std::fs::read_to_string(sandbox.dir().join(SENTINEL.0)).unwrap_or_default();
     if sentinel != SENTINEL.1 {
