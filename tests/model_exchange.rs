@@ -1,519 +1,249 @@
-//! Model Exchange end to end: the own ME FMUs (`fmus/model_exchange`) run by the `mastersim`
-//! binary against their closed-form or published reference solutions, a mixed project of the
-//! ME `Plant` and the co-simulation `Controller` under Gauss-Seidel against a solution computed
-//! here, the same system as an SSP with `implementation="ModelExchange"`, and the choice of
-//! interface of an FMU with both (`LinearDual`).
-//!
-//! The bounds follow from the integrator's tolerances. Every run here uses the FMUs'
-//! `DefaultExperiment` tolerance, relTol = 1e-6, with absTol = 1e-6 scaled by the states'
-//! nominals (the master's defaults, FMPy's). CVODE keeps the *local* error of each internal step
-//! below about relTol·|x| + absTol; the *global* error at a communication point is the sum of
-//! the local errors carried forward, damped or amplified by the ODE. For the stable, lightly
-//! damped systems here (a few hundred internal steps, errors not amplified by more than about
-//! one order) that gives a global error of some 1e-5, so a bound of 1e-4 is 100·tol and leaves a
-//! factor of ten over what CVODE reaches. Each test prints the largest error it measured
-//! (`--nocapture`).
+//! Model Exchange end to end with the own ME FMUs (`fmus/model_exchange`): the interface chosen
+//! by default, by `--fmi-type`, by a project's `fmiType` line and by an SSP component's
+//! `implementation`; the results against the FMUs' closed-form solutions; the statistics in
+//! `summary.txt` and `summary.json`; a NaN derivative that stops the run with the slave, `t`
+//! and the results up to there.
 
 use std::path::{Path, PathBuf};
 
-use fmu_model_exchange as me;
-use mastersim_tests::kill_resume::kill_and_resume;
+use fmu_model_exchange::{BounceParameters, LinearParameters, bounce_solution, linear_solution};
 use mastersim_tests::{ResultTable, Run, example_workspace, read_summary, run_mastersim};
 
-/// The own packed FMU `fmus/packed/<model>.fmu`, built from the current source.
-fn packed(model: &str) -> PathBuf {
+/// The packed own FMU `<name>.fmu`.
+fn fmu(name: &str) -> PathBuf {
     let path = example_workspace()
-        .join("fmus")
-        .join("packed")
-        .join(format!("{model}.fmu"));
-    assert!(path.is_file(), "own FMU missing: '{}'", path.display());
+        .join("fmus/packed")
+        .join(format!("{name}.fmu"));
+    assert!(path.is_file(), "missing packed FMU '{}'", path.display());
     path
 }
 
-/// Runs `mastersim <args> <model>.fmu` in `tmp/<tag>` and asserts exit code 0.
-fn run_fmu(model: &str, args: &[&str], tmp: &Path, tag: &str) -> Run {
-    let run = run_mastersim(&packed(model), &tmp.join(tag), args);
+/// `log/summary.json` of `run`.
+fn summary_json(run: &Run) -> serde_json::Value {
+    let text = std::fs::read_to_string(run.path("log/summary.json")).expect("summary.json");
+    serde_json::from_str(&text).expect("summary.json is JSON")
+}
+
+/// The integrator counts of slave `i` in `summary.json` (`null` for co-simulation).
+fn integrator(run: &Run, i: usize) -> serde_json::Value {
+    summary_json(run)["slaves"][i]["integrator"].clone()
+}
+
+/// Asserts that `x` and `v` of `slave` follow the damped oscillator's closed form within
+/// `tolerance` at every row of `values.csv`.
+fn assert_linear(run: &Run, slave: &str, tolerance: f64) {
+    let table = ResultTable::read(&run.path("results/values.csv"));
+    let time = table.numbers("Time [s]");
+    let x = table.numbers(&format!("{slave}.x [-]"));
+    let v = table.numbers(&format!("{slave}.v [-]"));
+    assert!(time.len() > 10, "rows: {}", time.len());
+    let p = LinearParameters::default();
+    for ((t, x), v) in time.iter().zip(&x).zip(&v) {
+        let (xr, vr) = linear_solution(*t, &p);
+        assert!(
+            (x - xr).abs() <= tolerance && (v - vr).abs() <= tolerance,
+            "{slave} at t={t}: x={x} v={v}, expected {xr} {vr}"
+        );
+    }
+}
+
+#[test]
+fn a_dual_fmu_runs_as_co_simulation_by_default_and_as_model_exchange_when_asked() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let dual = fmu("LinearDual");
+    let cs = run_mastersim(&dual, &tmp.path().join("cs"), &[]);
+    cs.assert_success();
+    assert!(integrator(&cs, 0).is_null());
+    let me = run_mastersim(&dual, &tmp.path().join("me"), &["--fmi-type", "me"]);
+    me.assert_success();
+    assert_linear(&me, "LinearDual", 1e-4);
+    let n = integrator(&me, 0);
+    assert!(n["steps"].as_u64().unwrap() > 0, "{n}");
+    assert!(n["rhs_evaluations"].as_u64() >= n["steps"].as_u64(), "{n}");
+    assert_eq!(n["state_events"], 0);
+    let summary = read_summary(&me.path("log/summary.txt"));
+    assert_eq!(summary["Slave[1]IntegratorSteps"], n["steps"].to_string());
+    assert_eq!(summary["Slave[1]StateEvents"], "0");
+    assert!(me.said().contains("integrator steps, RHS, Jacobians"));
+    // FMPy's names, explicit Euler: no Jacobians.
+    let euler = run_mastersim(
+        &dual,
+        &tmp.path().join("euler"),
+        &[
+            "--fmi-type",
+            "ModelExchange",
+            "--solver",
+            "Euler",
+            "--relative-tolerance",
+            "1e-8",
+        ],
+    );
+    euler.assert_success();
+    assert_eq!(integrator(&euler, 0)["jacobian_evaluations"], 0);
+    // First order with the communication step size 0.05 s: within 0.1 over the run.
+    assert_linear(&euler, "LinearDual", 0.1);
+}
+
+#[test]
+fn an_fmu_with_only_model_exchange_runs_as_model_exchange() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let run = run_mastersim(&fmu("Bounce"), &tmp.path().join("b"), &[]);
     run.assert_success();
-    run
-}
-
-/// `values.csv` of a run.
-fn values(run: &Run) -> ResultTable {
-    ResultTable::read(&run.path("results/values.csv"))
-}
-
-/// The `summary.txt` value of `key` as a number.
-fn summary_count(run: &Run, key: &str) -> u64 {
-    let summary = read_summary(&run.path("log/summary.txt"));
-    let text = summary
-        .get(key)
-        .unwrap_or_else(|| panic!("no key '{key}' in summary.txt: {summary:?}"));
-    text.parse()
-        .unwrap_or_else(|_| panic!("summary.txt {key}={text} is not a count"))
-}
-
-/// The largest `|actual − expected(t)|` over the rows of `table` for the columns `names`,
-/// checked against `bound(expected)`; panics naming the first row outside.
-fn assert_near(
-    table: &ResultTable,
-    names: &[&str],
-    expected: impl Fn(f64) -> Vec<f64>,
-    bound: impl Fn(f64) -> f64,
-) -> f64 {
-    let time = table.numbers("Time");
-    let columns: Vec<Vec<f64>> = names.iter().map(|n| table.numbers(n)).collect();
-    assert!(time.len() > 1, "values.csv has {} rows", time.len());
-    let mut worst: f64 = 0.0;
-    for (row, t) in time.iter().enumerate() {
-        for (k, reference) in expected(*t).into_iter().enumerate() {
-            let actual = columns[k][row];
-            let error = (actual - reference).abs();
-            assert!(
-                error <= bound(reference),
-                "{} at t={t} s: {actual} against the reference {reference} (error {error:e}, bound {:e})",
-                names[k],
-                bound(reference)
-            );
-            worst = worst.max(error);
-        }
-    }
-    worst
-}
-
-/// `Linear` (damped oscillator, 2 states, no events) as ME over its default experiment
-/// (0–10 s, 1000 communication steps of 0.01 s): x and v within 1e-4 of `linear_solution`
-/// (100·relTol, see the module doc: about 3 periods of an amplitude ≤ 1, so the local
-/// tolerance 1e-6 summed over the ~10³ internal steps that CVODE takes stays below 1e-4).
-/// Its FMI 3.0 twin `Linear3` gives the same values bit for bit (the same model code behind
-/// the FMI 3.0 calls). The summary counts the integrator's work and no events.
-#[test]
-fn model_exchange_linear_and_linear3_against_closed_form() {
-    let tmp = tempfile::tempdir().expect("temp dir");
-    let p = me::LinearParameters::default();
-    let exact = |t: f64| {
-        let (x, v) = me::linear_solution(t, &p);
-        vec![x, v]
-    };
-    let mut tables = Vec::new();
-    for model in ["Linear", "Linear3"] {
-        let run = run_fmu(model, &["--fmi-type", "me"], tmp.path(), model);
-        let table = values(&run);
-        assert_eq!(table.rows.len(), 1001, "{model}: rows of 0..10 s by 0.01 s");
-        let x = format!("{model}.x");
-        let v = format!("{model}.v");
-        let worst = assert_near(&table, &[&x, &v], exact, |_| 1e-4);
-        let steps = summary_count(&run, "Slave[1]IntegratorSteps");
-        let rhs = summary_count(&run, "Slave[1]RhsEvaluations");
-        assert!(
-            steps > 10 && rhs >= steps,
-            "{model}: {steps} steps, {rhs} RHS"
-        );
-        for key in ["StateEvents", "TimeEvents", "StepEvents"] {
-            assert_eq!(summary_count(&run, &format!("Slave[1]{key}")), 0, "{key}");
-        }
-        println!("{model}: largest error {worst:e} (bound 1e-4); {steps} steps, {rhs} RHS");
-        tables.push(table);
-    }
-    assert_eq!(
-        tables[0].numbers("Linear.x"),
-        tables[1].numbers("Linear3.x"),
-        "Linear3 differs from Linear"
-    );
-}
-
-/// `Bounce` and its FMI 3.0 twin `Bounce3` (state events located by CVODE's root finding) over
-/// the default experiment (0–3 s by 0.01 s): exactly 11 state events (`bounce_times`); h within
-/// 1e-3 m of `bounce_solution` at every communication point (an impact located to within
-/// 1e-4 s, 100·relTol as in the module doc, moves h by at most 4.4e-4 m at the impact speed of
-/// 4.4 m/s), v within 5e-3 m/s away from the impacts (a communication point less than 1e-4 s
-/// from an impact is skipped for v, whose jump there is up to 8.9 m/s), and h = v = 0 exactly
-/// once the ball rests (after the last impact).
-#[test]
-fn model_exchange_bounce_and_bounce3_state_events() {
-    let tmp = tempfile::tempdir().expect("temp dir");
-    let p = me::BounceParameters::default();
-    let impacts = me::bounce_times(&p);
-    assert_eq!(impacts.len(), 11, "the reference has 11 impacts");
-    let rest = *impacts.last().expect("impacts");
-    for model in ["Bounce", "Bounce3"] {
-        let run = run_fmu(model, &["--fmi-type", "me"], tmp.path(), model);
-        let table = values(&run);
-        let h = format!("{model}.h");
-        let worst = assert_near(
-            &table,
-            &[&h],
-            |t| vec![me::bounce_solution(t, &p).0],
-            |_| 1e-3,
-        );
-        let time = table.numbers("Time");
-        let velocity = table.numbers(&format!("{model}.v"));
-        let height = table.numbers(&h);
-        for ((t, v), h) in time.iter().zip(&velocity).zip(&height) {
-            if *t > rest + 1e-3 {
-                assert!(
-                    *h == 0.0 && *v == 0.0,
-                    "{model} at rest at t={t}: h={h}, v={v}"
-                );
-            } else if impacts.iter().all(|tau| (t - tau).abs() > 1e-4) {
-                let reference = me::bounce_solution(*t, &p).1;
-                assert!(
-                    (v - reference).abs() <= 5e-3,
-                    "{model}.v at t={t}: {v} against {reference}"
-                );
-            }
-        }
-        assert_eq!(summary_count(&run, "Slave[1]StateEvents"), 11, "{model}");
-        println!("{model}: 11 state events; largest error of h {worst:e} m (bound 1e-3)");
-    }
-}
-
-/// `Steps` (time events from `nextEventTime`, one of them at 1.25 s, off the 0.1 s grid) with
-/// CVODE and with explicit Euler: x' is piecewise constant, so an integrator that stops at the
-/// event times is exact up to rounding; x within 1e-9·(1 + x), u exact, 7 time events in
-/// (0, 3] s. A master that handled the event at 1.25 s only at a communication point would be
-/// off by 0.05 from t = 1.3 s on.
-#[test]
-fn model_exchange_steps_time_events_cvode_and_euler() {
-    let tmp = tempfile::tempdir().expect("temp dir");
-    let (period, extra) = (me::STEPS_PERIOD, me::STEPS_EXTRA_TIME);
-    assert_eq!(me::steps_event_times(period, extra, 3.0).len(), 7);
-    for solver in ["CVode", "Euler"] {
-        let run = run_fmu("Steps", &["--solver", solver], tmp.path(), solver);
-        let table = values(&run);
-        assert_eq!(table.rows.len(), 31, "rows of 0..3 s by 0.1 s");
-        let worst = assert_near(
-            &table,
-            &["Steps.x"],
-            |t| vec![me::steps_solution(t, period, extra).0],
-            |x| 1e-9 * (1.0 + x.abs()),
-        );
-        assert_near(
-            &table,
-            &["Steps.u"],
-            |t| vec![me::steps_solution(t, period, extra).1],
-            |_| 0.0,
-        );
-        assert_eq!(summary_count(&run, "Slave[1]TimeEvents"), 7, "{solver}");
-        println!("Steps with {solver}: 7 time events; largest error of x {worst:e}");
-    }
-}
-
-/// `Robertson` (stiff chemical kinetics) with CVODE's BDF over 0–4e4 s by 40 s, and over 0–4 s
-/// by 0.4 s for the first two reference times: y1 and y3 within 1e-4 relative, y2 within 1e-3
-/// relative of `ROBERTSON_REFERENCE` (6 digits). The reference is itself exact to about 2e-5
-/// relative; y2 (nominal 1e-4) has an absolute tolerance of 1e-10, so its relative error is
-/// larger than the others'. An explicit integrator would need steps below 1e-4 s here.
-#[test]
-fn model_exchange_robertson_stiff_against_reference() {
-    let tmp = tempfile::tempdir().expect("temp dir");
-    let long = values(&run_fmu("Robertson", &[], tmp.path(), "long"));
-    let short = values(&run_fmu(
-        "Robertson",
-        &["--stop-time", "4", "--step-size", "0.4"],
-        tmp.path(),
-        "short",
-    ));
-    let mut worst = [0.0f64; 3];
-    for (t, reference) in me::ROBERTSON_REFERENCE {
-        let table = if t < 10.0 { &short } else { &long };
-        let time = table.numbers("Time");
-        let row = time
-            .iter()
-            .position(|s| (s - t).abs() <= 1e-9 * t)
-            .unwrap_or_else(|| panic!("no row at t={t} s"));
-        for (k, y) in reference.iter().enumerate() {
-            let actual = table.numbers(&format!("Robertson.y{}", k + 1))[row];
-            let relative = (actual - y).abs() / y.abs();
-            let bound = if k == 1 { 1e-3 } else { 1e-4 };
-            assert!(
-                relative <= bound,
-                "Robertson.y{} at t={t} s: {actual} against {y} (relative {relative:e}, bound {bound:e})",
-                k + 1
-            );
-            worst[k] = worst[k].max(relative);
-        }
-    }
-    println!(
-        "Robertson: largest relative errors y1 {:e}, y2 {:e}, y3 {:e}",
-        worst[0], worst[1], worst[2]
-    );
-}
-
-/// `LinearDual` offers both interfaces: without a choice it runs as co-simulation (its own RK4
-/// in `fmi2DoStep`, no integrator statistics), with `--fmi-type me` as Model Exchange (the
-/// master's CVODE, statistics in the summary); both within 1e-4 of `linear_solution`.
-#[test]
-fn model_exchange_dual_interface_fmu_defaults_to_co_simulation() {
-    let tmp = tempfile::tempdir().expect("temp dir");
-    let p = me::LinearParameters::default();
-    let exact = |t: f64| {
-        let (x, v) = me::linear_solution(t, &p);
-        vec![x, v]
-    };
-    let cs = run_fmu("LinearDual", &[], tmp.path(), "default");
-    let summary = read_summary(&cs.path("log/summary.txt"));
-    assert!(
-        !summary.contains_key("Slave[1]IntegratorSteps"),
-        "LinearDual ran as Model Exchange by default: {summary:?}"
-    );
-    let cs_worst = assert_near(
-        &values(&cs),
-        &["LinearDual.x", "LinearDual.v"],
-        exact,
-        |_| 1e-4,
-    );
-    let mex = run_fmu("LinearDual", &["--fmi-type", "me"], tmp.path(), "me");
-    assert!(summary_count(&mex, "Slave[1]IntegratorSteps") > 0);
-    let me_worst = assert_near(
-        &values(&mex),
-        &["LinearDual.x", "LinearDual.v"],
-        exact,
-        |_| 1e-4,
-    );
-    println!(
-        "LinearDual: co-simulation by default (error {cs_worst:e}), ME on request (error {me_worst:e})"
-    );
-}
-
-/// The closed loop of the mixed project, 0–10 s by 0.1 s.
-const LOOP_STEP: f64 = 0.1;
-/// Communication steps of the closed loop.
-const LOOP_STEPS: usize = 100;
-/// The controller's parameters (setpoint m, kp N/m, kd N·s/m).
-const LOOP_CONTROLLER: (f64, f64, f64) = (1.0, 2.0, 1.0);
-
-/// The closed loop computed here, independently of mastersim: (t, x, v, u) at every
-/// communication point. Gauss-Seidel in project order: the Plant steps first with the
-/// controller's output `u` held over the step (exactly, `plant_step`), then the Controller
-/// reads the Plant's new x and v and computes u = kp·(r − x) − kd·v, held until its next step
-/// (`fmus/multirate/README.md`); at t = 0 the Controller's u comes from the Plant's initial
-/// outputs.
-fn closed_loop() -> Vec<[f64; 4]> {
-    let (r, kp, kd) = LOOP_CONTROLLER;
-    let control = |x: f64, v: f64| kp * (r - x) - kd * v;
-    let (mut x, mut v) = (0.0, 0.0);
-    let mut u = control(x, v);
-    let mut rows = vec![[0.0, x, v, u]];
-    for k in 1..=LOOP_STEPS {
-        (x, v) = me::plant_step(x, v, u, me::PLANT_M, me::PLANT_C, LOOP_STEP);
-        u = control(x, v);
-        rows.push([k as f64 * LOOP_STEP, x, v, u]);
-    }
-    rows
-}
-
-/// The mixed project `<tag>.msim`: `Plant` (ME only) and `Controller` (co-simulation) under
-/// Gauss-Seidel, with the line `extra` appended.
-fn mixed_project(dir: &Path, tag: &str, extra: &str) -> PathBuf {
-    let (r, kp, kd) = LOOP_CONTROLLER;
-    let text = format!(
-        "tStart 0 s\ntEnd {} s\nhStart {LOOP_STEP} s\nhOutputMin {LOOP_STEP} s\n\
-         MasterMode GAUSS_SEIDEL\nErrorControlMode NONE\nmaxIterations 1\n\n\
-         simulator 0 0 Plant #447cb4 \"{}\"\n\
-         simulator 1 0 Controller #c38200 \"{}\"\n\n\
-         graph Plant.x Controller.y\ngraph Plant.v Controller.yDot\ngraph Controller.u Plant.u\n\n\
-         parameter Controller.r {r}\nparameter Controller.kp {kp}\nparameter Controller.kd {kd}\n{extra}\n",
-        LOOP_STEPS as f64 * LOOP_STEP,
-        packed("Plant").display(),
-        packed("Controller").display(),
-    );
-    let path = dir.join(format!("{tag}.msim"));
-    std::fs::write(&path, text).expect("write the mixed project");
-    path
-}
-
-/// The mixed system as an SSP 1.0 folder: the same FMUs (copied to `fmus/`), connections,
-/// parameters and step, with `implementation="ModelExchange"` on the Plant.
-fn mixed_ssd(dir: &Path) -> PathBuf {
-    let (r, kp, kd) = LOOP_CONTROLLER;
-    let fmus = dir.join("ssp").join("fmus");
-    std::fs::create_dir_all(&fmus).expect("SSP folder");
-    for model in ["Plant", "Controller"] {
-        std::fs::copy(packed(model), fmus.join(format!("{model}.fmu"))).expect("copy FMU");
-    }
-    let parameter = |name: &str, value: f64| {
-        format!("<ssv:Parameter name=\"{name}\"><ssv:Real value=\"{value}\"/></ssv:Parameter>")
-    };
-    let text = format!(
-        r#"<?xml version="1.0" encoding="UTF-8"?>
-<ssd:SystemStructureDescription name="mixed" version="1.0"
-    xmlns:ssd="http://ssp-standard.org/SSP1/SystemStructureDescription"
-    xmlns:ssc="http://ssp-standard.org/SSP1/SystemStructureCommon"
-    xmlns:ssv="http://ssp-standard.org/SSP1/SystemStructureParameterValues"
-    xmlns:osp="http://opensimulationplatform.com/SSP/OSPAnnotations">
-  <ssd:System name="Loop">
-    <ssd:Elements>
-      <ssd:Component name="Plant" source="fmus/Plant.fmu" implementation="ModelExchange">
-        <ssd:Connectors>
-          <ssd:Connector name="u" kind="input"><ssc:Real/></ssd:Connector>
-          <ssd:Connector name="x" kind="output"><ssc:Real/></ssd:Connector>
-          <ssd:Connector name="v" kind="output"><ssc:Real/></ssd:Connector>
-        </ssd:Connectors>
-      </ssd:Component>
-      <ssd:Component name="Controller" source="fmus/Controller.fmu" implementation="CoSimulation">
-        <ssd:Connectors>
-          <ssd:Connector name="y" kind="input"><ssc:Real/></ssd:Connector>
-          <ssd:Connector name="yDot" kind="input"><ssc:Real/></ssd:Connector>
-          <ssd:Connector name="u" kind="output"><ssc:Real/></ssd:Connector>
-        </ssd:Connectors>
-        <ssd:ParameterBindings>
-          <ssd:ParameterBinding>
-            <ssd:ParameterValues>
-              <ssv:ParameterSet version="1.0" name="controller">
-                <ssv:Parameters>{}{}{}</ssv:Parameters>
-              </ssv:ParameterSet>
-            </ssd:ParameterValues>
-          </ssd:ParameterBinding>
-        </ssd:ParameterBindings>
-      </ssd:Component>
-    </ssd:Elements>
-    <ssd:Connections>
-      <ssd:Connection startElement="Plant" startConnector="x" endElement="Controller" endConnector="y"/>
-      <ssd:Connection startElement="Plant" startConnector="v" endElement="Controller" endConnector="yDot"/>
-      <ssd:Connection startElement="Controller" startConnector="u" endElement="Plant" endConnector="u"/>
-    </ssd:Connections>
-  </ssd:System>
-  <ssd:DefaultExperiment startTime="0" stopTime="{}">
-    <ssd:Annotations>
-      <ssc:Annotation type="com.opensimulationplatform">
-        <osp:Algorithm><osp:FixedStepAlgorithm baseStepSize="{LOOP_STEP}"/></osp:Algorithm>
-      </ssc:Annotation>
-    </ssd:Annotations>
-  </ssd:DefaultExperiment>
-</ssd:SystemStructureDescription>
-"#,
-        parameter("r", r),
-        parameter("kp", kp),
-        parameter("kd", kd),
-        LOOP_STEPS as f64 * LOOP_STEP,
-    );
-    let path = dir.join("ssp").join("SystemStructure.ssd");
-    std::fs::write(&path, text).expect("write the SSD");
-    path
-}
-
-/// The mixed project (ME `Plant`, co-simulation `Controller`, Gauss-Seidel, 100 steps of
-/// 0.1 s) against the loop computed in [`closed_loop`], at the default relTol = 1e-6 and with
-/// `fmiType Plant ModelExchange relTol=1e-9`: x and v within 200·relTol·(1 + |value|), u
-/// within (kp + kd)·200·relTol·(1 + |u|) (u = kp·(r − x) − kd·v carries the errors of x and v
-/// with those gains). Why 200·relTol: the Plant's input changes at every communication point,
-/// so CVODE restarts there (order 1, a new step size) each time; each of the 100 restarted
-/// steps adds a local error of up to about relTol·(1 + |value|) with absTol = relTol·nominal
-/// (nominal 1), and the stable closed loop carries them forward without amplifying them much.
-/// Measured: 4.9e-5 and 9e-8 for v, 7.9e-5 and 1.7e-7 for u: the error scales with the
-/// tolerance, which an error of the coupling (a delayed or missed input) would not. The same
-/// system as an SSP with `implementation="ModelExchange"` on the Plant gives the values of the
-/// default run bit for bit.
-#[test]
-fn model_exchange_plant_with_co_simulation_controller_msim_and_ssp() {
-    let tmp = tempfile::tempdir().expect("temp dir");
-    let reference = closed_loop();
-    let at = |t: f64| {
-        let k = (t / LOOP_STEP).round() as usize;
-        reference[k][1..].to_vec()
-    };
-    let (_, kp, kd) = LOOP_CONTROLLER;
-    let names = ["Plant.x", "Plant.v", "Controller.u"];
-    let mut default = None;
-    for (tag, extra, rel_tol) in [
-        ("default", "", 1e-6),
-        ("tight", "fmiType Plant ModelExchange relTol=1e-9", 1e-9),
-    ] {
-        let project = mixed_project(tmp.path(), tag, extra);
-        let run = run_mastersim(&project, &tmp.path().join(tag), &[]);
-        run.assert_success();
-        let table = values(&run);
-        assert_eq!(
-            table.rows.len(),
-            LOOP_STEPS + 1,
-            "rows of the mixed project"
-        );
-        let bound = 200.0 * rel_tol;
-        let worst = assert_near(
-            &table,
-            &names[..2],
-            |t| at(t)[..2].to_vec(),
-            |y| bound * (1.0 + y.abs()),
-        );
-        let worst_u = assert_near(
-            &table,
-            &names[2..],
-            |t| at(t)[2..].to_vec(),
-            |u| (kp + kd) * bound * (1.0 + u.abs()),
-        );
-        assert!(
-            summary_count(&run, "Slave[1]IntegratorSteps") > 0,
-            "Plant ran as ME"
-        );
-        println!(
-            "mixed loop, relTol {rel_tol:e}: largest error of x, v {worst:e}, of u {worst_u:e}"
-        );
-        default.get_or_insert(table);
-    }
-    let msim = default.expect("the default run");
-    let ssp = run_mastersim(&mixed_ssd(tmp.path()), &tmp.path().join("ssp-run"), &[]);
-    ssp.assert_success();
-    let system = values(&ssp);
-    for name in ["Time", "Plant.x", "Plant.v", "Controller.u"] {
-        assert_eq!(
-            system.numbers(name),
-            msim.numbers(name),
-            "{name}: the SSP's values differ from the project's"
-        );
-    }
-    assert!(
-        summary_count(&ssp, "Slave[1]IntegratorSteps") > 0,
-        "SSP Plant ran as ME"
-    );
-    println!("the SSP with implementation=\"ModelExchange\" gives the same values");
-}
-
-/// A Model Exchange `Plant` held by a spring: the co-simulation `Gain` (`Spring`, which can
-/// serialize its FMU state) feeds back u = −2·x + 2 + 0.5·sin(t); Gauss-Seidel, 0.1 s steps,
-/// 10 000 s (about a second of wall time), a result row per second.
-fn spring_project(dir: &Path) -> PathBuf {
-    let text = format!(
-        "tStart 0 s\ntEnd 10000 s\nhStart 0.1 s\nhOutputMin 1 s\n\
-         MasterMode GAUSS_SEIDEL\nErrorControlMode NONE\nmaxIterations 1\n\n\
-         simulator 0 0 Plant #447cb4 \"{}\"\n\
-         simulator 1 0 Spring #c38200 \"{}\"\n\n\
-         graph Plant.x Spring.u\ngraph Spring.y Plant.u\n\n\
-         parameter Spring.k -2\nparameter Spring.offset 2\nparameter Spring.amplitude 0.5\n",
-        packed("Plant").display(),
-        packed("Gain").display(),
-    );
-    let path = dir.join("spring.msim");
-    std::fs::write(&path, text).expect("write the spring project");
-    path
-}
-
-/// [`spring_project`] killed (SIGKILL) 6 times at random moments, with a checkpoint every
-/// 0.05 s of wall time, and resumed after each kill: `values.csv`, the MAT file and the
-/// counters (the ME statistics among them) are byte-identical to an unbroken run's. The ME
-/// slave serializes no state (`Slave::serialize_state` gives none; the co-simulation `Spring`
-/// does), so every resume replays the run from the start time, comparing each recomputed row
-/// with the files; the resumed runs' warnings name `Plant`, and only it, as the reason.
-#[test]
-fn model_exchange_kill_and_resume_is_byte_identical() {
-    let tmp = tempfile::tempdir().expect("temp dir");
-    let project = spring_project(tmp.path());
-    let report = kill_and_resume(&project, 6, "0.05", 0.06, tmp.path());
-    assert!(report.resumes > 0, "no run was resumed: {report:?}");
-    let reasons: Vec<&String> = report
-        .warnings
+    assert_eq!(integrator(&run, 0)["state_events"], 11);
+    let table = ResultTable::read(&run.path("results/values.csv"));
+    let p = BounceParameters::default();
+    for (t, h) in table
+        .numbers("Time [s]")
         .iter()
-        .flatten()
-        .filter(|w| w.contains("by replaying the run"))
-        .collect();
-    assert!(!reasons.is_empty(), "no resumed run replays: {report:?}");
-    for reason in reasons {
+        .zip(table.numbers("Bounce.h [-]"))
+    {
+        let (hr, _) = bounce_solution(*t, &p);
+        assert!((h - hr).abs() <= 1e-3, "h({t}) = {h}, expected {hr}");
+    }
+    // The FMI 3.0 twin gives the same events; co-simulation it does not offer.
+    let run3 = run_mastersim(&fmu("Bounce3"), &tmp.path().join("b3"), &[]);
+    run3.assert_success();
+    assert_eq!(integrator(&run3, 0)["state_events"], 11);
+    let cs = run_mastersim(
+        &fmu("Bounce"),
+        &tmp.path().join("cs"),
+        &["--fmi-type", "cs"],
+    );
+    assert_eq!(cs.code(), 2, "{}", cs.said());
+    assert!(
+        cs.said().contains("has no CoSimulation interface"),
+        "{}",
+        cs.said()
+    );
+}
+
+/// A project of `LinearDual` chosen as Model Exchange by an `fmiType` line and `Steps` (time
+/// events, Model Exchange only), in `dir`.
+fn project(dir: &Path, name: &str, line: &str) -> PathBuf {
+    let text = format!(
+        "tStart 0 s\ntEnd 3 s\nhStart 0.1 s\nhOutputMin 0.1 s\n\
+         simulator 0 0 Osc #ff0000 \"{}\"\nsimulator 1 0 St #00ff00 \"{}\"\n{line}\n",
+        fmu("LinearDual").display(),
+        fmu("Steps").display()
+    );
+    let path = dir.join(format!("{name}.msim"));
+    std::fs::write(&path, text).expect("write project");
+    path
+}
+
+#[test]
+fn a_project_line_chooses_model_exchange_and_its_settings() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let p = project(
+        tmp.path(),
+        "me",
+        "fmiType Osc ModelExchange relTol=1e-8 maxStep=50ms",
+    );
+    let run = run_mastersim(&p, &tmp.path().join("wd"), &[]);
+    run.assert_success();
+    assert_linear(&run, "Osc", 1e-6);
+    assert_eq!(integrator(&run, 1)["time_events"], 7);
+    let table = ResultTable::read(&run.path("results/values.csv"));
+    for (t, x) in table
+        .numbers("Time [s]")
+        .iter()
+        .zip(table.numbers("St.x [-]"))
+    {
+        let (xr, _) = fmu_model_exchange::steps_solution(*t, 0.5, 1.25);
         assert!(
-            reason.ends_with("cannot serialize their state: Plant"),
-            "a replay for another reason: {reason}"
+            (x - xr).abs() <= 1e-9 * (1.0 + xr),
+            "x({t}) = {x}, expected {xr}"
         );
     }
-    println!(
-        "ME slave with a serializing CS slave: unbroken {:.2} s; {} SIGKILLs, {} resumes (replays because of 'Plant'): byte-identical",
-        report.unbroken, report.kills, report.resumes
+    // Written back with --write-msim, the line reads the same.
+    let written = tmp.path().join("written.msim");
+    let again = run_mastersim(
+        &p,
+        &tmp.path().join("wd2"),
+        &["--write-msim", written.to_str().unwrap()],
+    );
+    again.assert_success();
+    let text = std::fs::read_to_string(&written).expect("written project");
+    assert!(
+        text.contains("fmiType Osc ModelExchange relTol=0.00000001 maxStep=50ms"),
+        "{text}"
+    );
+    // A bad line names the file and line.
+    let bad = project(tmp.path(), "bad", "fmiType Osc ModelExchange solver=rk45");
+    let run = run_mastersim(&bad, &tmp.path().join("bad"), &[]);
+    assert_eq!(run.code(), 2, "{}", run.said());
+    assert!(
+        run.said().contains("bad.msim:7: 'rk45' is not a solver"),
+        "{}",
+        run.said()
+    );
+    // --fmi-type is for a run of one FMU.
+    let run = run_mastersim(&p, &tmp.path().join("opt"), &["--fmi-type", "me"]);
+    assert_eq!(run.code(), 2, "{}", run.said());
+    assert!(run.said().contains("fmiType line"), "{}", run.said());
+}
+
+#[test]
+fn an_ssp_component_with_implementation_model_exchange() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    std::fs::copy(fmu("LinearDual"), tmp.path().join("LinearDual.fmu")).expect("copy FMU");
+    let ssd = |implementation: &str| {
+        format!(
+            r#"<?xml version="1.0" encoding="UTF-8"?>
+<ssd:SystemStructureDescription xmlns:ssd="http://ssp-standard.org/SSP1/SystemStructureDescription" version="1.0" name="me">
+  <ssd:System name="root">
+    <ssd:Elements>
+      <ssd:Component name="Osc" source="LinearDual.fmu" {implementation}/>
+    </ssd:Elements>
+  </ssd:System>
+  <ssd:DefaultExperiment startTime="0" stopTime="5"/>
+</ssd:SystemStructureDescription>
+"#
+        )
+    };
+    for (tag, implementation, model_exchange) in [
+        ("me", r#"implementation="ModelExchange""#, true),
+        ("cs", r#"implementation="CoSimulation""#, false),
+        ("any", r#"implementation="any""#, false),
+    ] {
+        let path = tmp.path().join(format!("{tag}.ssd"));
+        std::fs::write(&path, ssd(implementation)).expect("write ssd");
+        let run = run_mastersim(&path, &tmp.path().join(tag), &[]);
+        run.assert_success();
+        assert_eq!(!integrator(&run, 0).is_null(), model_exchange, "{tag}");
+        assert_linear(&run, "Osc", 1e-4);
+    }
+}
+
+#[test]
+fn a_nan_derivative_stops_the_run_naming_slave_and_time_with_results_kept() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let run = run_mastersim(&fmu("NanDerivative"), &tmp.path().join("nan"), &[]);
+    assert_eq!(run.code(), 1, "{}", run.said());
+    let said = run.said();
+    assert!(
+        said.contains("slave 'NanDerivative' (Model Exchange) failed at t="),
+        "{said}"
+    );
+    assert!(said.contains("derivative 'der(x)' is NaN"), "{said}");
+    let table = ResultTable::read(&run.path("results/values.csv"));
+    let time = table.numbers("Time [s]");
+    let x = table.numbers("NanDerivative.x [-]");
+    assert!(time.len() > 2, "rows kept: {}", time.len());
+    for (t, x) in time.iter().zip(x) {
+        assert!((x - (-t).exp()).abs() < 1e-4, "x({t}) = {x}");
+    }
+    let run = run_mastersim(&fmu("EventLoop"), &tmp.path().join("loop"), &[]);
+    assert_eq!(run.code(), 1, "{}", run.said());
+    assert!(
+        run.said()
+            .contains("slave 'EventLoop' (Model Exchange) failed at t="),
+        "{}",
+        run.said()
+    );
+    assert!(
+        run.said().contains("event iteration did not end"),
+        "{}",
+        run.said()
     );
 }

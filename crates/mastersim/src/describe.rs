@@ -7,7 +7,7 @@
 //! The FMU is read with [`fmi::archive::describe`]: `modelDescription.xml` and the list of
 //! entries come straight from the zip archive; nothing is extracted and no shared library is
 //! loaded, so FMUs without binaries for this platform can be inspected too, and so can FMUs
-//! that mastersim cannot run (Model Exchange or Scheduled Execution only, a library of
+//! that mastersim cannot run (Scheduled Execution or FMI 1.0 Model Exchange only, a library of
 //! another architecture, clocks): `info` describes them and says what a run would refuse.
 //! The capabilities are those the XML declares.
 //!
@@ -106,7 +106,8 @@ pub struct Info<'a> {
 }
 
 /// Whether mastersim runs the FMU on this machine: what a run of it would refuse, found in the
-/// archive without extracting or loading anything (no Co-Simulation interface, no library for
+/// archive without extracting or loading anything (neither Co-Simulation nor FMI 2.0/3.0 Model
+/// Exchange, no library for
 /// this platform or one built for another architecture, FMI 3.0 clocks).
 ///
 /// Spec: FMI 2.0.2 §2.3 and FMI 3.0 FMU distribution (platform folders); `docs/fmi3.md`
@@ -125,9 +126,11 @@ impl RunCheck {
     pub fn new(contents: &FmuContents) -> RunCheck {
         let md = &contents.description;
         let mut refusals = Vec::new();
-        if !md.interfaces.co_simulation {
+        let model_exchange = md.interfaces.model_exchange && md.fmi_version != FmiVersion::V1;
+        if !md.interfaces.co_simulation && !model_exchange {
             refusals.push(format!(
-                "the FMU offers only {}; mastersim runs Co-Simulation FMUs",
+                "the FMU offers only {}; mastersim runs Co-Simulation and (FMI 2.0, 3.0) Model \
+                 Exchange FMUs",
                 md.interfaces.describe()
             ));
         }

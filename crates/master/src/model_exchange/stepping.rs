@@ -143,7 +143,8 @@ impl MeSlave {
     /// at `t` (s) from the instance's states when needed, and sets its largest step for a
     /// communication step of size `h` (s).
     fn prepare(&mut self, t: f64, h: f64) -> Result<()> {
-        let max_step = Some(self.options.max_step.unwrap_or(h));
+        let step = self.options.max_step.unwrap_or(h);
+        let max_step = Some(step);
         if self.integrator.is_none() {
             let abs_tol = self.options.abs_tol.unwrap_or(self.options.rel_tol);
             let settings = solver::Settings {
@@ -151,7 +152,7 @@ impl MeSlave {
                 rel_tol: self.options.rel_tol,
                 abs_tol: self.nominals.iter().map(|n| abs_tol * n.abs()).collect(),
                 max_step,
-                fixed_step: max_step.unwrap_or(h),
+                fixed_step: step,
             };
             let integrator = Integrator::new(&settings, self.x.len(), self.indicators.len())
                 .map_err(|e| self.failure(t, e.to_string()))?;

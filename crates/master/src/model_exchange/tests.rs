@@ -208,7 +208,7 @@ impl ModelExchangeCalls for Model {
         let at_time_event = self.t >= self.next;
         match self.kind {
             Kind::Ball if self.x[0] <= 0.0 && self.x[1] < 0.0 => {
-                self.x[1] = -E * self.x[1];
+                self.x[1] *= -E;
                 self.x[0] = 0.0;
                 update.values_of_continuous_states_changed = true;
                 self.log.lock().unwrap().push(self.t);

@@ -99,11 +99,27 @@ pub struct FmiTypeDef {
 const FORM: &str = "'fmiType <slave> ModelExchange|CoSimulation|auto' followed, for ModelExchange \
      or auto, by any of 'solver=CVode|Euler', 'relTol=<real>', 'absTol=<real>', 'maxStep=<time>'";
 
+/// Reads the `fmiType` line `rest` (after the keyword) at `file`:`line` into `project`
+/// ([`parse`], then [`add`]; `replace` for an override).
+///
+/// # Errors
+/// [`ProjectError::BadFmiType`] naming the file, the line and the problem.
+pub(super) fn read(
+    project: &mut Project,
+    file: &Path,
+    line: usize,
+    rest: &str,
+    replace: bool,
+) -> Result<(), ProjectError> {
+    let def = parse(file, line, rest)?;
+    add(project, file, def, replace)
+}
+
 /// Parses the rest of an `fmiType` line (after the keyword) at `file`:`line`.
 ///
 /// # Errors
 /// [`ProjectError::BadFmiType`] naming the file, the line and the problem.
-pub(super) fn parse(file: &Path, line: usize, rest: &str) -> Result<FmiTypeDef, ProjectError> {
+fn parse(file: &Path, line: usize, rest: &str) -> Result<FmiTypeDef, ProjectError> {
     let bad = |problem: String| ProjectError::BadFmiType {
         file: file.to_path_buf(),
         line,
@@ -184,7 +200,7 @@ fn max_step(value: &str, line: usize) -> Result<TimeSetting, String> {
 ///
 /// # Errors
 /// [`ProjectError::BadFmiType`] for an unknown slave or a second line for one slave.
-pub(super) fn add(
+fn add(
     project: &mut Project,
     file: &Path,
     def: FmiTypeDef,

@@ -8,6 +8,7 @@
 //! (and in `docs/deviations.md`).
 
 mod build;
+mod communication;
 mod error;
 mod fmi_type;
 mod lexer;
