@@ -13,7 +13,9 @@
 //!    the same files (recursively, with sizes) before and after, among them the sentinel
 //!    folder `sentinel/` beside the project, which every sandbox has and whose file's content
 //!    must not change; and the paths a hostile archive aims at (`escape_targets`) do not
-//!    exist.
+//!    exist;
+//! 5. for a row with a results check ([`Input::check_results`]), what the working directory
+//!    must hold afterwards (the rows a failed run keeps).
 //!
 //! All rows are listed on stdout (`--nocapture`), failures in the panic message.
 
