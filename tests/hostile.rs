@@ -1,13 +1,15 @@
 //! Broken and hostile inputs, table-driven: FMU archives, model descriptions, project files,
-//! file-reader tables and SSP systems, one `#[test]` per group. The row harness (sandbox per
-//! row, exit code, one-line message naming file and element, no panic, nothing written outside
-//! the working directory, strict `awaiting` rows for fixes outside the fmi crate) is in
+//! file-reader tables, SSP systems and Model Exchange FMUs that fail at run time, one
+//! `#[test]` per group. The row harness (sandbox per row, exit code, one-line message naming
+//! file and element, no panic, nothing written outside the working directory, results a
+//! failed run keeps, strict `awaiting` rows for fixes outside the fmi crate) is in
 //! `hostile/rows.rs`.
 
 mod archives;
 mod checkpoints;
 mod fmi3;
 mod model_descriptions;
+mod model_exchange;
 mod names;
 mod numbers;
 mod projects;

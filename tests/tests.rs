@@ -15,6 +15,7 @@ mod hostile;
 mod info;
 mod live_view;
 mod model_exchange;
+mod model_exchange_e2e;
 mod model_quirks;
 mod multirate;
 mod packed_fmus;

@@ -13,7 +13,9 @@
 //!    the same files (recursively, with sizes) before and after, among them the sentinel
 //!    folder `sentinel/` beside the project, which every sandbox has and whose file's content
 //!    must not change; and the paths a hostile archive aims at (`escape_targets`) do not
-//!    exist.
+//!    exist;
+//! 5. for a row with a results check ([`Input::check_results`]), what the working directory
+//!    must hold afterwards (the rows a failed run keeps).
 //!
 //! All rows are listed on stdout (`--nocapture`), failures in the panic message.
 
@@ -41,6 +43,8 @@ pub struct Input {
     escape_targets: Vec<PathBuf>,
     /// The longest the run may take.
     limit: Duration,
+    /// What is wrong with the working directory after the run (results a failed run must keep).
+    results: Option<fn(&Path) -> Vec<String>>,
 }
 
 impl Input {
@@ -51,7 +55,15 @@ impl Input {
             args: Vec::new(),
             escape_targets: Vec::new(),
             limit: ROW_LIMIT,
+            results: None,
         }
+    }
+
+    /// Checks the working directory after the run with `check`, which lists what is wrong
+    /// (e.g. the rows a failed run must keep).
+    pub fn check_results(mut self, check: fn(&Path) -> Vec<String>) -> Input {
+        self.results = Some(check);
+        self
     }
 
     /// Sets the longest the run may take (a row that must end quickly, say).
@@ -318,6 +330,9 @@ fn problems(
     }
     if stdout.contains("secret key") || stderr.contains("secret key") {
         problems.push("the output echoes a secret of a file outside".to_owned());
+    }
+    if let Some(check) = input.results {
+        problems.extend(check(&run.working_dir));
     }
     let sentinel = std::fs::read_to_string(sandbox.dir().join(SENTINEL.0)).unwrap_or_default();
     if sentinel != SENTINEL.1 {

@@ -266,7 +266,9 @@ impl<'a> Builder<'a> {
                 ),
             ));
         }
-        let description = fmi::archive::inspect(&fmu, &fmi::archive::ExtractOptions::default())
+        // Any interface: the component's `implementation` (or the default choice) picks the one
+        // the slave runs, and an interface the FMU lacks is refused when its slave is loaded.
+        let description = fmi::archive::describe(&fmu, &fmi::archive::ExtractOptions::default())
             .map_err(|e| {
                 SspError::at(
                     &c.file,
