@@ -132,5 +132,5 @@ pub(crate) fn instantiate(
         let instance = fmu.instantiate_model_exchange(name, &instance_options);
         Box::new(FmuSlave::new(name.to_string(), fmi(name, instance)?))
     };
-    Ok(MeSlave::new(inner, options))
+    Ok(MeSlave::new(inner, options).hold_early_inputs(fmu.description()))
 }

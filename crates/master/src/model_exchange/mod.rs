@@ -34,6 +34,7 @@
 
 mod calls;
 mod choice;
+mod early_inputs;
 mod fmu;
 mod stepping;
 #[cfg(test)]
@@ -46,6 +47,8 @@ use fmi::ValueRef;
 pub use calls::{EventUpdate, ModelExchangeCalls, StepEnd};
 pub use choice::{interface_of, options_of};
 pub(crate) use fmu::instantiate;
+
+use early_inputs::{EarlyInputs, Held};
 
 use crate::slave::{Slave, SlaveCapabilities, StateId, StepOutcome};
 use crate::statistics::IntegratorStatistics;
@@ -130,6 +133,8 @@ pub struct MeSlave {
     stats: IntegratorStatistics,
     /// Statistics of integrators replaced after a change of the nominals.
     replaced: solver::Statistics,
+    /// Inputs set before Initialization Mode, held until it.
+    early: EarlyInputs,
 }
 
 impl std::fmt::Debug for MeSlave {
@@ -166,7 +171,15 @@ impl MeSlave {
             saved: Vec::new(),
             stats: IntegratorStatistics::default(),
             replaced: solver::Statistics::default(),
+            early: EarlyInputs::default(),
         }
+    }
+
+    /// Holds the inputs of the FMU described by `description` that are set before
+    /// Initialization Mode until the instance is in it (`early_inputs`).
+    pub fn hold_early_inputs(mut self, description: &fmi::ModelDescription) -> MeSlave {
+        self.early = EarlyInputs::of(description);
+        self
     }
 
     /// The integrator settings.
@@ -202,14 +215,19 @@ impl MeSlave {
         changed
     }
 
-    /// Before setting a changed discrete input in Continuous-Time Mode: Event Mode (the event
-    /// iteration follows at the start of the next step).
-    fn discrete_input_changed(&mut self, changed: bool) -> Result<()> {
-        if changed && self.mode == Mode::ContinuousTime {
+    /// Before setting a discrete input: in Continuous-Time Mode, Event Mode when it changed
+    /// (the event iteration follows at the start of the next step), and no call at all when it
+    /// did not (the FMU holds the value already, and FMI 2.0 allows no `fmi2SetInteger`,
+    /// `fmi2SetBoolean` or `fmi2SetString` in that mode). True: make the set call.
+    fn discrete_input(&mut self, changed: bool) -> Result<bool> {
+        if self.mode != Mode::ContinuousTime {
+            return Ok(true);
+        }
+        if changed {
             self.inner.enter_event_mode()?;
             self.mode = Mode::Event;
         }
-        Ok(())
+        Ok(changed)
     }
 }
 
@@ -243,8 +261,19 @@ impl Slave for MeSlave {
             .setup_experiment(self.options.rel_tol, t_start, t_end)
     }
 
+    /// Enters Initialization Mode and makes the input sets held until it.
     fn enter_initialization_mode(&mut self) -> Result<()> {
-        self.inner.enter_initialization_mode()
+        self.inner.enter_initialization_mode()?;
+        for held in self.early.release() {
+            match held {
+                Held::Real(vrs, values) => self.inner.set_real(&vrs, &values)?,
+                Held::Integer(vrs, values) => self.inner.set_integer(&vrs, &values)?,
+                Held::Boolean(vrs, values) => self.inner.set_boolean(&vrs, &values)?,
+                Held::String(vrs, values) => self.inner.set_string(&vrs, &values)?,
+                Held::Binary(vrs, values) => self.inner.set_binary(&vrs, &values)?,
+            }
+        }
+        Ok(())
     }
 
     /// Leaves initialization mode into Event Mode, iterates the events at the start time and
@@ -278,29 +307,57 @@ impl Slave for MeSlave {
         self.inner.get_binary(vrs, values)
     }
 
-    /// A changed value restarts the integrator at the next step.
+    /// A changed value restarts the integrator at the next step; a changed Real input that is
+    /// not continuous is set in Event Mode.
     fn set_real(&mut self, vrs: &[ValueRef], values: &[f64]) -> Result<()> {
-        self.restart |= self.changed(0, vrs, values, |v| v.to_bits());
+        let changed = self.changed(0, vrs, values, |v| v.to_bits());
+        self.restart |= changed;
+        if self.early.any_discrete_real(vrs) && !self.discrete_input(changed)? {
+            return Ok(());
+        }
+        if let Some((vrs, values)) = self.early.split(0, vrs, values, Held::Real) {
+            return self.inner.set_real(&vrs, &values);
+        }
         self.inner.set_real(vrs, values)
     }
     fn set_integer(&mut self, vrs: &[ValueRef], values: &[i128]) -> Result<()> {
         let changed = self.changed(1, vrs, values, |v| *v as u64 ^ (*v >> 64) as u64);
-        self.discrete_input_changed(changed)?;
+        if !self.discrete_input(changed)? {
+            return Ok(());
+        }
+        if let Some((vrs, values)) = self.early.split(1, vrs, values, Held::Integer) {
+            return self.inner.set_integer(&vrs, &values);
+        }
         self.inner.set_integer(vrs, values)
     }
     fn set_boolean(&mut self, vrs: &[ValueRef], values: &[bool]) -> Result<()> {
         let changed = self.changed(2, vrs, values, |v| u64::from(*v));
-        self.discrete_input_changed(changed)?;
+        if !self.discrete_input(changed)? {
+            return Ok(());
+        }
+        if let Some((vrs, values)) = self.early.split(2, vrs, values, Held::Boolean) {
+            return self.inner.set_boolean(&vrs, &values);
+        }
         self.inner.set_boolean(vrs, values)
     }
     fn set_string(&mut self, vrs: &[ValueRef], values: &[String]) -> Result<()> {
         let changed = self.changed(3, vrs, values, |v| hash_of(v.as_bytes()));
-        self.discrete_input_changed(changed)?;
+        if !self.discrete_input(changed)? {
+            return Ok(());
+        }
+        if let Some((vrs, values)) = self.early.split(3, vrs, values, Held::String) {
+            return self.inner.set_string(&vrs, &values);
+        }
         self.inner.set_string(vrs, values)
     }
     fn set_binary(&mut self, vrs: &[ValueRef], values: &[Vec<u8>]) -> Result<()> {
         let changed = self.changed(4, vrs, values, |v| hash_of(v));
-        self.discrete_input_changed(changed)?;
+        if !self.discrete_input(changed)? {
+            return Ok(());
+        }
+        if let Some((vrs, values)) = self.early.split(4, vrs, values, Held::Binary) {
+            return self.inner.set_binary(&vrs, &values);
+        }
         self.inner.set_binary(vrs, values)
     }
 
