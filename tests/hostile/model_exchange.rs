@@ -11,8 +11,8 @@
 //! results of the steps before are kept: `values.csv` has exactly the rows of 0 to 0.4 s, each
 //! equal to the model's exact solution (x = e^(−t), x = t), and `summary.txt` says
 //! `Outcome=Failed`. The library without Model Exchange functions is refused when the FMU is
-//! imported, before any slave exists or anything is simulated (exit code 2): the error names
-//! the FMU file and the first missing function.
+//! imported, before anything is simulated (exit code 2): the error names the slave, the start
+//! time t = 0 s, the FMU file and the first missing function.
 
 use std::path::Path;
 
@@ -108,8 +108,12 @@ fn cases() -> Vec<Case> {
             "library_without_model_exchange_functions",
             2,
             "Gain.fmu",
-            "fmi2SetTime",
-            &["missing required function"],
+            "t=0 s",
+            &[
+                "slave 'M' (Model Exchange) cannot be created",
+                "missing required function",
+                "fmi2SetTime",
+            ],
             co_simulation_library_as_me,
         ),
     ]

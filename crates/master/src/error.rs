@@ -55,6 +55,25 @@ pub enum Error {
         /// The underlying error.
         source: Box<fmi::Error>,
     },
+    /// Loading an FMU's shared library for the interface its slaves run as failed (a missing
+    /// required function, a library that does not load): the slaves cannot be created, so the
+    /// run stops at its start time `t` (s), before the first communication step.
+    #[error(
+        "slave '{slaves}' ({interface}) cannot be created at t={t} s: import of FMU '{}' failed: {source}",
+        fmu.display()
+    )]
+    SlaveImport {
+        /// The slaves of the project that use this FMU as `interface`, joined by `', '`.
+        slaves: String,
+        /// The interface they run as (FMI 2.0 §3/§4, FMI 3.0 §3/§4).
+        interface: fmi::Interface,
+        /// The start time of the run (s).
+        t: f64,
+        /// The `.fmu` file.
+        fmu: PathBuf,
+        /// The underlying error.
+        source: Box<fmi::Error>,
+    },
     /// Reading or creating a file or directory failed.
     #[error("{}: {source}", path.display())]
     Io {

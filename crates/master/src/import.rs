@@ -168,19 +168,28 @@ pub fn import_fmus(
             imported.fmus.insert(path.to_path_buf(), vec![fmu]);
             continue;
         };
-        let mut interfaces = Vec::new();
+        // The interfaces in the order first used, each with the slaves that use it.
+        let mut interfaces: Vec<(fmi::Interface, Vec<&str>)> = Vec::new();
         for def in defs {
             let chosen =
                 model_exchange::interface_of(project, &def.name, def.line, path, &description)?;
             let interface = fmi::Interface::from(chosen);
-            if !interfaces.contains(&interface) {
-                interfaces.push(interface);
+            match interfaces.iter_mut().find(|(i, _)| *i == interface) {
+                Some((_, slaves)) => slaves.push(&def.name),
+                None => interfaces.push((interface, vec![&def.name])),
             }
         }
         let mut loaded = Vec::new();
-        for interface in interfaces {
-            let fmu = Fmu::load_described_as(&dir, description.clone(), interface)
-                .map_err(import_error)?;
+        for (interface, slaves) in interfaces {
+            let fmu = Fmu::load_described_as(&dir, description.clone(), interface).map_err(
+                |source| Error::SlaveImport {
+                    slaves: slaves.join("', '"),
+                    interface,
+                    t: project.t_start.seconds,
+                    fmu: path.to_path_buf(),
+                    source: Box::new(source),
+                },
+            )?;
             loaded.push(fmu);
         }
         imported.fmus.insert(path.to_path_buf(), loaded);
