@@ -200,9 +200,12 @@ fn write_holder(file: &mut File) -> std::io::Result<()> {
         host.trim(),
         command.join(" ")
     );
-    file.set_len(0)?;
+    // Written over the old line, then cut to its length: cutting the file to zero first
+    // would make ext4 write the old line out and wait for the disk (see
+    // `output::create_fresh`).
     file.rewind()?;
     file.write_all(line.as_bytes())?;
+    file.set_len(line.len() as u64)?;
     file.flush()
 }
 

@@ -20,7 +20,8 @@ const BUFFER_SIZE: usize = 64 * 1024;
 /// Spec: `docs/checkpoints.md` (result files of a resumed run).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OpenMode {
-    /// Create the file (truncating an existing one) and write the header.
+    /// Create the file (replacing an existing one, see [`create_fresh`]) and write the
+    /// header.
     Create,
     /// Continue an existing file: cut it back to `len` bytes (header included) and append.
     Append {
@@ -50,6 +51,34 @@ struct Verifier {
 enum Sink {
     Write(BufWriter<File>),
     Verify(Box<Verifier>),
+}
+
+/// Creates the file at `path` afresh, for writing: an existing file at `path` is removed
+/// first (a symbolic link there is replaced, not followed), then a new, empty one is created.
+///
+/// Why not truncate: on ext4 (`auto_da_alloc`, its default), cutting a file with recently
+/// written content to zero makes the kernel write that content out and wait for the disk
+/// before the new content is written; on the project's machine that took about 3 ms per
+/// file, against 0.1 ms for a removal and a creation. A reader sees the same as with a
+/// truncation: no file or a partial one until the new content is written.
+///
+/// # Errors
+/// The I/O error of the removal (other than "not found") or of the creation.
+pub fn create_fresh(path: &Path) -> std::io::Result<File> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+        _ => {}
+    }
+    File::create(path)
+}
+
+/// Writes `contents` to the file at `path`, replacing an existing one as [`create_fresh`]
+/// does (`std::fs::write` without its truncation).
+///
+/// # Errors
+/// As [`create_fresh`], and the error of the write.
+pub fn write_fresh(path: &Path, contents: impl AsRef<[u8]>) -> std::io::Result<()> {
+    create_fresh(path)?.write_all(contents.as_ref())
 }
 
 /// A created file with a write buffer; I/O errors are reported with the file's path.
@@ -92,7 +121,7 @@ impl TextFile {
     pub(crate) fn open(path: &Path, mode: OpenMode) -> Result<Self> {
         let sink = match mode {
             OpenMode::Create => {
-                let file = File::create(path).map_err(|source| Error::Create {
+                let file = create_fresh(path).map_err(|source| Error::Create {
                     path: path.to_path_buf(),
                     source,
                 })?;
