@@ -249,6 +249,23 @@ mod tests {
         assert_eq!(again.dir(), dir.canonicalize().expect("exists"));
     }
 
+    /// The holder line is written over a longer old one and the file cut to it: one line.
+    #[test]
+    fn the_holder_line_replaces_a_longer_old_one() {
+        let tmp = tempfile::tempdir().expect("temp dir");
+        let old = format!("pid 1 on host h since then: {}\n", "x".repeat(4000));
+        std::fs::write(tmp.path().join(LOCK_FILE), old).expect("old holder line");
+        let lock = WorkingDirLock::acquire(tmp.path()).expect("free");
+        let text = std::fs::read_to_string(tmp.path().join(LOCK_FILE)).expect("lock file");
+        assert!(
+            text.starts_with(&format!("pid {} ", std::process::id())),
+            "{text}"
+        );
+        assert_eq!(text.lines().count(), 1, "{text}");
+        assert!(text.ends_with('\n') && !text.contains("xxxx"), "{text}");
+        drop(lock);
+    }
+
     #[test]
     fn another_open_file_is_refused_with_the_holder_line() {
         let tmp = tempfile::tempdir().expect("temp dir");

@@ -280,3 +280,36 @@ fn first_line(bytes: &[u8]) -> String {
         .unwrap_or(bytes.len());
     String::from_utf8_lossy(&bytes[..end]).into_owned()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A file written afresh holds exactly the new content, whether it replaced a longer
+    /// file or none, and is a new file (another name for the old one keeps the old content).
+    #[test]
+    fn a_fresh_file_replaces_the_old_one_whole() {
+        let tmp = tempfile::tempdir().expect("temp dir");
+        let path = tmp.path().join("summary.txt");
+        write_fresh(&path, "a first, longer content\n").expect("first write");
+        let other_name = tmp.path().join("kept.txt");
+        std::fs::hard_link(&path, &other_name).expect("second name");
+        write_fresh(&path, "short\n").expect("second write");
+        assert_eq!(std::fs::read_to_string(&path).expect("read"), "short\n");
+        assert_eq!(
+            std::fs::read_to_string(&other_name).expect("read"),
+            "a first, longer content\n"
+        );
+        let mut file = create_fresh(&tmp.path().join("new.txt")).expect("no file before");
+        file.write_all(b"x").expect("write");
+    }
+
+    /// A path that cannot be replaced is an error, not a panic.
+    #[test]
+    fn a_path_in_a_missing_folder_is_an_error() {
+        let tmp = tempfile::tempdir().expect("temp dir");
+        let error =
+            write_fresh(&tmp.path().join("missing").join("a.txt"), "x").expect_err("no folder");
+        assert_eq!(error.kind(), std::io::ErrorKind::NotFound);
+    }
+}
