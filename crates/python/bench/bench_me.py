@@ -2,10 +2,12 @@
 
     python crates/python/bench/bench_me.py [runs] [relative_tolerance]
 
-Two Model Exchange runs, each `runs` times (default 7, medians printed) at the same relative
+Three Model Exchange runs, each `runs` times (default 7, medians printed) at the same relative
 tolerance (default 1e-6) and the same output grid:
 - VanDerPol (corpus, Reference FMUs 0.0.1, FMI 2.0) from 0 to 20 s, output every 0.04 s;
-- the own stiff `Robertson` FMU (fmus/packed) from 0 to 4e4 s, output every 40 s.
+- the own stiff `Robertson` FMU (fmus/packed) from 0 to 4e4 s, output every 40 s;
+- VanDerPol again for one communication step of 0.04 s: the fixed cost of a call (loading,
+  instantiation, result files, freeing), nearly without integration.
 
 FMPy: `fmpy.simulate_fmu(..., fmi_type='ModelExchange', solver='CVode',
 relative_tolerance=...)` in this process, with the FMU extracted once and its model description
@@ -161,6 +163,9 @@ def main():
              20.0, 0.04, ["x0", "x1"], 1e-12),
         Case("Robertson, 4e4 s", WORKSPACE / "fmus/packed/Robertson.fmu",
              4e4, 40.0, ["y1", "y2", "y3"], 1e-9),
+        Case("VanDerPol, 1 step (fixed)",
+             CORPUS / "crosscheck/fmi2/TestFMUs-0.0.1/VanDerPol/VanDerPol.fmu",
+             0.04, 0.04, ["x0", "x1"], 1e-12),
     ]
     print(f"Model Exchange, CVODE at relative tolerance {rtol:g}; medians of {runs} runs; "
           "errors relative to each state's range, against FMPy CVode at a tight tolerance")
