@@ -200,9 +200,12 @@ fn write_holder(file: &mut File) -> std::io::Result<()> {
         host.trim(),
         command.join(" ")
     );
-    file.set_len(0)?;
+    // Written over the old line, then cut to its length: cutting the file to zero first
+    // would make ext4 write the old line out and wait for the disk (see
+    // `output::create_fresh`).
     file.rewind()?;
     file.write_all(line.as_bytes())?;
+    file.set_len(line.len() as u64)?;
     file.flush()
 }
 
@@ -244,6 +247,23 @@ mod tests {
         // Released: a new lock is a new one.
         let again = WorkingDirLock::acquire(&dir).expect("lock again");
         assert_eq!(again.dir(), dir.canonicalize().expect("exists"));
+    }
+
+    /// The holder line is written over a longer old one and the file cut to it: one line.
+    #[test]
+    fn the_holder_line_replaces_a_longer_old_one() {
+        let tmp = tempfile::tempdir().expect("temp dir");
+        let old = format!("pid 1 on host h since then: {}\n", "x".repeat(4000));
+        std::fs::write(tmp.path().join(LOCK_FILE), old).expect("old holder line");
+        let lock = WorkingDirLock::acquire(tmp.path()).expect("free");
+        let text = std::fs::read_to_string(tmp.path().join(LOCK_FILE)).expect("lock file");
+        assert!(
+            text.starts_with(&format!("pid {} ", std::process::id())),
+            "{text}"
+        );
+        assert_eq!(text.lines().count(), 1, "{text}");
+        assert!(text.ends_with('\n') && !text.contains("xxxx"), "{text}");
+        drop(lock);
     }
 
     #[test]

@@ -136,13 +136,13 @@ pub fn init_stderr_warnings() {
         .try_init();
 }
 
-/// Installs the logger of a run at `verbosity` (0 to 4, see the module); `screenlog` is
-/// truncated.
+/// Installs the logger of a run at `verbosity` (0 to 4, see the module); an existing
+/// `screenlog` is replaced ([`output::create_fresh`]).
 ///
 /// # Errors
 /// A message when the screenlog cannot be created or a logger is installed already.
 pub fn init(verbosity: u8, screenlog: &Path) -> Result<(), String> {
-    let file = File::create(screenlog)
+    let file = output::create_fresh(screenlog)
         .map_err(|e| format!("cannot create '{}': {e}", screenlog.display()))?;
     let level = level_for(verbosity);
     let fmu_level = if verbosity <= 1 {

@@ -20,7 +20,8 @@ const BUFFER_SIZE: usize = 64 * 1024;
 /// Spec: `docs/checkpoints.md` (result files of a resumed run).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OpenMode {
-    /// Create the file (truncating an existing one) and write the header.
+    /// Create the file (replacing an existing one, see [`create_fresh`]) and write the
+    /// header.
     Create,
     /// Continue an existing file: cut it back to `len` bytes (header included) and append.
     Append {
@@ -50,6 +51,34 @@ struct Verifier {
 enum Sink {
     Write(BufWriter<File>),
     Verify(Box<Verifier>),
+}
+
+/// Creates the file at `path` afresh, for writing: an existing file at `path` is removed
+/// first (a symbolic link there is replaced, not followed), then a new, empty one is created.
+///
+/// Why not truncate: on ext4 (`auto_da_alloc`, its default), cutting a file with recently
+/// written content to zero makes the kernel write that content out and wait for the disk
+/// before the new content is written; on the project's machine that took about 3 ms per
+/// file, against 0.1 ms for a removal and a creation. A reader sees the same as with a
+/// truncation: no file or a partial one until the new content is written.
+///
+/// # Errors
+/// The I/O error of the removal (other than "not found") or of the creation.
+pub fn create_fresh(path: &Path) -> std::io::Result<File> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+        _ => {}
+    }
+    File::create(path)
+}
+
+/// Writes `contents` to the file at `path`, replacing an existing one as [`create_fresh`]
+/// does (`std::fs::write` without its truncation).
+///
+/// # Errors
+/// As [`create_fresh`], and the error of the write.
+pub fn write_fresh(path: &Path, contents: impl AsRef<[u8]>) -> std::io::Result<()> {
+    create_fresh(path)?.write_all(contents.as_ref())
 }
 
 /// A created file with a write buffer; I/O errors are reported with the file's path.
@@ -92,7 +121,7 @@ impl TextFile {
     pub(crate) fn open(path: &Path, mode: OpenMode) -> Result<Self> {
         let sink = match mode {
             OpenMode::Create => {
-                let file = File::create(path).map_err(|source| Error::Create {
+                let file = create_fresh(path).map_err(|source| Error::Create {
                     path: path.to_path_buf(),
                     source,
                 })?;
@@ -250,4 +279,37 @@ fn first_line(bytes: &[u8]) -> String {
         .position(|&b| b == b'\n')
         .unwrap_or(bytes.len());
     String::from_utf8_lossy(&bytes[..end]).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A file written afresh holds exactly the new content, whether it replaced a longer
+    /// file or none, and is a new file (another name for the old one keeps the old content).
+    #[test]
+    fn a_fresh_file_replaces_the_old_one_whole() {
+        let tmp = tempfile::tempdir().expect("temp dir");
+        let path = tmp.path().join("summary.txt");
+        write_fresh(&path, "a first, longer content\n").expect("first write");
+        let other_name = tmp.path().join("kept.txt");
+        std::fs::hard_link(&path, &other_name).expect("second name");
+        write_fresh(&path, "short\n").expect("second write");
+        assert_eq!(std::fs::read_to_string(&path).expect("read"), "short\n");
+        assert_eq!(
+            std::fs::read_to_string(&other_name).expect("read"),
+            "a first, longer content\n"
+        );
+        let mut file = create_fresh(&tmp.path().join("new.txt")).expect("no file before");
+        file.write_all(b"x").expect("write");
+    }
+
+    /// A path that cannot be replaced is an error, not a panic.
+    #[test]
+    fn a_path_in_a_missing_folder_is_an_error() {
+        let tmp = tempfile::tempdir().expect("temp dir");
+        let error =
+            write_fresh(&tmp.path().join("missing").join("a.txt"), "x").expect_err("no folder");
+        assert_eq!(error.kind(), std::io::ErrorKind::NotFound);
+    }
 }

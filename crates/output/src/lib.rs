@@ -21,7 +21,7 @@ mod test_support;
 pub use csv::{Column, StringsCsvWriter, ValuesCsvWriter};
 pub use error::{Error, Result};
 pub use error::{JsonProblem, MatProblem, TableProblem};
-pub use file::OpenMode;
+pub use file::{OpenMode, create_fresh, write_fresh};
 pub use filter::{ColumnFilter, KeptRow, RowFilter};
 pub use mat::{
     MatAlias, MatFile, MatOpen, MatParameter, MatReadSignal, MatSeries, MatSignal, MatState,

@@ -2,10 +2,12 @@
 
     python crates/python/bench/bench_me.py [runs] [relative_tolerance]
 
-Two Model Exchange runs, each `runs` times (default 7, medians printed) at the same relative
+Three Model Exchange runs, each `runs` times (default 7, medians printed) at the same relative
 tolerance (default 1e-6) and the same output grid:
 - VanDerPol (corpus, Reference FMUs 0.0.1, FMI 2.0) from 0 to 20 s, output every 0.04 s;
-- the own stiff `Robertson` FMU (fmus/packed) from 0 to 4e4 s, output every 40 s.
+- the own stiff `Robertson` FMU (fmus/packed) from 0 to 4e4 s, output every 40 s;
+- VanDerPol again for one communication step of 0.04 s: the fixed cost of a call (loading,
+  instantiation, result files, freeing), nearly without integration.
 
 FMPy: `fmpy.simulate_fmu(..., fmi_type='ModelExchange', solver='CVode',
 relative_tolerance=...)` in this process, with the FMU extracted once and its model description
@@ -18,6 +20,11 @@ read once (its fastest documented reuse). mastersim, reusing its extracted FMU a
   --solver CVode --relative-tolerance ... --skip-unzip`: the whole process, start to exit;
 - the run itself: `WallClockTime` of the program's `log/summary.txt` (first to last
   communication point).
+
+Besides the wall time, the CPU time of this process (all its threads, `time.process_time`)
+during each in-process call, for FMPy and `mastersim.simulate`: on a machine loaded by other
+work a call of a few milliseconds is often preempted, and its wall time then measures the
+scheduler more than the program; the CPU time does not.
 
 Accuracy: both against a reference made by FMPy's CVode on the same grid at a tight relative
 tolerance (VanDerPol 1e-12; Robertson 1e-9, the tightest at which FMPy's CVode does not stop at
@@ -118,15 +125,18 @@ class Case:
 def measure(case, runs, rtol, tmp):
     reference = case.fmpy(case.reference_tolerance)
     theirs, ours_api, ours_process, ours_run = [], [], [], []
+    theirs_cpu, ours_cpu = [], []
     working_dir = Path(tmp) / case.label
     case.program(rtol, working_dir, reuse=False)  # extract once, as FMPy's extract() above
     for _ in range(runs):
-        began = time.perf_counter()
+        began, cpu = time.perf_counter(), time.process_time()
         fmpy_result = case.fmpy(rtol)
         theirs.append(time.perf_counter() - began)
-        began = time.perf_counter()
+        theirs_cpu.append(time.process_time() - cpu)
+        began, cpu = time.perf_counter(), time.process_time()
         api = case.api(rtol, working_dir)
         ours_api.append(time.perf_counter() - began)
+        ours_cpu.append(time.process_time() - cpu)
         process, run, ours = case.program(rtol, working_dir, reuse=True)
         ours_process.append(process)
         ours_run.append(run)
@@ -136,10 +146,11 @@ def measure(case, runs, rtol, tmp):
             sys.exit(f"{case.label}: the output grids differ")
     if any(not np.allclose(api[n], ours[n], rtol=1e-12, atol=1e-13) for n in case.states):
         sys.exit(f"{case.label}: mastersim.simulate and the program differ")
-    medians = [1000 * statistics.median(x) for x in (theirs, ours_api, ours_process, ours_run)]
-    print(f"{case.label:<26} {medians[0]:8.2f} {case.error(fmpy_result, reference):8.1e} "
-          f"{medians[1]:8.2f} {medians[2]:8.2f} {medians[3]:8.2f} "
-          f"{case.error(ours, reference):8.1e} {medians[0] / medians[1]:8.1f}x")
+    m = [1000 * statistics.median(x)
+         for x in (theirs, theirs_cpu, ours_api, ours_cpu, ours_process, ours_run)]
+    print(f"{case.label:<26} {m[0]:8.2f} {m[1]:8.2f} {case.error(fmpy_result, reference):8.1e} "
+          f"{m[2]:8.2f} {m[3]:8.2f} {m[4]:8.2f} {m[5]:8.2f} "
+          f"{case.error(ours, reference):8.1e} {m[0] / m[2]:8.1f}x {m[1] / m[3]:8.1f}x")
 
 
 def main():
@@ -152,12 +163,15 @@ def main():
              20.0, 0.04, ["x0", "x1"], 1e-12),
         Case("Robertson, 4e4 s", WORKSPACE / "fmus/packed/Robertson.fmu",
              4e4, 40.0, ["y1", "y2", "y3"], 1e-9),
+        Case("VanDerPol, 1 step (fixed)",
+             CORPUS / "crosscheck/fmi2/TestFMUs-0.0.1/VanDerPol/VanDerPol.fmu",
+             0.04, 0.04, ["x0", "x1"], 1e-12),
     ]
     print(f"Model Exchange, CVODE at relative tolerance {rtol:g}; medians of {runs} runs; "
           "errors relative to each state's range, against FMPy CVode at a tight tolerance")
-    print(f"{'':<26} {'FMPy':>17} | {'mastersim':>35}")
-    print(f"{'model':<26} {'ms':>8} {'error':>8} {'ms: api':>8} {'process':>8} {'run':>8} "
-          f"{'error':>8} {'speed-up':>9}")
+    print(f"{'':<26} {'FMPy':>26} | {'mastersim':>44} | {'speed-up (api)':>18}")
+    print(f"{'model':<26} {'ms':>8} {'cpu ms':>8} {'error':>8} {'ms: api':>8} {'cpu ms':>8} "
+          f"{'process':>8} {'run':>8} {'error':>8} {'wall':>9} {'cpu':>9}")
     with tempfile.TemporaryDirectory() as tmp:
         for case in cases:
             measure(case, runs, rtol, tmp)

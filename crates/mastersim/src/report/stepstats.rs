@@ -46,10 +46,10 @@ pub struct StepStatsWriter {
 }
 
 impl StepStatsWriter {
-    /// Creates (truncates) the file at `path` and writes the header line. `slaves` names the
-    /// slaves of a multi-rate run, each of which gets a column `doStep:<slave>` with its number
-    /// of `doStep` calls after the MasterSim columns; it is empty for other runs, whose file is
-    /// MasterSim's.
+    /// Creates the file at `path` (replacing one, [`output::create_fresh`]) and writes the
+    /// header line. `slaves` names the slaves of a multi-rate run, each of which gets a column
+    /// `doStep:<slave>` with its number of `doStep` calls after the MasterSim columns; it is
+    /// empty for other runs, whose file is MasterSim's.
     ///
     /// # Errors
     /// [`Error::Io`] naming the file when it cannot be created or written.
@@ -71,7 +71,7 @@ impl StepStatsWriter {
             source,
         };
         let file = match append {
-            None => File::create(path).map_err(|e| io("create", e))?,
+            None => output::create_fresh(path).map_err(|e| io("create", e))?,
             Some(len) => {
                 let mut file = std::fs::OpenOptions::new()
                     .write(true)

@@ -274,7 +274,7 @@ impl<'a> Summary<'a> {
     /// Spec: MasterSim reference §12.5; `docs/results.md` (summary.json).
     pub fn write(&self, path: &Path, ending: &Ending) -> Result<()> {
         let write = |path: &Path, text: String| {
-            std::fs::write(path, text).map_err(|source| Error::Io {
+            output::write_fresh(path, text).map_err(|source| Error::Io {
                 action: "write",
                 path: path.to_path_buf(),
                 source,
