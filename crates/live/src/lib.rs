@@ -23,6 +23,7 @@
 mod http;
 mod serve;
 mod store;
+mod view;
 
 use std::future::IntoFuture;
 use std::net::{Ipv4Addr, SocketAddr, TcpListener};
