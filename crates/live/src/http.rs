@@ -22,7 +22,14 @@ use crate::{Source, Store, view};
 
 /// The page, served as it is in the repository.
 const INDEX_HTML: &str = include_str!("../page/index.html");
-const APP_JS: &str = include_str!("../page/app.js");
+/// The page's ES modules, served as `/<name>`.
+const MODULES: [(&str, &str); 5] = [
+    ("app.js", include_str!("../page/app.js")),
+    ("page.js", include_str!("../page/page.js")),
+    ("rowstore.js", include_str!("../page/rowstore.js")),
+    ("charts.js", include_str!("../page/charts.js")),
+    ("control.js", include_str!("../page/control.js")),
+];
 const STYLE_CSS: &str = include_str!("../page/style.css");
 
 /// Most rows in one `rows` event.
@@ -99,15 +106,17 @@ pub(crate) fn router(state: AppState) -> Router {
                 "method not allowed: /api/control takes POST, the other endpoints GET",
             )
         });
-    Router::new()
-        .route(
-            "/",
-            get(|| async { page("text/html; charset=utf-8", INDEX_HTML) }),
-        )
-        .route(
-            "/app.js",
-            get(|| async { page("text/javascript; charset=utf-8", APP_JS) }),
-        )
+    let mut pages = Router::new().route(
+        "/",
+        get(|| async { page("text/html; charset=utf-8", INDEX_HTML) }),
+    );
+    for (name, text) in MODULES {
+        pages = pages.route(
+            &format!("/{name}"),
+            get(move || async move { page("text/javascript; charset=utf-8", text) }),
+        );
+    }
+    pages
         .route(
             "/style.css",
             get(|| async { page("text/css; charset=utf-8", STYLE_CSS) }),
@@ -307,7 +316,8 @@ struct Command {
 /// The row of a `seek` command: a whole number from 0; `Err` holds the message of the 400
 /// answer.
 fn seek_row(row: Option<&serde_json::Value>) -> Result<usize, String> {
-    let expected = "expected {\"command\": \"seek\", \"row\": N}, N a row number (a whole number from 0)";
+    let expected =
+        "expected {\"command\": \"seek\", \"row\": N}, N a row number (a whole number from 0)";
     match row {
         None => Err(format!("seek without 'row'; {expected}")),
         Some(value) => value

@@ -4,10 +4,10 @@
 //! replay shows, and which view paused the run or started replay.
 //!
 //! Replay is entered with `seek` to a row before the last computed one: a running run pauses
-//! at its next communication point. It is left by `seek` to the last computed row (a run that
-//! replay paused continues, one that was paused before stays paused), by Resume (the run
-//! continues), by a single step or by Stop. The run itself is only paused meanwhile, so the
-//! rows it writes after leaving replay follow the last one without a gap or a repeat.
+//! at its next communication point. It is left by `seek` to the last computed row or by
+//! Resume (the run continues from where it was held), by a single step (the run takes one
+//! step and stays paused) or by Stop. The run itself is only paused meanwhile, so the rows it
+//! writes after leaving replay follow the last one without a gap or a repeat.
 //!
 //! Spec: the block simulator's visualization (seed design: moving the time bar while the
 //! simulation runs switches to replay mode; at the right edge the simulation continues);
@@ -89,9 +89,8 @@ pub(crate) enum SeekError {
 
 #[derive(Debug, Default)]
 struct Hold {
-    /// In replay: the row shown, and whether leaving at the last row resumes the run (replay
-    /// paused a running run).
-    replay: Option<(usize, bool)>,
+    /// In replay: the row shown.
+    replay: Option<usize>,
     /// The view that paused the run or started replay.
     by: Option<String>,
 }
@@ -126,15 +125,15 @@ impl Shared {
             replay: hold
                 .replay
                 .filter(|_| state == State::Replay)
-                .map(|(row, _)| Replay { row }),
+                .map(|row| Replay { row }),
             by: hold.by.clone().filter(|_| held),
             point,
             ..from_steering(state, s, store.len())
         }
     }
 
-    /// `seek` to `row` from `view`: enters or moves replay below the last computed row, leaves
-    /// it at the last one.
+    /// `seek` to `row` from `view`: enters or moves replay below the last computed row (a
+    /// running run pauses); at the last one, leaves replay and resumes a held run.
     ///
     /// # Errors
     /// [`SeekError`]: the run has finished or waits for Start, no rows yet, `row` beyond the
@@ -164,25 +163,15 @@ impl Shared {
             return Err(SeekError::Beyond { row, last });
         }
         if row == last {
-            if let Some((_, resume)) = hold.replay.take() {
-                if resume {
-                    hold.by = None;
-                    steering.resume()?;
-                }
-            }
+            hold.replay = None;
+            hold.by = None;
+            steering.resume()?;
             return Ok(());
         }
-        let resume = match hold.replay {
-            Some((_, resume)) => resume,
-            None => {
-                let running = state == RunState::Running;
-                if running {
-                    steering.pause()?;
-                }
-                running
-            }
-        };
-        hold.replay = Some((row, resume));
+        if state == RunState::Running {
+            steering.pause()?;
+        }
+        hold.replay = Some(row);
         hold.by = view;
         Ok(())
     }
@@ -201,13 +190,8 @@ impl Shared {
         let mut hold = self.lock();
         run()?;
         match command {
-            // The run stays held; leaving replay later no longer resumes it.
-            "pause" => {
-                if let Some((_, resume)) = &mut hold.replay {
-                    *resume = false;
-                }
-                hold.by = view;
-            }
+            // In replay the run is held already: replay stays.
+            "pause" if hold.replay.is_none() => hold.by = view,
             "step" => {
                 hold.replay = None;
                 hold.by = view;
@@ -250,5 +234,48 @@ fn from_steering(state: State, s: SteeringStatus, rows: usize) -> Status {
         replay: None,
         by: None,
         point: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seek_enters_moves_and_leaves_replay() {
+        let steering = Steering::new(RunState::Running, None).unwrap();
+        let store = Store::replay("r", &[0.0, 0.5, 1.0], Vec::new());
+        let shared = Shared::default();
+        assert_eq!(shared.status(&steering, &store).state, State::Running);
+        shared
+            .seek(&steering, &store, 1, Some("a".into()))
+            .unwrap();
+        let s = shared.status(&steering, &store);
+        assert_eq!(
+            (s.state, s.replay, s.by.as_deref()),
+            (State::Replay, Some(Replay { row: 1 }), Some("a"))
+        );
+        assert_eq!(
+            shared.seek(&steering, &store, 3, None),
+            Err(SeekError::Beyond { row: 3, last: 2 })
+        );
+        shared.seek(&steering, &store, 0, None).unwrap();
+        let s = shared.status(&steering, &store);
+        assert_eq!((s.replay, s.by), (Some(Replay { row: 0 }), None));
+        // The last row leaves replay (the run was resumed).
+        shared.seek(&steering, &store, 2, Some("b".into())).unwrap();
+        let s = shared.status(&steering, &store);
+        assert_eq!((s.state, s.replay, s.by), (State::Running, None, None));
+        // No seek without rows, before Start or after the end.
+        let empty = Store::live("e");
+        assert_eq!(
+            shared.seek(&steering, &empty, 0, None),
+            Err(SeekError::NoRows)
+        );
+        let waiting = Steering::new(RunState::Waiting, None).unwrap();
+        assert!(matches!(
+            shared.seek(&waiting, &store, 0, None),
+            Err(SeekError::Steering(SteeringError::NotNow { .. }))
+        ));
     }
 }

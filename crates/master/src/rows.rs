@@ -156,7 +156,12 @@ impl RowWriter {
     ///
     /// # Errors
     /// A failing slave call when the outputs are read.
-    pub fn show_held(&mut self, sys: &mut System, observer: &mut dyn Observer, t: f64) -> Result<()> {
+    pub fn show_held(
+        &mut self,
+        sys: &mut System,
+        observer: &mut dyn Observer,
+        t: f64,
+    ) -> Result<()> {
         sys.refresh_outputs()?;
         self.assemble(sys);
         observer.held(t, &self.row);
