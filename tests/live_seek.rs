@@ -115,7 +115,10 @@ fn seek_enters_replay_and_leaving_it_continues_without_a_gap() {
     assert!(s["by"].is_null(), "a command without a view: {s}");
     assert_eq!(seek(&live, 2, "b").0, 200);
     let s = live.status();
-    assert_eq!((s["state"].as_str(), s["by"].as_str()), (Some("replay"), Some("b")));
+    assert_eq!(
+        (s["state"].as_str(), s["by"].as_str()),
+        (Some("replay"), Some("b"))
+    );
     live.command("resume");
     let s = live.wait_for(WAIT, |s| s["state"] == "running");
     assert!(s["replay"].is_null(), "{s}");

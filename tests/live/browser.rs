@@ -119,7 +119,12 @@ pub(crate) async fn view(b: &Client) -> Value {
 }
 
 /// Waits up to `timeout` for `done` on the page's state.
-pub(crate) async fn wait_page(b: &Client, timeout: Duration, what: &str, done: impl Fn(&Value) -> bool) {
+pub(crate) async fn wait_page(
+    b: &Client,
+    timeout: Duration,
+    what: &str,
+    done: impl Fn(&Value) -> bool,
+) {
     let deadline = Instant::now() + timeout;
     loop {
         let v = view(b).await;

@@ -24,7 +24,10 @@ const WAIT: Duration = Duration::from_secs(20);
 /// `target/live-screenshots/<name>.png`.
 async fn bar_colours(b: &Client, name: &str) -> (usize, usize) {
     let bar = b.find(Locator::Css("#timebar")).await.expect("#timebar");
-    let png = bar.screenshot().await.expect("a screenshot of the time bar");
+    let png = bar
+        .screenshot()
+        .await
+        .expect("a screenshot of the time bar");
     let dir = target_dir().join("live-screenshots");
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join(format!("{name}.png")), &png).unwrap();
@@ -64,7 +67,10 @@ async fn resume_colour(b: &Client) -> String {
 }
 
 fn assert_same_files(live: &Path, plain: &Path, stem: &str) {
-    for file in ["results/values.csv".to_string(), format!("results/{stem}.mat")] {
+    for file in [
+        "results/values.csv".to_string(),
+        format!("results/{stem}.mat"),
+    ] {
         let a = std::fs::read(live.join(&file)).unwrap_or_else(|e| panic!("{file}: {e}"));
         let b = std::fs::read(plain.join(&file)).unwrap_or_else(|e| panic!("{file}: {e}"));
         assert!(a == b, "{file} differs from the plain run's");
@@ -115,9 +121,14 @@ async fn scrubbing_a_run_enters_replay_in_every_page_and_the_right_edge_continue
 
     // The right edge continues the run: green again in both pages.
     let rows = live.status()["rows"].as_u64().unwrap();
-    wait_page(&one, WAIT, "all rows", |s| s["view"]["rows"].as_u64() == Some(rows)).await;
+    wait_page(&one, WAIT, "all rows", |s| {
+        s["view"]["rows"].as_u64() == Some(rows)
+    })
+    .await;
     scrub(&one, rows - 1).await;
-    live.wait_for(WAIT, |s| s["state"] == "running" || s["state"] == "finished");
+    live.wait_for(WAIT, |s| {
+        s["state"] == "running" || s["state"] == "finished"
+    });
     for (b, name) in [(&one, "replay-1-continued"), (&two, "replay-2-continued")] {
         wait_page(b, WAIT, "running again", |s| s["state"] == "running").await;
         wait_bar(b, name, true).await;
@@ -154,7 +165,9 @@ async fn a_single_step_changes_the_shown_values_without_a_row() {
     for (k, t) in [(1, "0.01"), (2, "0.02")] {
         click(&b, "#step").await;
         wait_page(&b, WAIT, "the stepped point", |s| {
-            s["view"]["point"][0].as_f64().is_some_and(|p| (p - 0.01 * f64::from(k)).abs() < 1e-12)
+            s["view"]["point"][0]
+                .as_f64()
+                .is_some_and(|p| (p - 0.01 * f64::from(k)).abs() < 1e-12)
         })
         .await;
         assert_eq!(text(&b, "#cursor-time").await, t);

@@ -247,9 +247,7 @@ mod tests {
         let store = Store::replay("r", &[0.0, 0.5, 1.0], Vec::new());
         let shared = Shared::default();
         assert_eq!(shared.status(&steering, &store).state, State::Running);
-        shared
-            .seek(&steering, &store, 1, Some("a".into()))
-            .unwrap();
+        shared.seek(&steering, &store, 1, Some("a".into())).unwrap();
         let s = shared.status(&steering, &store);
         assert_eq!(
             (s.state, s.replay, s.by.as_deref()),
