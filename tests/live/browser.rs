@@ -16,20 +16,20 @@ use mastersim_tests::live_run::{LiveRun, lotka_volterra};
 use mastersim_tests::{example_workspace, run_mastersim, target_dir};
 use serde_json::{Value, json};
 
-const CHROMIUM: &str = "/usr/bin/chromium";
-const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+pub(crate) const CHROMIUM: &str = "/usr/bin/chromium";
+pub(crate) const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 
 /// The first two colours of the page's palette (Tableau 10): Prey.x and Predator.y.
 const LINE_COLOURS: [[u8; 3]; 2] = [[0x4e, 0x79, 0xa7], [0xf2, 0x8e, 0x2b]];
 
 /// A ChromeDriver process on a free port, ended on drop.
-struct Driver {
+pub(crate) struct Driver {
     process: Child,
     port: u16,
 }
 
 impl Driver {
-    fn start() -> Driver {
+    pub(crate) fn start() -> Driver {
         for file in [CHROMIUM, CHROMEDRIVER] {
             assert!(
                 Path::new(file).is_file(),
@@ -59,7 +59,7 @@ impl Driver {
     }
 
     /// A new headless Chromium session.
-    async fn browser(&self) -> Client {
+    pub(crate) async fn browser(&self) -> Client {
         let profile = tempfile::tempdir().expect("profile dir").keep();
         let capabilities = json!({
             "goog:chromeOptions": {
@@ -92,7 +92,7 @@ impl Drop for Driver {
 }
 
 /// The text of the element `css`.
-async fn text(b: &Client, css: &str) -> String {
+pub(crate) async fn text(b: &Client, css: &str) -> String {
     b.find(Locator::Css(css))
         .await
         .unwrap_or_else(|e| panic!("{css}: {e}"))
@@ -102,7 +102,7 @@ async fn text(b: &Client, css: &str) -> String {
 }
 
 /// Clicks the element `css`, as a user does.
-async fn click(b: &Client, css: &str) {
+pub(crate) async fn click(b: &Client, css: &str) {
     b.find(Locator::Css(css))
         .await
         .unwrap_or_else(|e| panic!("{css}: {e}"))
@@ -112,14 +112,19 @@ async fn click(b: &Client, css: &str) {
 }
 
 /// `window.mastersimView` (rows received, cursor row, following).
-async fn view(b: &Client) -> Value {
+pub(crate) async fn view(b: &Client) -> Value {
     b.execute("return window.mastersimView;", vec![])
         .await
         .expect("mastersimView")
 }
 
 /// Waits up to `timeout` for `done` on the page's state.
-async fn wait_page(b: &Client, timeout: Duration, what: &str, done: impl Fn(&Value) -> bool) {
+pub(crate) async fn wait_page(
+    b: &Client,
+    timeout: Duration,
+    what: &str,
+    done: impl Fn(&Value) -> bool,
+) {
     let deadline = Instant::now() + timeout;
     loop {
         let v = view(b).await;
@@ -133,7 +138,7 @@ async fn wait_page(b: &Client, timeout: Duration, what: &str, done: impl Fn(&Val
 }
 
 /// Moves the time bar to row `index` as a user's drag does (the `input` event).
-async fn scrub(b: &Client, index: u64) {
+pub(crate) async fn scrub(b: &Client, index: u64) {
     b.execute(
         "const bar = document.getElementById('timebar'); bar.value = String(arguments[0]); \
          bar.dispatchEvent(new Event('input', {bubbles: true})); \
@@ -198,7 +203,7 @@ async fn screenshot(b: &Client, name: &str, min_line_pixels: usize) -> PathBuf {
 }
 
 /// The pixels of a PNG image, as RGB.
-fn pixels(png: &[u8]) -> Vec<[u8; 3]> {
+pub(crate) fn pixels(png: &[u8]) -> Vec<[u8; 3]> {
     let decoder = png::Decoder::new(std::io::Cursor::new(png));
     let mut reader = decoder.read_info().expect("a PNG");
     let mut data = vec![0; reader.output_buffer_size()];
@@ -211,7 +216,7 @@ fn pixels(png: &[u8]) -> Vec<[u8; 3]> {
 }
 
 /// The number of pixels of a PNG image within 24 per channel of `colour`.
-fn colour_pixels(png: &[u8], colour: [u8; 3]) -> usize {
+pub(crate) fn colour_pixels(png: &[u8], colour: [u8; 3]) -> usize {
     pixels(png)
         .iter()
         .filter(|p| p.iter().zip(colour).all(|(a, b)| a.abs_diff(b) <= 24))
@@ -311,7 +316,7 @@ async fn the_live_view_steers_and_scrubs_a_run() {
         .await;
         seen.push((index, shown_row(&b).await));
     }
-    assert_eq!(live.status()["state"], "paused");
+    assert_eq!(live.status()["state"], "replay");
     assert_eq!(live.status()["t"].as_f64().unwrap(), t_step);
     screenshot(&b, "live-scrubbed", 100).await;
 
@@ -323,7 +328,7 @@ async fn the_live_view_steers_and_scrubs_a_run() {
 
     // The right edge resumes; the run completes.
     scrub(&b, last).await;
-    live.wait_for(Duration::from_secs(5), |s| s["state"] != "paused");
+    live.wait_for(Duration::from_secs(5), |s| s["state"] == "running");
     wait_page(&b, Duration::from_secs(30), "the end", |s| {
         s["state"] == "finished" && s["view"]["follow"] == true
     })

@@ -10,4 +10,5 @@
 
 mod browser;
 mod pacing;
+mod replay;
 mod stalled;

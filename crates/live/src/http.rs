@@ -14,14 +14,22 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use mastersim::{RunState, SteeringError, SteeringStatus};
+use mastersim::SteeringError;
 use serde::{Deserialize, Serialize};
 
-use crate::{Source, Store};
+use crate::view::{SeekError, Shared, Status};
+use crate::{Source, Store, view};
 
 /// The page, served as it is in the repository.
 const INDEX_HTML: &str = include_str!("../page/index.html");
-const APP_JS: &str = include_str!("../page/app.js");
+/// The page's ES modules, served as `/<name>`.
+const MODULES: [(&str, &str); 5] = [
+    ("app.js", include_str!("../page/app.js")),
+    ("page.js", include_str!("../page/page.js")),
+    ("rowstore.js", include_str!("../page/rowstore.js")),
+    ("charts.js", include_str!("../page/charts.js")),
+    ("control.js", include_str!("../page/control.js")),
+];
 const STYLE_CSS: &str = include_str!("../page/style.css");
 
 /// Most rows in one `rows` event.
@@ -49,6 +57,8 @@ struct Inner {
     /// The `Origin` values it accepts.
     origins: [String; 2],
     token: String,
+    /// Replay and who holds the run, shared by every page.
+    shared: Shared,
 }
 
 impl AppState {
@@ -61,6 +71,7 @@ impl AppState {
                 format!("http://localhost:{port}"),
             ],
             token,
+            shared: Shared::default(),
         }))
     }
 
@@ -70,33 +81,13 @@ impl AppState {
         }
     }
 
-    /// The status as the page reads it: the steering's, plus the number of rows.
+    /// The status as every page reads it ([`view::Shared::status`]).
     fn status(&self) -> Status {
-        let rows = self.store().len();
-        let steering = match &self.0.source {
-            Source::Live { steering, .. } => steering.status(),
-            Source::Replay { store } => SteeringStatus {
-                state: RunState::Finished,
-                t: store
-                    .rows(rows.saturating_sub(1), rows)
-                    .first()
-                    .map_or(0.0, |r| r[0]),
-                real_time: None,
-                pacing: None,
-                ending: Some("stored results".into()),
-            },
-        };
-        Status { steering, rows }
+        match &self.0.source {
+            Source::Live { steering, store } => self.0.shared.status(steering, store),
+            Source::Replay { store } => view::stored(store),
+        }
     }
-}
-
-/// `status` events and control answers.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-struct Status {
-    #[serde(flatten)]
-    steering: SteeringStatus,
-    /// Rows computed so far.
-    rows: usize,
 }
 
 /// The routes, behind the host and origin check; `/api` also behind the token check.
@@ -115,15 +106,17 @@ pub(crate) fn router(state: AppState) -> Router {
                 "method not allowed: /api/control takes POST, the other endpoints GET",
             )
         });
-    Router::new()
-        .route(
-            "/",
-            get(|| async { page("text/html; charset=utf-8", INDEX_HTML) }),
-        )
-        .route(
-            "/app.js",
-            get(|| async { page("text/javascript; charset=utf-8", APP_JS) }),
-        )
+    let mut pages = Router::new().route(
+        "/",
+        get(|| async { page("text/html; charset=utf-8", INDEX_HTML) }),
+    );
+    for (name, text) in MODULES {
+        pages = pages.route(
+            &format!("/{name}"),
+            get(move || async move { page("text/javascript; charset=utf-8", text) }),
+        );
+    }
+    pages
         .route(
             "/style.css",
             get(|| async { page("text/css; charset=utf-8", STYLE_CSS) }),
@@ -312,6 +305,26 @@ struct Command {
     command: String,
     #[serde(default)]
     factor: Option<f64>,
+    /// `seek`: the row, checked by [`seek_row`].
+    #[serde(default)]
+    row: Option<serde_json::Value>,
+    /// The page that sends the command (any text; shown back in the status as `by`).
+    #[serde(default)]
+    view: Option<String>,
+}
+
+/// The row of a `seek` command: a whole number from 0; `Err` holds the message of the 400
+/// answer.
+fn seek_row(row: Option<&serde_json::Value>) -> Result<usize, String> {
+    let expected =
+        "expected {\"command\": \"seek\", \"row\": N}, N a row number (a whole number from 0)";
+    match row {
+        None => Err(format!("seek without 'row'; {expected}")),
+        Some(value) => value
+            .as_u64()
+            .and_then(|n| usize::try_from(n).ok())
+            .ok_or_else(|| format!("seek to row {value}; {expected}")),
+    }
 }
 
 /// `POST /api/control`: the body is read as JSON whether it comes with `Content-Type:
@@ -353,30 +366,57 @@ async fn control(
             );
         }
     };
-    let Source::Live { steering, .. } = &state.0.source else {
-        return refuse(StatusCode::CONFLICT, "stored results cannot be steered");
+    let Source::Live { steering, store } = &state.0.source else {
+        return refuse(
+            StatusCode::CONFLICT,
+            "stored results cannot be steered (nor sought: the page moves its cursor itself)",
+        );
+    };
+    // The status as the command found it.
+    let before = state.status();
+    let shared = &state.0.shared;
+    let run = |f: fn(&mastersim::Steering) -> Result<_, SteeringError>| {
+        shared.command(&c.command, c.view.clone(), || f(steering))
     };
     let done = match c.command.as_str() {
-        "start" => steering.start(),
-        "pause" => steering.pause(),
-        "resume" => steering.resume(),
-        "step" => steering.step(),
-        "stop" => steering.stop(),
-        "real_time" => steering.set_real_time(c.factor),
+        "start" => run(mastersim::Steering::start),
+        "pause" => run(mastersim::Steering::pause),
+        "resume" => run(mastersim::Steering::resume),
+        "step" => run(mastersim::Steering::step),
+        "stop" => run(mastersim::Steering::stop),
+        "real_time" => shared.command("real_time", None, || steering.set_real_time(c.factor)),
+        "seek" => {
+            let row = match seek_row(c.row.as_ref()) {
+                Ok(row) => row,
+                Err(message) => return refuse(StatusCode::BAD_REQUEST, message),
+            };
+            return match shared.seek(steering, store, row, c.view.clone()) {
+                Ok(()) => Json(before).into_response(),
+                Err(SeekError::Steering(e)) => refused(&e),
+                Err(e) => refuse(StatusCode::CONFLICT, e.to_string()),
+            };
+        }
         other => {
             return refuse(
                 StatusCode::BAD_REQUEST,
                 format!(
-                    "unknown command '{other}': expected start, pause, resume, step, stop or \
-                     real_time"
+                    "unknown command '{other}': expected start, pause, resume, step, stop, \
+                     real_time or seek"
                 ),
             );
         }
     };
     match done {
-        Ok(_) => Json(state.status()).into_response(),
-        Err(e @ SteeringError::InvalidFactor(_)) => refuse(StatusCode::BAD_REQUEST, e.to_string()),
-        Err(e @ (SteeringError::Finished | SteeringError::NotNow { .. })) => {
+        Ok(()) => Json(before).into_response(),
+        Err(e) => refused(&e),
+    }
+}
+
+/// The answer to a command the steering refused: 400 for a bad factor, 409 otherwise.
+fn refused(e: &SteeringError) -> Response {
+    match e {
+        SteeringError::InvalidFactor(_) => refuse(StatusCode::BAD_REQUEST, e.to_string()),
+        SteeringError::Finished | SteeringError::NotNow { .. } => {
             refuse(StatusCode::CONFLICT, e.to_string())
         }
     }
@@ -438,6 +478,11 @@ async fn stream(
         .into_response()
 }
 
+/// The communication point of the status's held values (never NaN), to tell a new one.
+fn point_time(status: &Status) -> Option<f64> {
+    status.point.as_ref().and_then(|p| p.first().copied())
+}
+
 /// Waits for the connection's next event: a changed status first, then new rows.
 async fn next_event(c: &mut Cursor) -> Event {
     loop {
@@ -446,8 +491,11 @@ async fn next_event(c: &mut Cursor) -> Event {
         let due = match &c.sent {
             None => true,
             Some((sent, at)) => {
-                sent.steering.state != status.steering.state
-                    || sent.steering.real_time != status.steering.real_time
+                sent.state != status.state
+                    || sent.real_time != status.real_time
+                    || sent.replay != status.replay
+                    || sent.by != status.by
+                    || point_time(sent) != point_time(&status)
                     || (*sent != status && at.elapsed() >= POLL)
             }
         };

@@ -1,6 +1,6 @@
 //! The live view of mastersim: a small HTTP server on the loopback interface that shows a
 //! co-simulation in a browser while it runs, steers it (start, pause, resume, single step,
-//! stop, real-time factor), and replays stored result files.
+//! stop, real-time factor, `seek` into replay: see `view`), and replays stored result files.
 //!
 //! The page (`page/`, plain JavaScript drawing on a canvas) gets the column description from
 //! `GET /api/meta`, the rows and the run's status as Server-Sent Events from
@@ -23,6 +23,7 @@
 mod http;
 mod serve;
 mod store;
+mod view;
 
 use std::future::IntoFuture;
 use std::net::{Ipv4Addr, SocketAddr, TcpListener};

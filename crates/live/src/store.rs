@@ -57,6 +57,9 @@ struct Data {
     meta: Meta,
     /// Row-major: each row is `[t, v_0, …, v_{n−1}]` with `n = meta.columns.len()`.
     rows: Vec<f64>,
+    /// The outputs at the communication point where the run is held, `[t, v_0, …]`, when no
+    /// row was written since (see [`Observer::held`]).
+    held: Option<Vec<f64>>,
 }
 
 /// The rows of one run, shared by the stepping loop (which appends, never waiting for a
@@ -156,6 +159,7 @@ impl Store {
         Store(Arc::new(Mutex::new(Data {
             meta,
             rows: Vec::new(),
+            held: None,
         })))
     }
 
@@ -182,6 +186,13 @@ impl Store {
     /// Whether no row arrived yet.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// The outputs at the communication point where the run is held, `[t, v_0, …]` in the
+    /// columns' order, when no result row was written there (e.g. a single step shorter than
+    /// `hOutputMin`); `None` otherwise.
+    pub fn held(&self) -> Option<Vec<f64>> {
+        self.lock().held.clone()
     }
 
     /// Rows `from..to` (clamped to the rows there are; none when `from >= to`), each
@@ -212,18 +223,38 @@ impl Observer for Store {
             .map(|c| Column::new(&c.name, &c.unit))
             .collect();
         data.rows.clear();
+        data.held = None;
         Ok(())
     }
 
     fn output(&mut self, t: f64, values: &TypedValues) -> Result<(), ObserverError> {
         let mut data = self.lock();
-        data.rows.push(t);
-        data.rows
-            .extend(values.boolean.iter().map(|&b| f64::from(u8::from(b))));
-        data.rows.extend(values.integer.iter().map(|&i| i as f64));
-        data.rows.extend_from_slice(&values.real);
+        data.held = None;
+        push_row(&mut data.rows, t, values);
         Ok(())
     }
+
+    fn held(&mut self, t: f64, values: &TypedValues) {
+        let mut data = self.lock();
+        let last_t = data.rows.len().checked_sub(data.meta.columns.len() + 1);
+        if last_t.is_some_and(|i| data.rows[i] == t) {
+            // A row was written at this communication point: the page shows it already.
+            data.held = None;
+            return;
+        }
+        let mut row = data.held.take().unwrap_or_default();
+        row.clear();
+        push_row(&mut row, t, values);
+        data.held = Some(row);
+    }
+}
+
+/// Appends `[t, booleans as 0/1, integers, reals]` (the page's column order) to `rows`.
+fn push_row(rows: &mut Vec<f64>, t: f64, values: &TypedValues) {
+    rows.push(t);
+    rows.extend(values.boolean.iter().map(|&b| f64::from(u8::from(b))));
+    rows.extend(values.integer.iter().map(|&i| i as f64));
+    rows.extend_from_slice(&values.real);
 }
 
 /// The time format of stored results with the times `time` (s): the grid spanned by the

@@ -272,4 +272,9 @@ fn bad_stream_positions_bodies_and_paths_are_refused_with_json() {
             answer.body
         );
     }
+    // Issue 32: a seek in stored results is 409 (the page moves its cursor itself).
+    let answer = f.send("POST", "/api/control", &[], r#"{"command":"seek","row":3}"#);
+    assert_eq!(answer.code, 409, "{}", answer.body);
+    assert!(answer.error().contains("nor sought"), "{}", answer.body);
+    f.still_answers();
 }

@@ -169,6 +169,14 @@ pub trait Observer: Send {
     fn rewound(&mut self, t: f64) {
         let _ = t;
     }
+
+    /// The run is held (paused or after a single step) at communication point `t` (s);
+    /// `values` are the outputs there, in the shapes of [`Observer::output`]. This is not a
+    /// result row (none may be due at `t`, e.g. with `hOutputMin` larger than the step):
+    /// observers that write files ignore it (default), a live view shows it.
+    fn held(&mut self, t: f64, values: &TypedValues) {
+        let _ = (t, values);
+    }
 }
 
 /// Several observers as one: every call goes to each of them, in the order they were added.
@@ -223,6 +231,12 @@ impl Observer for Observers {
     fn rewound(&mut self, t: f64) {
         for o in &mut self.0 {
             o.rewound(t);
+        }
+    }
+
+    fn held(&mut self, t: f64, values: &TypedValues) {
+        for o in &mut self.0 {
+            o.held(t, values);
         }
     }
 }

@@ -151,11 +151,38 @@ impl RowWriter {
         Ok(())
     }
 
+    /// Hands the outputs at communication point `t` (s) to [`Observer::held`], whether or not
+    /// a row is due there; the output schedule is not touched.
+    ///
+    /// # Errors
+    /// A failing slave call when the outputs are read.
+    pub fn show_held(
+        &mut self,
+        sys: &mut System,
+        observer: &mut dyn Observer,
+        t: f64,
+    ) -> Result<()> {
+        sys.refresh_outputs()?;
+        self.assemble(sys);
+        observer.held(t, &self.row);
+        Ok(())
+    }
+
     /// Reads the outputs not read since the last step, assembles the row and hands it to the
     /// observer (timed in `sys.counters.output`).
     fn write(&mut self, sys: &mut System, observer: &mut dyn Observer, t: f64) -> Result<()> {
         sys.refresh_outputs()?;
         let started = sys.counters.output.start();
+        self.assemble(sys);
+        let result = observer
+            .output(t, &self.row)
+            .map_err(|source| Error::Observer { source });
+        sys.counters.output.stop(started);
+        result
+    }
+
+    /// Copies every column's cached output into the row.
+    fn assemble(&mut self, sys: &System) {
         let nodes = &sys.nodes;
         let (row, sources) = (&mut self.row, &self.sources);
         for (value, &(s, slot)) in row.real.iter_mut().zip(&sources.real) {
@@ -173,11 +200,6 @@ impl RowWriter {
         for (value, &(s, slot)) in row.binary.iter_mut().zip(&sources.binary) {
             value.clone_from(nodes[s.0].discrete.binary.cached(slot));
         }
-        let result = observer
-            .output(t, &self.row)
-            .map_err(|source| Error::Observer { source });
-        sys.counters.output.stop(started);
-        result
     }
 
     /// Reads the values of the parameter columns (once, after initialization). A value that

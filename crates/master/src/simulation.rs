@@ -192,6 +192,21 @@ impl Simulation {
         }
     }
 
+    /// Hands the outputs at the current communication point to [`Observer::held`] (a run held
+    /// by a pause or a single step shows them even where no result row is due); nothing before
+    /// the first row or after the end.
+    ///
+    /// # Errors
+    /// A failing slave call when the outputs are read.
+    pub fn show_held(&mut self, observer: &mut dyn Observer) -> Result<()> {
+        match self.phase {
+            Phase::Initialized if self.rows.is_started() => {
+                self.rows.show_held(&mut self.sys, observer, self.t)
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// Installs a call monitor that records every slave's `doStep`, state and initialization
     /// calls, so that a watchdog can detect a hanging call (see [`crate::watchdog`]).
     pub fn set_call_monitor(&mut self, monitor: Arc<crate::watchdog::CallMonitor>) {

@@ -369,9 +369,15 @@ impl Session {
             if let Some(f) = figures {
                 self.pacing.report(pacer.factor().is_some(), f);
             }
-            steering.publish(report.t, figures);
+            let held = steering.publish(report.t, figures);
             if let Some(outcome) = report.ended {
                 return Ok(outcome);
+            }
+            if held {
+                // A pause or a single step: show the values here even if no row is due.
+                self.sim
+                    .show_held(&mut self.observers)
+                    .map_err(|e| self.failed(e))?;
             }
             self.checkpoint_if_due()?;
         }

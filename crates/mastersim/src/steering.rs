@@ -301,13 +301,16 @@ impl Steering {
         }
     }
 
-    /// Publishes the communication point `t` (s) and, when given, new pacing figures.
-    pub(crate) fn publish(&self, t: f64, pacing: Option<PacingFigures>) {
+    /// Publishes the communication point `t` (s) and, when given, new pacing figures; returns
+    /// whether the run will be held there (paused, no single step or stop asked for), so that
+    /// the run can show the values at this communication point.
+    pub(crate) fn publish(&self, t: f64, pacing: Option<PacingFigures>) -> bool {
         let mut shared = self.lock();
         shared.status.t = t;
         if pacing.is_some() {
             shared.status.pacing = pacing;
         }
+        shared.wanted == RunState::Paused && shared.steps == 0 && !shared.stop
     }
 
     /// Marks the run as finished with `ending` and wakes everybody.
