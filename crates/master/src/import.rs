@@ -181,15 +181,16 @@ pub fn import_fmus(
         }
         let mut loaded = Vec::new();
         for (interface, slaves) in interfaces {
-            let fmu = Fmu::load_described_as(&dir, description.clone(), interface).map_err(
-                |source| Error::SlaveImport {
-                    slaves: slaves.join("', '"),
-                    interface,
-                    t: project.t_start.seconds,
-                    fmu: path.to_path_buf(),
-                    source: Box::new(source),
-                },
-            )?;
+            let fmu =
+                Fmu::load_described_as(&dir, description.clone(), interface).map_err(|source| {
+                    Error::SlaveImport {
+                        slaves: slaves.join("', '"),
+                        interface,
+                        t: project.t_start.seconds,
+                        fmu: path.to_path_buf(),
+                        source: Box::new(source),
+                    }
+                })?;
             loaded.push(fmu);
         }
         imported.fmus.insert(path.to_path_buf(), loaded);
