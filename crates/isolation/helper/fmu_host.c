@@ -19,6 +19,9 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#ifdef __i386__
+#include <fpu_control.h>
+#endif
 #include <signal.h>
 #include <time.h>
 #include <unistd.h>
@@ -495,6 +498,17 @@ int main(int argc, char **argv)
     }
 #ifndef _WIN32
     prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+#if defined(__i386__) && !defined(_WIN32)
+    {
+        /* x87 at double (53-bit) precision, as Windows sets it: 32-bit FMUs then round like
+         * their 64-bit builds (20-sim's linux32 Threetank never ends its second step with the
+         * extended precision that Linux sets by default). */
+        fpu_control_t cw;
+        _FPU_GETCW(cw);
+        cw = (fpu_control_t)((cw & ~_FPU_EXTENDED) | _FPU_DOUBLE);
+        _FPU_SETCW(cw);
+    }
 #endif
     if (map_region(argv[1]) != 0) {
         fprintf(stderr, "mastersim FMU helper: cannot map %s\n", argv[1]);
