@@ -84,7 +84,12 @@ const LINUX_LIBS: &[&str] = &["-Wl,--no-as-needed", "-lm", "-ldl"];
 fn helpers(out: &Path) -> String {
     let targets: [(&str, &str, &[&str], &str); 4] = [
         ("LINUX64", "cc", LINUX_LIBS, "fmu_host_linux64"),
-        ("LINUX32", "gcc", &["-m32", "-Wl,--no-as-needed", "-lm", "-ldl"], "fmu_host_linux32"),
+        (
+            "LINUX32",
+            "gcc",
+            &["-m32", "-Wl,--no-as-needed", "-lm", "-ldl"],
+            "fmu_host_linux32",
+        ),
         (
             "WIN64",
             "x86_64-w64-mingw32-gcc",

@@ -123,12 +123,13 @@ static void futex(size_t offset, int op, uint32_t value)
     syscall(SYS_futex, (uint32_t *)word(offset), op, value, NULL, NULL, 0);
 }
 
-/* Spin briefly, then sleep on the request word (the master wakes it when we sleep). */
+/* Spin as long as the master says, then sleep on the request word (the master wakes it when
+ * we sleep). */
 static void wait_request(uint32_t last)
 {
-    double start = now_us();
+    double start = now_us(), spin = (double)load_acquire(MSIM_OFF_SPIN_MICROSECONDS);
     while (load_acquire(MSIM_OFF_REQUEST_SEQ) == last) {
-        if (now_us() - start < MSIM_SPIN_MICROSECONDS) {
+        if (spin > 0 && now_us() - start < spin) {
             __builtin_ia32_pause();
             continue;
         }

@@ -20,6 +20,7 @@ mod message;
 mod platform;
 pub mod protocol;
 mod region;
+mod spin;
 mod wait;
 
 pub use helper::{Helper, Launch, signal_name};

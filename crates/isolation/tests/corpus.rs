@@ -40,10 +40,22 @@ fn launch_or_refusal(platform: Platform, library: &Path, fmi_version: u32) -> Op
 fn reference(csv: &Path, column: &str, t: f64) -> f64 {
     let text = std::fs::read_to_string(csv).unwrap();
     let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().unwrap().split(',').map(|h| h.trim_matches('"')).collect();
-    let index = header.iter().position(|h| *h == column).unwrap_or_else(|| panic!("{column}"));
+    let header: Vec<&str> = lines
+        .next()
+        .unwrap()
+        .split(',')
+        .map(|h| h.trim_matches('"'))
+        .collect();
+    let index = header
+        .iter()
+        .position(|h| *h == column)
+        .unwrap_or_else(|| panic!("{column}"));
     lines
-        .map(|line| line.split(',').map(|v| v.parse::<f64>().unwrap()).collect::<Vec<_>>())
+        .map(|line| {
+            line.split(',')
+                .map(|v| v.parse::<f64>().unwrap())
+                .collect::<Vec<_>>()
+        })
         .find(|row| (row[0] - t).abs() < 1e-9)
         .map(|row| row[index])
         .unwrap_or_else(|| panic!("no row at t = {t} in {}", csv.display()))
@@ -57,14 +69,20 @@ fn threetank_matches_its_reference_on_every_platform() {
     let guid = "{68b70e52-b296-43ca-b2c3-6560276b134f}";
     // Tank1_level, Tank2_level, Tank3_level.
     let vrs = [67, 68, 69];
-    let expected: Vec<f64> = ["source.i.Tank1_level", "source.i.Tank2_level", "source.i.Tank3_level"]
-        .iter()
-        .map(|column| reference(&csv, column, 0.2))
-        .collect();
+    let expected: Vec<f64> = [
+        "source.i.Tank1_level",
+        "source.i.Tank2_level",
+        "source.i.Tank3_level",
+    ]
+    .iter()
+    .map(|column| reference(&csv, column, 0.2))
+    .collect();
     let mut results = Vec::new();
     for platform in Platform::ALL {
         let library = library(dir.path(), "Threetank", platform, 2);
-        let Some(mut helper) = launch_or_refusal(platform, &library, 2) else { continue };
+        let Some(mut helper) = launch_or_refusal(platform, &library, 2) else {
+            continue;
+        };
         fmi2_start(&mut helper, guid, &dir.path().join("resources")).unwrap();
         for k in 0..10 {
             assert_eq!(do_step(&mut helper, f64::from(k) * 0.02, 0.02).unwrap(), 0);
@@ -72,7 +90,10 @@ fn threetank_matches_its_reference_on_every_platform() {
         let values = get_real(&mut helper, &vrs).unwrap();
         for (value, reference) in values.iter().zip(&expected) {
             let bound = 1e-9 + 1e-6 * reference.abs();
-            assert!((value - reference).abs() <= bound, "{platform}: {values:?} vs {expected:?}");
+            assert!(
+                (value - reference).abs() <= bound,
+                "{platform}: {values:?} vs {expected:?}"
+            );
         }
         assert_eq!(call(&mut helper, FN_FMI2_FREE_INSTANCE, |_| {}).unwrap(), 0);
         results.push(platform);
@@ -82,14 +103,21 @@ fn threetank_matches_its_reference_on_every_platform() {
 
 #[test]
 fn fmi2_feedthrough_passes_reals_and_integers_on_linux64_and_win64() {
-    let dir = extract(&corpus("crosscheck/fmi2/TestFMUs-0.0.1/Feedthrough/Feedthrough.fmu"));
+    let dir = extract(&corpus(
+        "crosscheck/fmi2/TestFMUs-0.0.1/Feedthrough/Feedthrough.fmu",
+    ));
     let guid = "{8c4e810f-3df3-4a00-8276-176fa3c9f004}";
     for platform in [Platform::Linux64, Platform::Win64] {
         let library = library(dir.path(), "Feedthrough", platform, 2);
-        let Some(mut helper) = launch_or_refusal(platform, &library, 2) else { continue };
+        let Some(mut helper) = launch_or_refusal(platform, &library, 2) else {
+            continue;
+        };
         fmi2_start(&mut helper, guid, &dir.path().join("resources")).unwrap();
         let mut request = helper.request();
-        request.call(FN_FMI2_SET_REAL).u32s(&[2, 4]).f64s(&[3.5, -1.25]);
+        request
+            .call(FN_FMI2_SET_REAL)
+            .u32s(&[2, 4])
+            .f64s(&[3.5, -1.25]);
         request.call(FN_FMI2_SET_INTEGER).u32s(&[6]).array(&[-7i32]);
         // (Booleans: this old Feedthrough's fmi2GetBoolean does not write its output; the
         // FMI 3.0 test passes Booleans.)
@@ -98,16 +126,29 @@ fn fmi2_feedthrough_passes_reals_and_integers_on_linux64_and_win64() {
         request.call(FN_FMI2_GET_INTEGER).u32s(&[7]);
         request.call(FN_FMI2_GET_TYPES_PLATFORM);
         let mut response = helper.round_trip().unwrap();
-        assert_eq!(response.answered(), 6, "{platform}: {:?}", response.log_records());
+        assert_eq!(
+            response.answered(),
+            6,
+            "{platform}: {:?}",
+            response.log_records()
+        );
         for _ in 0..3 {
             assert_eq!(response.status().unwrap(), 0);
         }
         assert_eq!(response.status().unwrap(), 0);
-        assert_eq!(response.array::<f64>().unwrap(), vec![3.5, -1.25], "{platform}");
+        assert_eq!(
+            response.array::<f64>().unwrap(),
+            vec![3.5, -1.25],
+            "{platform}"
+        );
         assert_eq!(response.status().unwrap(), 0);
         assert_eq!(response.array::<i32>().unwrap(), vec![-7], "{platform}");
         assert_eq!(response.status().unwrap(), 0);
-        assert_eq!(response.string().unwrap(), Some(&b"default"[..]), "{platform}");
+        assert_eq!(
+            response.string().unwrap(),
+            Some(&b"default"[..]),
+            "{platform}"
+        );
     }
 }
 
@@ -117,14 +158,32 @@ fn fmi3_feedthrough(helper: &mut Helper, resources: &Path) -> String {
     let uri = helper.helper_path(resources);
     let token = b"{37B954F1-CC86-4D8F-B97F-C7C36F6670D2}";
     let mut request = helper.request();
-    request.call(FN_FMI3_INSTANTIATE_CO_SIMULATION).string(Some(b"feedthrough")).string(Some(token));
-    request.string(Some(uri.as_bytes())).u8(0).u8(1).u8(0).u8(0).u32s(&[]);
-    request.call(FN_FMI3_ENTER_INITIALIZATION_MODE).u8(0).f64(0.0).f64(0.0).u8(0).f64(0.0);
+    request
+        .call(FN_FMI3_INSTANTIATE_CO_SIMULATION)
+        .string(Some(b"feedthrough"))
+        .string(Some(token));
+    request
+        .string(Some(uri.as_bytes()))
+        .u8(0)
+        .u8(1)
+        .u8(0)
+        .u8(0)
+        .u32s(&[]);
+    request
+        .call(FN_FMI3_ENTER_INITIALIZATION_MODE)
+        .u8(0)
+        .f64(0.0)
+        .f64(0.0)
+        .u8(0)
+        .f64(0.0);
     request.call(FN_FMI3_EXIT_INITIALIZATION_MODE);
     request.call(FN_FMI3_SET_FLOAT64).u32s(&[7]).f64s(&[2.5]);
     request.call(FN_FMI3_SET_INT32).u32s(&[19]).array(&[-4i32]);
     request.call(FN_FMI3_SET_BOOLEAN).u32s(&[27]).array(&[true]);
-    request.call(FN_FMI3_SET_BINARY).u32s(&[30]).binaries([&[1u8, 2, 3][..]].into_iter());
+    request
+        .call(FN_FMI3_SET_BINARY)
+        .u32s(&[30])
+        .binaries([&[1u8, 2, 3][..]].into_iter());
     request.call(FN_FMI3_DO_STEP).f64(0.0).f64(0.1).u8(1);
     request.call(FN_FMI3_GET_FLOAT64).u32s(&[8]).u64(1);
     request.call(FN_FMI3_GET_INT32).u32s(&[20]).u64(1);
@@ -137,9 +196,17 @@ fn fmi3_feedthrough(helper: &mut Helper, resources: &Path) -> String {
     for _ in 0..8 {
         assert_eq!(response.status().unwrap(), 0, "{platform}");
     }
-    let (event, terminate, early) = (response.u8().unwrap(), response.u8().unwrap(), response.u8().unwrap());
+    let (event, terminate, early) = (
+        response.u8().unwrap(),
+        response.u8().unwrap(),
+        response.u8().unwrap(),
+    );
     assert_eq!((event, terminate, early), (0, 0, 0), "{platform}");
-    assert_eq!(response.f64().unwrap(), 0.1, "{platform}: lastSuccessfulTime");
+    assert_eq!(
+        response.f64().unwrap(),
+        0.1,
+        "{platform}: lastSuccessfulTime"
+    );
     assert_eq!(response.status().unwrap(), 0);
     assert_eq!(response.array::<f64>().unwrap(), vec![2.5], "{platform}");
     assert_eq!(response.status().unwrap(), 0);
@@ -147,7 +214,11 @@ fn fmi3_feedthrough(helper: &mut Helper, resources: &Path) -> String {
     assert_eq!(response.status().unwrap(), 0);
     assert_eq!(response.array::<bool>().unwrap(), vec![true], "{platform}");
     assert_eq!(response.status().unwrap(), 0);
-    assert_eq!(response.binaries().unwrap(), vec![&[1u8, 2, 3][..]], "{platform}");
+    assert_eq!(
+        response.binaries().unwrap(),
+        vec![&[1u8, 2, 3][..]],
+        "{platform}"
+    );
     assert_eq!(response.status().unwrap(), 0);
     let text = response.strings().unwrap()[0].map(|s| String::from_utf8_lossy(s).into_owned());
     assert_eq!(call(helper, FN_FMI3_FREE_INSTANCE, |_| {}).unwrap(), 0);
@@ -160,7 +231,9 @@ fn fmi3_feedthrough_passes_every_type_on_every_platform() {
     let mut ran = Vec::new();
     for platform in [Platform::Linux64, Platform::Win64, Platform::Win32] {
         let library = library(dir.path(), "Feedthrough", platform, 3);
-        let Some(mut helper) = launch_or_refusal(platform, &library, 3) else { continue };
+        let Some(mut helper) = launch_or_refusal(platform, &library, 3) else {
+            continue;
+        };
         let text = fmi3_feedthrough(&mut helper, &dir.path().join("resources"));
         assert_eq!(text, "Set me!", "{platform}");
         ran.push(platform);
@@ -176,9 +249,24 @@ fn fmi3_fmu_state_serializes_through_the_helper() {
     let uri = helper.helper_path(&dir.path().join("resources"));
     let token = b"{1AE5E10D-9521-4DE3-80B9-D0EAAA7D5AF1}";
     let mut request = helper.request();
-    request.call(FN_FMI3_INSTANTIATE_CO_SIMULATION).string(Some(b"ball")).string(Some(token));
-    request.string(Some(uri.as_bytes())).u8(0).u8(0).u8(0).u8(0).u32s(&[]);
-    request.call(FN_FMI3_ENTER_INITIALIZATION_MODE).u8(0).f64(0.0).f64(0.0).u8(0).f64(0.0);
+    request
+        .call(FN_FMI3_INSTANTIATE_CO_SIMULATION)
+        .string(Some(b"ball"))
+        .string(Some(token));
+    request
+        .string(Some(uri.as_bytes()))
+        .u8(0)
+        .u8(0)
+        .u8(0)
+        .u8(0)
+        .u32s(&[]);
+    request
+        .call(FN_FMI3_ENTER_INITIALIZATION_MODE)
+        .u8(0)
+        .f64(0.0)
+        .f64(0.0)
+        .u8(0)
+        .f64(0.0);
     request.call(FN_FMI3_EXIT_INITIALIZATION_MODE);
     request.call(FN_FMI3_GET_FMU_STATE).u64(0);
     let mut response = helper.round_trip().unwrap();
@@ -187,12 +275,19 @@ fn fmi3_fmu_state_serializes_through_the_helper() {
         assert_eq!(response.status().unwrap(), 0);
     }
     let state = response.u64().unwrap();
-    helper.request().call(FN_FMI3_SERIALIZED_FMU_STATE_SIZE).u64(state);
+    helper
+        .request()
+        .call(FN_FMI3_SERIALIZED_FMU_STATE_SIZE)
+        .u64(state);
     let mut response = helper.round_trip().unwrap();
     assert_eq!(response.status().unwrap(), 0);
     let size = response.u64().unwrap();
     assert!(size > 0);
-    helper.request().call(FN_FMI3_SERIALIZE_FMU_STATE).u64(state).u64(size);
+    helper
+        .request()
+        .call(FN_FMI3_SERIALIZE_FMU_STATE)
+        .u64(state)
+        .u64(size);
     let mut response = helper.round_trip().unwrap();
     assert_eq!(response.status().unwrap(), 0);
     let bytes = response.array::<u8>().unwrap();
@@ -204,10 +299,19 @@ fn fmi3_fmu_state_serializes_through_the_helper() {
         response.array::<f64>().unwrap()[0]
     };
     let h0 = height(&mut helper);
-    helper.request().call(FN_FMI3_DO_STEP).f64(0.0).f64(0.5).u8(0);
+    helper
+        .request()
+        .call(FN_FMI3_DO_STEP)
+        .f64(0.0)
+        .f64(0.5)
+        .u8(0);
     assert_eq!(helper.round_trip().unwrap().status().unwrap(), 0);
     assert_ne!(height(&mut helper), h0, "the ball fell");
-    helper.request().call(FN_FMI3_DESERIALIZE_FMU_STATE).bytes(&bytes).u64(0);
+    helper
+        .request()
+        .call(FN_FMI3_DESERIALIZE_FMU_STATE)
+        .bytes(&bytes)
+        .u64(0);
     let mut response = helper.round_trip().unwrap();
     assert_eq!(response.status().unwrap(), 0);
     let restored = response.u64().unwrap();

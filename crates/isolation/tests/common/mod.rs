@@ -21,7 +21,11 @@ pub fn corpus(relative: &str) -> PathBuf {
         .map(PathBuf::from)
         .unwrap_or_else(|| workspace().join("../shared/corpus"));
     let path = dir.join(relative);
-    assert!(path.exists(), "corpus file missing: looked for '{}'", path.display());
+    assert!(
+        path.exists(),
+        "corpus file missing: looked for '{}'",
+        path.display()
+    );
     path
 }
 
@@ -32,7 +36,9 @@ pub fn extract(fmu: &Path) -> tempfile::TempDir {
     let mut archive = zip::ZipArchive::new(file).expect("an FMU is a zip archive");
     for i in 0..archive.len() {
         let mut entry = archive.by_index(i).expect("zip entry");
-        let Some(name) = entry.enclosed_name() else { continue };
+        let Some(name) = entry.enclosed_name() else {
+            continue;
+        };
         let target = dir.path().join(name);
         if entry.is_dir() {
             std::fs::create_dir_all(&target).expect("directory");
@@ -48,7 +54,11 @@ pub fn extract(fmu: &Path) -> tempfile::TempDir {
 
 /// The shared library of `model` for `platform` in an unpacked FMU of `fmi_version`.
 pub fn library(dir: &Path, model: &str, platform: Platform, fmi_version: u32) -> PathBuf {
-    let folder = if fmi_version == 2 { platform.fmi2_folder() } else { platform.fmi3_folder() };
+    let folder = if fmi_version == 2 {
+        platform.fmi2_folder()
+    } else {
+        platform.fmi3_folder()
+    };
     let path = dir
         .join("binaries")
         .join(folder)
@@ -58,20 +68,38 @@ pub fn library(dir: &Path, model: &str, platform: Platform, fmi_version: u32) ->
 }
 
 /// Launches a helper for `library`.
-pub fn launch(platform: Platform, library: &Path, fmi_version: u32, timeout: Option<Duration>) -> Helper {
-    Helper::launch(&Launch { platform, library, fmi_version, call_timeout: timeout })
-        .unwrap_or_else(|e| panic!("launch {platform} helper for {}: {e}", library.display()))
+pub fn launch(
+    platform: Platform,
+    library: &Path,
+    fmi_version: u32,
+    timeout: Option<Duration>,
+) -> Helper {
+    Helper::launch(&Launch {
+        platform,
+        library,
+        fmi_version,
+        call_timeout: timeout,
+    })
+    .unwrap_or_else(|e| panic!("launch {platform} helper for {}: {e}", library.display()))
 }
 
 /// Sends one call written by `write` and returns its status (outputs are not read).
-pub fn call(helper: &mut Helper, id: u32, write: impl FnOnce(&mut isolation::Request<'_>)) -> Result<i32, Error> {
+pub fn call(
+    helper: &mut Helper,
+    id: u32,
+    write: impl FnOnce(&mut isolation::Request<'_>),
+) -> Result<i32, Error> {
     let mut request = helper.request();
     request.call(id);
     write(&mut request);
     let mut response = helper.round_trip()?;
     let status = response.status()?;
     if status >= 3 {
-        eprintln!("{} answered {status}: {:?}", function_name(id), response.log_records());
+        eprintln!(
+            "{} answered {status}: {:?}",
+            function_name(id),
+            response.log_records()
+        );
     }
     Ok(status)
 }
@@ -80,7 +108,9 @@ pub fn call(helper: &mut Helper, id: u32, write: impl FnOnce(&mut isolation::Req
 pub fn fmi2_start(helper: &mut Helper, guid: &str, resources: &Path) -> Result<(), Error> {
     let uri = helper.helper_file_uri(resources);
     let status = call(helper, FN_FMI2_INSTANTIATE, |r| {
-        r.string(Some(b"isolated")).i32(1).string(Some(guid.as_bytes()));
+        r.string(Some(b"isolated"))
+            .i32(1)
+            .string(Some(guid.as_bytes()));
         r.string(Some(uri.as_bytes())).i32(0).i32(0);
     })?;
     assert_eq!(status, 0, "fmi2Instantiate");
@@ -121,7 +151,10 @@ pub fn do_step(helper: &mut Helper, t: f64, h: f64) -> Result<i32, Error> {
 pub fn gone(pid: u32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
         Err(_) => true,
-        Ok(stat) => stat.rsplit(')').next().is_some_and(|rest| rest.trim_start().starts_with('Z')),
+        Ok(stat) => stat
+            .rsplit(')')
+            .next()
+            .is_some_and(|rest| rest.trim_start().starts_with('Z')),
     }
 }
 
