@@ -319,3 +319,19 @@ fn fmi3_fmu_state_serializes_through_the_helper() {
     assert_eq!(helper.round_trip().unwrap().status().unwrap(), 0);
     assert_eq!(height(&mut helper), h0, "back at the serialized state");
 }
+
+/// Not a test of its own: the owner process of `a_wine_helper_dies_with_its_master`.
+#[test]
+fn owner_process_of_the_wine_death_test() {
+    owner_process(|dir| {
+        extract_to(&corpus("fmi3/Feedthrough/Feedthrough.fmu"), dir);
+        let library = library(dir, "Feedthrough", Platform::Win64, 3);
+        launch(Platform::Win64, &library, 3, None)
+    });
+}
+
+#[test]
+fn a_wine_helper_dies_with_its_master() {
+    isolation::availability(Platform::Win64).expect("win64 helpers run here");
+    helper_dies_with_its_owner("owner_process_of_the_wine_death_test");
+}

@@ -283,57 +283,19 @@ fn a_hang_ends_with_the_call_timeout() {
     assert!(gone(pid), "the hanging helper was killed and reaped");
 }
 
-/// Not a test of its own: the owner process of `the_helper_dies_with_its_master` (it launches
-/// a helper, writes its pid into the file `$MSIM_ISOLATION_OWNER` and waits to be killed).
+/// Not a test of its own: the owner process of `the_helper_dies_with_its_master`.
 #[test]
 fn owner_process_of_the_death_test() {
-    let Some(pid_file) = std::env::var_os("MSIM_ISOLATION_OWNER") else {
-        return;
-    };
-    let (_dir, library) = faulty();
-    let helper = launch(Platform::Linux64, &library, 2, None);
-    std::fs::write(pid_file, helper.pid().to_string()).unwrap();
-    std::thread::sleep(Duration::from_secs(30));
+    owner_process(|dir| {
+        extract_to(&workspace().join("fmus/packed/Faulty.fmu"), dir);
+        let library = library(dir, "Faulty", Platform::Linux64, 2);
+        launch(Platform::Linux64, &library, 2, None)
+    });
 }
 
 #[test]
 fn the_helper_dies_with_its_master() {
-    let dir = tempfile::tempdir().unwrap();
-    let pid_file = dir.path().join("helper.pid");
-    let mut owner = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "owner_process_of_the_death_test",
-            "--test-threads=1",
-        ])
-        .env("MSIM_ISOLATION_OWNER", &pid_file)
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let start = Instant::now();
-    let pid = loop {
-        if let Ok(text) = std::fs::read_to_string(&pid_file)
-            && let Ok(pid) = text.parse::<u32>()
-        {
-            break pid;
-        }
-        assert!(
-            owner.try_wait().unwrap().is_none(),
-            "the owner process ended early"
-        );
-        assert!(
-            start.elapsed() < Duration::from_secs(10),
-            "no helper pid from the owner"
-        );
-        std::thread::sleep(Duration::from_millis(5));
-    };
-    assert!(!gone(pid), "the helper runs");
-    owner.kill().unwrap(); // SIGKILL: no destructor runs in the owner
-    owner.wait().unwrap();
-    assert!(
-        wait_gone(pid, Duration::from_secs(5)),
-        "helper {pid} outlived its master"
-    );
+    helper_dies_with_its_owner("owner_process_of_the_death_test");
 }
 
 #[test]

@@ -32,6 +32,12 @@ pub fn corpus(relative: &str) -> PathBuf {
 /// Unpacks an FMU archive into a new temporary directory.
 pub fn extract(fmu: &Path) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("temporary directory");
+    extract_to(fmu, dir.path());
+    dir
+}
+
+/// Unpacks an FMU archive into `dir`.
+pub fn extract_to(fmu: &Path, dir: &Path) {
     let file = std::fs::File::open(fmu).unwrap_or_else(|e| panic!("{}: {e}", fmu.display()));
     let mut archive = zip::ZipArchive::new(file).expect("an FMU is a zip archive");
     for i in 0..archive.len() {
@@ -39,7 +45,7 @@ pub fn extract(fmu: &Path) -> tempfile::TempDir {
         let Some(name) = entry.enclosed_name() else {
             continue;
         };
-        let target = dir.path().join(name);
+        let target = dir.join(name);
         if entry.is_dir() {
             std::fs::create_dir_all(&target).expect("directory");
             continue;
@@ -49,7 +55,6 @@ pub fn extract(fmu: &Path) -> tempfile::TempDir {
         entry.read_to_end(&mut bytes).expect("zip read");
         std::fs::write(&target, bytes).expect("write");
     }
-    dir
 }
 
 /// The shared library of `model` for `platform` in an unpacked FMU of `fmi_version`.
@@ -168,4 +173,53 @@ pub fn wait_gone(pid: u32, limit: Duration) -> bool {
         std::thread::sleep(Duration::from_millis(10));
     }
     gone(pid)
+}
+
+/// The body of an owner test: when `$MSIM_ISOLATION_OWNER` names a file, launches a helper
+/// with `make` (given that file's directory for the FMU), writes its pid into that file and
+/// waits to be killed; otherwise does nothing.
+pub fn owner_process(make: impl FnOnce(&Path) -> Helper) {
+    let Some(pid_file) = std::env::var_os("MSIM_ISOLATION_OWNER").map(PathBuf::from) else {
+        return;
+    };
+    let helper = make(pid_file.parent().unwrap());
+    std::fs::write(pid_file, helper.pid().to_string()).unwrap();
+    std::thread::sleep(Duration::from_secs(60));
+}
+
+/// Runs the owner test `owner_test` of this test binary as a child process, SIGKILLs it once
+/// its helper runs, and checks that the helper is gone within 5 s.
+pub fn helper_dies_with_its_owner(owner_test: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let pid_file = dir.path().join("helper.pid");
+    let mut owner = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", owner_test, "--test-threads=1"])
+        .env("MSIM_ISOLATION_OWNER", &pid_file)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    let pid = loop {
+        if let Ok(text) = std::fs::read_to_string(&pid_file)
+            && let Ok(pid) = text.parse::<u32>()
+        {
+            break pid;
+        }
+        assert!(
+            owner.try_wait().unwrap().is_none(),
+            "the owner process ended early"
+        );
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "no helper pid from the owner"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    assert!(!gone(pid), "the helper runs");
+    owner.kill().unwrap(); // SIGKILL: no destructor runs in the owner
+    owner.wait().unwrap();
+    assert!(
+        wait_gone(pid, Duration::from_secs(5)),
+        "helper {pid} outlived its master"
+    );
 }
