@@ -148,6 +148,8 @@
 #define MSIM_OFF_LOG_OFFSET 44
 #define MSIM_OFF_HELPER_PID 48
 #define MSIM_OFF_SPIN_MICROSECONDS 52
+/* Windows helpers: the code of the exception that ended the helper (0: none). */
+#define MSIM_OFF_EXCEPTION_CODE 56
 #define MSIM_HEADER_SIZE 64
 
 /* The whole region: 64 MiB (tmpfs allocates only the pages touched). */

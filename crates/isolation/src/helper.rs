@@ -10,9 +10,10 @@ use std::time::{Duration, Instant};
 use crate::message::{Request, Response};
 use crate::platform::{self, Platform};
 use crate::protocol::{
-    self, FN_LOAD, FN_QUIT, MAGIC, OFF_FUNCTION_IN_PROGRESS, OFF_HELPER_SLEEPING, OFF_LOG_OFFSET,
-    OFF_MAGIC, OFF_MASTER_SLEEPING, OFF_READY, OFF_REQUEST_LEN, OFF_REQUEST_SEQ,
-    OFF_RESPONSE_CALLS, OFF_RESPONSE_LEN, OFF_RESPONSE_SEQ, OFF_SPIN_MICROSECONDS, READY_VALUE,
+    self, FN_LOAD, FN_QUIT, MAGIC, OFF_EXCEPTION_CODE, OFF_FUNCTION_IN_PROGRESS,
+    OFF_HELPER_SLEEPING, OFF_LOG_OFFSET, OFF_MAGIC, OFF_MASTER_SLEEPING, OFF_READY,
+    OFF_REQUEST_LEN, OFF_REQUEST_SEQ, OFF_RESPONSE_CALLS, OFF_RESPONSE_LEN, OFF_RESPONSE_SEQ,
+    OFF_SPIN_MICROSECONDS, READY_VALUE,
 };
 use crate::region::Region;
 use crate::spin::Spin;
@@ -305,7 +306,17 @@ impl Helper {
     fn check_alive(&mut self, start: Instant) -> Result<()> {
         let function = protocol::function_name(self.function_in_progress());
         if let Ok(Some(status)) = self.child.try_wait() {
-            let error = crashed(function, status);
+            let exception = self.region.word(OFF_EXCEPTION_CODE).load(Ordering::Acquire);
+            let error = if exception != 0 {
+                Error::Crashed {
+                    function,
+                    signal: None,
+                    signal_name: exception_name(exception),
+                    exit_code: Some(exception as i32),
+                }
+            } else {
+                crashed(function, status)
+            };
             self.dead = Some(error.clone());
             return Err(error);
         }
@@ -463,6 +474,21 @@ fn describe(status: ExitStatus) -> String {
         (None, Some(code)) => format!("exit code {code}"),
         _ => status.to_string(),
     }
+}
+
+/// The name of a Windows exception code (`EXCEPTION_ACCESS_VIOLATION`), for crash reports of
+/// Windows helpers (winnt.h / ntstatus.h values).
+pub fn exception_name(code: u32) -> Option<&'static str> {
+    Some(match code {
+        0xC000_0005 => "EXCEPTION_ACCESS_VIOLATION",
+        0xC000_001D => "EXCEPTION_ILLEGAL_INSTRUCTION",
+        0xC000_008E => "EXCEPTION_FLT_DIVIDE_BY_ZERO",
+        0xC000_0094 => "EXCEPTION_INT_DIVIDE_BY_ZERO",
+        0xC000_00FD => "EXCEPTION_STACK_OVERFLOW",
+        0xC000_0409 => "STATUS_STACK_BUFFER_OVERRUN",
+        0x8000_0003 => "EXCEPTION_BREAKPOINT",
+        _ => return None,
+    })
 }
 
 /// The name of a Linux signal number (`SIGSEGV`), for crash reports.

@@ -5,7 +5,7 @@
 
 mod common;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -296,6 +296,85 @@ fn owner_process_of_the_death_test() {
 #[test]
 fn the_helper_dies_with_its_master() {
     helper_dies_with_its_owner("owner_process_of_the_death_test");
+}
+
+/// The C compiler and flags that build a shared library for `platform`.
+fn library_compiler(platform: Platform) -> (&'static str, &'static [&'static str]) {
+    match platform {
+        Platform::Linux64 => ("cc", &["-shared", "-fPIC"]),
+        Platform::Linux32 => ("gcc", &["-m32", "-shared", "-fPIC"]),
+        Platform::Win64 => ("x86_64-w64-mingw32-gcc", &["-shared"]),
+        Platform::Win32 => ("i686-w64-mingw32-gcc", &["-shared"]),
+    }
+}
+
+/// What ends the crash library's step of size `h` on `platform`.
+fn expected_end(platform: Platform, h: f64) -> String {
+    let exception = "the FMU's process ended with the Windows exception EXCEPTION_ACCESS_VIOLATION";
+    match (h as u32, platform.is_windows()) {
+        (1, false) => "the FMU's process was killed by SIGSEGV (signal 11) in fmi2DoStep".into(),
+        (1, true) => format!("{exception} (0xC0000005) in fmi2DoStep"),
+        (2, false) => "the FMU's process was killed by SIGABRT (signal 6) in fmi2DoStep".into(),
+        // The Windows C runtime's abort() exits with code 3.
+        (2, true) => "the FMU's process exited with code 3 in fmi2DoStep".into(),
+        (3, _) => "the FMU's process exited with code 7 in fmi2DoStep".into(),
+        _ => "the FMU did not return from fmi2DoStep within 1 s: its process was killed".into(),
+    }
+}
+
+#[test]
+fn crashes_and_hangs_are_reported_on_every_platform_that_runs_here() {
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/crash_library.c");
+    for platform in Platform::ALL {
+        if let Err(message) = isolation::availability(platform) {
+            assert!(message.contains("install"), "{platform}: {message}");
+            continue;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let library = dir
+            .path()
+            .join(format!("crash.{}", platform.library_extension()));
+        let (compiler, flags) = library_compiler(platform);
+        let output = Command::new(compiler)
+            .args(flags)
+            .arg("-o")
+            .arg(&library)
+            .arg(&source)
+            .output();
+        let output =
+            output.unwrap_or_else(|e| panic!("{platform}: `{compiler}` not runnable: {e}"));
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let ends: Vec<_> = std::thread::scope(|scope| {
+            let steps = [1.0, 2.0, 3.0, 4.0].map(|h| {
+                let library = &library;
+                scope.spawn(move || {
+                    let mut helper = launch(platform, library, 2, Some(Duration::from_secs(1)));
+                    let status = call(&mut helper, FN_FMI2_INSTANTIATE, |r| {
+                        r.string(Some(b"crash"))
+                            .i32(1)
+                            .string(None)
+                            .string(None)
+                            .i32(0)
+                            .i32(0);
+                    });
+                    assert_eq!(status.unwrap(), 0);
+                    let pid = helper.pid();
+                    let error = do_step(&mut helper, 0.0, h).expect_err("a fatal step");
+                    drop(helper);
+                    assert!(gone(pid), "{platform}: helper {pid} reaped");
+                    (h, error.to_string())
+                })
+            });
+            steps.map(|step| step.join().unwrap()).into_iter().collect()
+        });
+        for (h, end) in ends {
+            assert_eq!(end, expected_end(platform, h), "{platform}, h = {h}");
+        }
+    }
 }
 
 #[test]
