@@ -1,19 +1,19 @@
 //! One helper process with one loaded FMU library: launch, the round trip (futex handshake, or
 //! polling for Windows helpers under Wine), crash and hang detection, shutdown.
 
-use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::os::unix::process::ExitStatusExt;
+use std::path::Path;
+use std::process::{Child, ExitStatus};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
+use crate::launcher;
 use crate::message::{Request, Response};
 use crate::platform::{self, Platform};
 use crate::protocol::{
-    self, FN_LOAD, FN_QUIT, MAGIC, OFF_EXCEPTION_CODE, OFF_FUNCTION_IN_PROGRESS,
-    OFF_HELPER_SLEEPING, OFF_LOG_OFFSET, OFF_MAGIC, OFF_MASTER_SLEEPING, OFF_READY,
-    OFF_REQUEST_LEN, OFF_REQUEST_SEQ, OFF_RESPONSE_CALLS, OFF_RESPONSE_LEN, OFF_RESPONSE_SEQ,
-    OFF_SPIN_MICROSECONDS, READY_VALUE,
+    self, FN_LOAD, FN_QUIT, OFF_EXCEPTION_CODE, OFF_FUNCTION_IN_PROGRESS, OFF_HELPER_SLEEPING,
+    OFF_LOG_OFFSET, OFF_MASTER_SLEEPING, OFF_READY, OFF_REQUEST_LEN, OFF_REQUEST_SEQ,
+    OFF_RESPONSE_CALLS, OFF_RESPONSE_LEN, OFF_RESPONSE_SEQ, OFF_SPIN_MICROSECONDS, READY_VALUE,
 };
 use crate::region::Region;
 use crate::spin::Spin;
@@ -36,9 +36,9 @@ pub struct Launch<'a> {
 /// One helper process with one loaded FMU library.
 ///
 /// The helper is killed and reaped on drop (after a QUIT it did not answer in time), and dies
-/// with the thread that launched it (`PR_SET_PDEATHSIG`; the master launches helpers from the
-/// thread that instantiates, which lives as long as the run). It runs in its own process
-/// group, so that a Ctrl-C in the terminal reaches the master only.
+/// with the master process (`PR_SET_PDEATHSIG`, set by a launcher thread that lives as long
+/// as the process). It runs in its own process group, so that a Ctrl-C in the terminal
+/// reaches the master only.
 #[derive(Debug)]
 pub struct Helper {
     platform: Platform,
@@ -86,7 +86,7 @@ impl Helper {
             .map_err(|e| failed(format!("cannot write the helper program: {e}")))?;
         let region = Region::create()
             .map_err(|e| failed(format!("cannot create the shared memory file: {e}")))?;
-        let child = spawn(platform, &program, region.path())
+        let child = launcher::spawn(platform, &program, region.path())
             .map_err(|e| failed(format!("cannot start {}: {e}", program.display())))?;
         let mut helper = Helper {
             platform,
@@ -361,21 +361,21 @@ impl Helper {
 
     /// Kills the helper's process group and reaps the helper.
     fn kill(&mut self) {
-        let pid = self.child.id() as libc::pid_t;
-        // SAFETY: the helper leads its own process group (setpgid in `spawn`); killing the
-        // group also ends processes it started (Wine's).
-        unsafe {
-            libc::kill(-pid, libc::SIGKILL);
+        // Only while the helper is not reaped: its pid (and group id) cannot be reused
+        // before that, so the signal cannot reach another process group.
+        if matches!(self.child.try_wait(), Ok(None)) {
+            let pid = self.child.id() as libc::pid_t;
+            // SAFETY: the helper leads its own process group (setpgid in `spawn`); killing the
+            // group also ends processes it started (Wine's).
+            unsafe {
+                libc::kill(-pid, libc::SIGKILL);
+            }
         }
-        let _ = self.child.kill();
         let _ = self.child.wait();
     }
 
     /// Sends QUIT and waits up to `grace` for the helper to exit.
     fn quit(&mut self, grace: Duration) -> bool {
-        if self.region.word(OFF_MAGIC).load(Ordering::Relaxed) != MAGIC {
-            return false;
-        }
         self.request().call(FN_QUIT);
         let len = std::mem::take(&mut self.request_len);
         self.send(len);
@@ -414,41 +414,6 @@ pub(crate) fn helper_path(platform: Platform, path: &Path) -> String {
     } else {
         text.into_owned()
     }
-}
-
-/// Starts the helper program (Windows ones under `wine`) in its own process group, to be
-/// killed when the launching thread ends.
-fn spawn(platform: Platform, program: &Path, region: &Path) -> std::io::Result<Child> {
-    let mut command = if platform.is_windows() {
-        let wine: PathBuf = platform::wine_program().unwrap_or_else(|| PathBuf::from("wine"));
-        let mut command = Command::new(wine);
-        command.arg(program).env("WINEDEBUG", "-all");
-        command
-    } else {
-        Command::new(program)
-    };
-    command
-        .arg(helper_path(platform, region))
-        .stdin(Stdio::null());
-    // SAFETY: getpid is async-signal-safe; the value is read before the fork.
-    let master = unsafe { libc::getpid() };
-    // SAFETY: the closure calls only async-signal-safe functions (prctl, getppid, setpgid).
-    unsafe {
-        command.pre_exec(move || {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            // The master may have died before prctl took effect.
-            if libc::getppid() != master {
-                libc::_exit(1);
-            }
-            if libc::setpgid(0, 0) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
-    command.spawn()
 }
 
 /// The pause of the `polls`-th check of a polling wait (after the spin): sleeps growing from

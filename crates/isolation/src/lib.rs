@@ -16,6 +16,7 @@
 
 mod binaries;
 mod helper;
+mod launcher;
 mod message;
 mod platform;
 pub mod protocol;
@@ -137,3 +138,8 @@ pub fn helper_program(platform: Platform) -> std::io::Result<PathBuf> {
 
 /// `Result` with this crate's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// The examples of README.md, compiled as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

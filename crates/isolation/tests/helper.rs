@@ -183,6 +183,19 @@ fn echo_and_a_request_too_large() {
     assert_eq!(helper.round_trip().unwrap().status().unwrap(), 0);
 }
 
+#[test]
+fn a_helper_outlives_the_thread_that_launched_it() {
+    let (_dir, library) = faulty();
+    let mut helper = std::thread::spawn(move || launch(Platform::Linux64, &library, 2, None))
+        .join()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(50));
+    helper.request().call(FN_ECHO).bytes(b"alive");
+    let mut response = helper.round_trip().expect("the helper still runs");
+    assert_eq!(response.status().unwrap(), 0);
+    assert_eq!(response.array::<u8>().unwrap(), b"alive");
+}
+
 /// Steps Faulty with `parameter` set so that the step to 0.3 s is fatal; returns the error.
 fn fatal_step(parameter: u32, timeout: Option<Duration>) -> (Error, u32) {
     let (_dir, mut helper) = faulty_helper(Some((parameter, 0.3)), timeout);
