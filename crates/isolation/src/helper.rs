@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use crate::launcher;
 use crate::message::{Request, Response};
-use crate::platform::{self, Platform};
+use crate::platform::Platform;
 use crate::protocol::{
     self, FN_LOAD, FN_QUIT, OFF_EXCEPTION_CODE, OFF_FUNCTION_IN_PROGRESS, OFF_HELPER_SLEEPING,
     OFF_LOG_OFFSET, OFF_MASTER_SLEEPING, OFF_READY, OFF_REQUEST_LEN, OFF_REQUEST_SEQ,
@@ -73,7 +73,7 @@ impl Helper {
     /// library does not load (the loader's message is in `reason`).
     pub fn launch(launch: &Launch) -> Result<Helper> {
         let platform = launch.platform;
-        platform::availability(platform).map_err(|what_to_install| Error::Unavailable {
+        binaries::availability(platform).map_err(|what_to_install| Error::Unavailable {
             platform,
             what_to_install,
         })?;
@@ -175,7 +175,7 @@ impl Helper {
     /// A path as the helper sees it: `Z:\dev\shm\…` for Windows helpers (Wine maps the Linux
     /// root to drive Z:), unchanged for Linux ones.
     pub fn helper_path(&self, path: &Path) -> String {
-        helper_path(self.platform, path)
+        self.platform.path_for_helper(path)
     }
 
     /// A `file:` URI of a directory or file as the helper sees it, for FMI resource locations:
@@ -403,16 +403,6 @@ impl Drop for Helper {
             }
         }
         self.kill();
-    }
-}
-
-/// A path as a helper of `platform` sees it.
-pub(crate) fn helper_path(platform: Platform, path: &Path) -> String {
-    let text = path.to_string_lossy();
-    if platform.is_windows() {
-        format!("Z:{}", text.replace('/', "\\"))
-    } else {
-        text.into_owned()
     }
 }
 

@@ -14,8 +14,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{self, Sender};
 use std::sync::{Mutex, OnceLock};
 
-use crate::helper::helper_path;
-use crate::platform::{self, Platform};
+use crate::binaries;
+use crate::platform::Platform;
 
 /// A command to start and where to send the started child.
 type Job = (Command, Sender<io::Result<Child>>);
@@ -23,7 +23,7 @@ type Job = (Command, Sender<io::Result<Child>>);
 /// Starts `program` (Windows ones under `wine`) with the region path as its argument.
 pub(crate) fn spawn(platform: Platform, program: &Path, region: &Path) -> io::Result<Child> {
     let mut command = if platform.is_windows() {
-        let wine: PathBuf = platform::wine_program().unwrap_or_else(|| PathBuf::from("wine"));
+        let wine: PathBuf = binaries::wine_program().unwrap_or_else(|| PathBuf::from("wine"));
         let mut command = Command::new(wine);
         command.arg(program).env("WINEDEBUG", "-all");
         command
@@ -31,7 +31,7 @@ pub(crate) fn spawn(platform: Platform, program: &Path, region: &Path) -> io::Re
         Command::new(program)
     };
     command
-        .arg(helper_path(platform, region))
+        .arg(platform.path_for_helper(region))
         .stdin(Stdio::null());
     // SAFETY: getpid has no preconditions; the value is read before the fork.
     let master = unsafe { libc::getpid() };

@@ -24,9 +24,10 @@ mod region;
 mod spin;
 mod wait;
 
+pub use binaries::availability;
 pub use helper::{Helper, Launch, exception_name, signal_name};
 pub use message::{LogRecord, Request, Response, Scalar};
-pub use platform::{Platform, availability};
+pub use platform::Platform;
 
 use std::path::PathBuf;
 
