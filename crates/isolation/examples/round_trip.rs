@@ -3,7 +3,8 @@
 //! communication step), over a chain of 10 Reference FMU Feedthroughs (FMI 2.0, 0.0.1, from the
 //! conformance corpus), each in its own linux64 helper (more helpers than processors: the two
 //! sides hand the processor over through futexes); and the bare round trip (ECHO of 8 bytes)
-//! with one helper (both sides spin first).
+//! with one helper (both sides spin first); and, when win64 helpers run here, the slave-step
+//! with the FMU's win64 library under Wine.
 //!
 //! Run: `cargo run --release -p mastersim-isolation --example round_trip [STEPS]`
 //! (corpus at `$MASTERSIM_CORPUS` or `../shared/corpus`; STEPS default 20000). Prints the
@@ -29,20 +30,53 @@ fn main() {
         .map_or(20_000, |s| s.parse().expect("STEPS"));
     let fmu = corpus("crosscheck/fmi2/TestFMUs-0.0.1/Feedthrough/Feedthrough.fmu");
     let dir = extract(&fmu);
-    let library = library(dir.path(), "Feedthrough", Platform::Linux64, 2);
+    let linux64 = library(dir.path(), "Feedthrough", Platform::Linux64, 2);
     let mut chain: Vec<_> = (0..SLAVES)
         .map(|_| {
-            let mut helper = launch(Platform::Linux64, &library, 2, None);
+            let mut helper = launch(Platform::Linux64, &linux64, 2, None);
             fmi2_start(&mut helper, GUID, &dir.path().join("resources")).expect("start");
             helper
         })
         .collect();
-    let h = 1e-3;
     let mut samples = Vec::with_capacity(steps * SLAVES);
+    step_chain(&mut chain, steps, &mut samples);
+    report("slave-step (set, doStep, get), chain of 10", &mut samples);
+
+    // One helper left: fewer helpers than processors, so both sides spin before they sleep.
+    chain.truncate(1);
+    let helper = &mut chain[0];
+    let mut samples = Vec::with_capacity(steps);
+    for _ in 0..steps {
+        let start = Instant::now();
+        helper.request().call(FN_ECHO).bytes(&[0; 8]);
+        let mut response = helper.round_trip().expect("round trip");
+        assert_eq!(response.status().expect("status"), 0);
+        samples.push(start.elapsed().as_secs_f64() * 1e6);
+    }
+    report("bare round trip (ECHO), one helper", &mut samples);
+
+    // The same slave-step with the FMU's win64 library in a helper under Wine (polling).
+    if isolation::availability(Platform::Win64).is_ok() {
+        let win64 = library(dir.path(), "Feedthrough", Platform::Win64, 2);
+        let mut helper = launch(Platform::Win64, &win64, 2, None);
+        fmi2_start(&mut helper, GUID, &dir.path().join("resources")).expect("start");
+        let mut samples = Vec::with_capacity(steps / 10);
+        step_chain(std::slice::from_mut(&mut helper), steps / 10, &mut samples);
+        report(
+            "slave-step (set, doStep, get), one win64 helper",
+            &mut samples,
+        );
+    }
+}
+
+/// Steps every helper of `chain` `steps` times by 1 ms, each passing the previous one's
+/// output on, and records each slave-step's round trip in microseconds.
+fn step_chain(chain: &mut [isolation::Helper], steps: usize, samples: &mut Vec<f64>) {
+    let h = 1e-3;
     for k in 0..steps {
         let t = k as f64 * h;
         let mut value = t;
-        for helper in &mut chain {
+        for helper in chain.iter_mut() {
             let start = Instant::now();
             let mut request = helper.request();
             request
@@ -62,20 +96,6 @@ fn main() {
         }
         assert_eq!(value, t, "the chain passes its input through");
     }
-    report("slave-step (set, doStep, get), chain of 10", &mut samples);
-
-    // One helper left: fewer helpers than processors, so both sides spin before they sleep.
-    chain.truncate(1);
-    let helper = &mut chain[0];
-    let mut samples = Vec::with_capacity(steps);
-    for _ in 0..steps {
-        let start = Instant::now();
-        helper.request().call(FN_ECHO).bytes(&[0; 8]);
-        let mut response = helper.round_trip().expect("round trip");
-        assert_eq!(response.status().expect("status"), 0);
-        samples.push(start.elapsed().as_secs_f64() * 1e6);
-    }
-    report("bare round trip (ECHO), one helper", &mut samples);
 }
 
 fn report(what: &str, samples: &mut [f64]) {

@@ -406,11 +406,17 @@ impl Drop for Helper {
     }
 }
 
-/// The pause of the `polls`-th check of a polling wait (after the spin): sleeps growing from
-/// 20 µs to 1 ms.
+/// The pause of the `polls`-th check of a polling wait (after the spin): yields the processor
+/// for the first checks (a Windows helper answers a cheap call within microseconds, and a
+/// sleep costs 60 µs or more on a virtual machine), then sleeps growing from 20 µs to 1 ms.
 fn poll_pause(polls: u32) {
-    let micros = (20 + u64::from(polls) * 10).min(1000);
-    std::thread::sleep(Duration::from_micros(micros));
+    const YIELDS: u32 = 2000;
+    if polls < YIELDS {
+        std::thread::yield_now();
+    } else {
+        let micros = (20 + u64::from(polls - YIELDS) * 10).min(1000);
+        std::thread::sleep(Duration::from_micros(micros));
+    }
 }
 
 fn crashed(function: &'static str, status: ExitStatus) -> Error {
