@@ -38,28 +38,35 @@ typedef Status (*StateSerialize)(void *, void *, void *, size_t);
 typedef Status (*StateDeserialize)(void *, const void *, size_t, void **);
 /* FMI 2.0 */
 typedef Status (*Fmi2SetDebugLogging)(void *, int, size_t, const char *const *);
-typedef void *(*Fmi2Instantiate)(const char *, int, const char *, const char *, const Fmi2Callbacks *, int, int);
+typedef void *(*Fmi2Instantiate)(const char *, int, const char *, const char *,
+                                  const Fmi2Callbacks *, int, int);
 typedef Status (*Fmi2SetupExperiment)(void *, int, double, double, int, double);
 typedef Status (*Fmi2Get)(void *, const VR *, size_t, void *);
 typedef Status (*Fmi2Set)(void *, const VR *, size_t, const void *);
-typedef Status (*Fmi2DirectionalDerivative)(void *, const VR *, size_t, const VR *, size_t, const double *, double *);
+typedef Status (*Fmi2DirectionalDerivative)(void *, const VR *, size_t, const VR *, size_t,
+                                            const double *, double *);
 typedef Status (*Fmi2DoStep)(void *, double, double, int);
 typedef Status (*Fmi2GetStatus)(void *, int, int *);
 /* FMI 3.0 */
 typedef Status (*Fmi3SetDebugLogging)(void *, bool, size_t, const char *const *);
-typedef void *(*Fmi3Instantiate)(const char *, const char *, const char *, bool, bool, bool, bool, const VR *, size_t, void *, Fmi3LogMessage, void *);
+typedef void *(*Fmi3Instantiate)(const char *, const char *, const char *, bool, bool, bool, bool,
+                                  const VR *, size_t, void *, Fmi3LogMessage, void *);
 typedef Status (*Fmi3EnterInitializationMode)(void *, bool, double, double, bool, double);
-typedef Status (*Fmi3UpdateDiscreteStates)(void *, bool *, bool *, bool *, bool *, bool *, double *);
+typedef Status (*Fmi3UpdateDiscreteStates)(void *, bool *, bool *, bool *, bool *, bool *,
+                                           double *);
 typedef Status (*Fmi3DoStep)(void *, double, double, bool, bool *, bool *, bool *, double *);
 typedef Status (*Fmi3Get)(void *, const VR *, size_t, void *, size_t);
 typedef Status (*Fmi3Set)(void *, const VR *, size_t, const void *, size_t);
 typedef Status (*Fmi3GetBinary)(void *, const VR *, size_t, size_t *, const uint8_t **, size_t);
-typedef Status (*Fmi3SetBinary)(void *, const VR *, size_t, const size_t *, const uint8_t *const *, size_t);
-typedef Status (*Fmi3DirectionalDerivative)(void *, const VR *, size_t, const VR *, size_t, const double *, size_t, double *, size_t);
+typedef Status (*Fmi3SetBinary)(void *, const VR *, size_t, const size_t *, const uint8_t *const *,
+                                size_t);
+typedef Status (*Fmi3DirectionalDerivative)(void *, const VR *, size_t, const VR *, size_t,
+                                            const double *, size_t, double *, size_t);
 
 static void *instance;
 
-static void fmi2_logger(void *env, const char *name, int status, const char *category, const char *message, ...)
+static void fmi2_logger(void *env, const char *name, int status, const char *category,
+                        const char *message, ...)
 {
     char text[4096];
     va_list args, copy;
@@ -116,11 +123,20 @@ static size_t element_size(uint32_t id)
     }
 }
 
+/* A call the helper refuses itself (a mastersim-helper log record says why): status fmiError and
+ * no outputs; the request ends there. */
+static Status refuse(Writer *w)
+{
+    wr_i32(w, 3);
+    return 3;
+}
+
 /* Whether `n` elements of `size` bytes fit into a response (so scratch memory is bounded). */
 static int fits(uint64_t n, size_t size, uint32_t id)
 {
     if (n <= MSIM_RESPONSE_CAPACITY / (size ? size : 1)) return 1;
-    log_helper("%s: %llu values do not fit into the response area", function_name(id), (unsigned long long)n);
+    log_helper("%s: %llu values do not fit into the response area", function_name(id),
+               (unsigned long long)n);
     return 0;
 }
 
@@ -133,7 +149,8 @@ static Status get_values(void *f, uint32_t id, Reader *r, Writer *w)
     size_t nvr, size = element_size(id);
     const VR *vr = (const VR *)rd_array(r, 4, &nvr);
     uint64_t n = id < 200 ? nvr : rd_u64(r);
-    if (r->bad || !fits(n, size, id)) return 3;
+    if (r->bad) return 3;
+    if (!fits(n, size, id)) return refuse(w);
     void *values = scratch((size_t)n * size + 1);
     memset(values, 0, (size_t)n * size);
     ENTER(id);
@@ -153,9 +170,9 @@ static Status set_values(void *f, uint32_t id, Reader *r, Writer *w)
     unsigned char *values = (unsigned char *)rd_array(r, size, &n);
     if (r->bad) return 3;
     if (id < 200 && n != nvr) {
-        log_helper("%s: %lu values for %lu value references", function_name(id), (unsigned long)n, (unsigned long)nvr);
-        wr_i32(w, 3);
-        return 3;
+        log_helper("%s: %lu values for %lu value references", function_name(id),
+                   (unsigned long)n, (unsigned long)nvr);
+        return refuse(w);
     }
     if (id == MSIM_FN_FMI3_SET_BOOLEAN)
         for (i = 0; i < n; i++) values[i] = values[i] != 0;
@@ -173,7 +190,8 @@ static Status get_strings(void *f, uint32_t id, Reader *r, Writer *w)
     size_t nvr, i;
     const VR *vr = (const VR *)rd_array(r, 4, &nvr);
     uint64_t n = id < 200 ? nvr : rd_u64(r);
-    if (r->bad || !fits(n, 4, id)) return 3;
+    if (r->bad) return 3;
+    if (!fits(n, 4, id)) return refuse(w);
     const char **values = (const char **)scratch((size_t)n * sizeof(char *) + 1);
     memset(values, 0, (size_t)n * sizeof(char *));
     ENTER(id);
@@ -205,7 +223,8 @@ static Status get_binaries(void *f, uint32_t id, Reader *r, Writer *w)
     size_t nvr, i;
     const VR *vr = (const VR *)rd_array(r, 4, &nvr);
     uint64_t n = rd_u64(r);
-    if (r->bad || !fits(n, 4, id)) return 3;
+    if (r->bad) return 3;
+    if (!fits(n, 4, id)) return refuse(w);
     size_t *sizes = (size_t *)scratch((size_t)n * sizeof(size_t) + 1);
     const uint8_t **values = (const uint8_t **)scratch((size_t)n * sizeof(uint8_t *) + 1);
     memset(sizes, 0, (size_t)n * sizeof(size_t));
@@ -249,8 +268,10 @@ static Status state_call(void *f, uint32_t id, Reader *r, Writer *w)
     if (id == MSIM_FN_FMI2_DESERIALIZE_FMU_STATE || id == MSIM_FN_FMI3_DESERIALIZE_FMU_STATE)
         bytes = rd_array(r, 1, &n);
     void *state = (void *)(uintptr_t)rd_u64(r);
-    if (id == MSIM_FN_FMI2_SERIALIZE_FMU_STATE || id == MSIM_FN_FMI3_SERIALIZE_FMU_STATE) size = rd_u64(r);
-    if (r->bad || !fits(size, 1, id)) return 3;
+    if (id == MSIM_FN_FMI2_SERIALIZE_FMU_STATE || id == MSIM_FN_FMI3_SERIALIZE_FMU_STATE)
+        size = rd_u64(r);
+    if (r->bad) return 3;
+    if (!fits(size, 1, id)) return refuse(w);
     void *buffer = scratch((size_t)size + 1);
     size_t state_size = 0;
     ENTER(id);
@@ -288,12 +309,15 @@ static Status directional_derivative(void *f, uint32_t id, Reader *r, Writer *w)
     const VR *knowns = (const VR *)rd_array(r, 4, &nk);
     const double *seed = (const double *)rd_array(r, 8, &ns);
     uint64_t n = id < 200 ? nu : rd_u64(r);
-    if (r->bad || !fits(n, 8, id)) return 3;
+    if (r->bad) return 3;
+    if (!fits(n, 8, id)) return refuse(w);
     double *out = (double *)scratch((size_t)n * 8 + 1);
     memset(out, 0, (size_t)n * 8);
     ENTER(id);
-    Status status = id < 200 ? ((Fmi2DirectionalDerivative)f)(instance, unknowns, nu, knowns, nk, seed, out)
-                             : ((Fmi3DirectionalDerivative)f)(instance, unknowns, nu, knowns, nk, seed, ns, out, (size_t)n);
+    Status status =
+        id < 200 ? ((Fmi2DirectionalDerivative)f)(instance, unknowns, nu, knowns, nk, seed, out)
+                 : ((Fmi3DirectionalDerivative)f)(instance, unknowns, nu, knowns, nk, seed, ns, out,
+                                                  (size_t)n);
     LEAVE();
     wr_i32(w, status);
     wr_array(w, out, 8, (size_t)n);
@@ -307,17 +331,21 @@ static Status instantiate(void *f, uint32_t id, Reader *r, Writer *w)
         int32_t type = rd_i32(r);
         const char *guid = rd_str(r), *resources = rd_str(r);
         int32_t visible = rd_i32(r), logging = rd_i32(r);
-        if (r->bad || instance != NULL) return instance != NULL ? (log_helper("an instance exists already"), 3) : 3;
+        if (r->bad) return 3;
+        if (instance != NULL) return log_helper("the helper has an instance already"), refuse(w);
         ENTER(id);
-        instance = ((Fmi2Instantiate)f)(name, type, guid, resources, &fmi2_callbacks, visible, logging);
+        instance = ((Fmi2Instantiate)f)(name, type, guid, resources, &fmi2_callbacks, visible,
+                                        logging);
     } else {
         const char *token = rd_str(r), *resources = rd_str(r);
         bool visible = rd_u8(r), logging = rd_u8(r), event_mode = rd_u8(r), early_return = rd_u8(r);
         size_t n;
         const VR *required = (const VR *)rd_array(r, 4, &n);
-        if (r->bad || instance != NULL) return instance != NULL ? (log_helper("an instance exists already"), 3) : 3;
+        if (r->bad) return 3;
+        if (instance != NULL) return log_helper("the helper has an instance already"), refuse(w);
         ENTER(id);
-        instance = ((Fmi3Instantiate)f)(name, token, resources, visible, logging, event_mode, early_return,
+        instance = ((Fmi3Instantiate)f)(name, token, resources, visible, logging, event_mode,
+                                        early_return,
                                         required, n, NULL, fmi3_log_message, NULL);
     }
     LEAVE();
@@ -349,8 +377,10 @@ static Status start_experiment(void *f, uint32_t id, Reader *r, Writer *w)
     if (r->bad) return 3;
     ENTER(id);
     Status status = id < 200
-        ? ((Fmi2SetupExperiment)f)(instance, tolerance_defined, tolerance, start, stop_defined, stop)
-        : ((Fmi3EnterInitializationMode)f)(instance, tolerance_defined != 0, tolerance, start, stop_defined != 0, stop);
+        ? ((Fmi2SetupExperiment)f)(instance, tolerance_defined, tolerance, start, stop_defined,
+                                   stop)
+        : ((Fmi3EnterInitializationMode)f)(instance, tolerance_defined != 0, tolerance, start,
+                                           stop_defined != 0, stop);
     LEAVE();
     wr_i32(w, status);
     return status;
@@ -366,7 +396,9 @@ static Status do_step(void *f, uint32_t id, Reader *r, Writer *w)
     if (r->bad) return 3;
     ENTER(id);
     if (id < 200) status = ((Fmi2DoStep)f)(instance, t, h, no_set_prior);
-    else status = ((Fmi3DoStep)f)(instance, t, h, no_set_prior != 0, &event, &terminate, &early, &last);
+    else
+        status = ((Fmi3DoStep)f)(instance, t, h, no_set_prior != 0, &event, &terminate, &early,
+                                 &last);
     LEAVE();
     wr_i32(w, status);
     if (id > 200) {
@@ -385,7 +417,8 @@ static Status update_discrete_states(void *f, uint32_t id, Reader *r, Writer *w)
     int i;
     (void)r;
     ENTER(id);
-    Status status = ((Fmi3UpdateDiscreteStates)f)(instance, &flags[0], &flags[1], &flags[2], &flags[3], &flags[4], &next);
+    Status status = ((Fmi3UpdateDiscreteStates)f)(instance, &flags[0], &flags[1], &flags[2],
+                                                  &flags[3], &flags[4], &next);
     LEAVE();
     wr_i32(w, status);
     for (i = 0; i < 5; i++) wr_u8(w, flags[i]);
@@ -411,7 +444,9 @@ static Status simple_call(void *f, uint32_t id, Writer *w)
     Status status = 0;
     ENTER(id);
     switch (id) {
-    case MSIM_FN_FMI2_GET_TYPES_PLATFORM: case MSIM_FN_FMI2_GET_VERSION: case MSIM_FN_FMI3_GET_VERSION: {
+    case MSIM_FN_FMI2_GET_TYPES_PLATFORM:
+    case MSIM_FN_FMI2_GET_VERSION:
+    case MSIM_FN_FMI3_GET_VERSION: {
         const char *text = ((VoidString)f)();
         LEAVE();
         wr_i32(w, 0);
@@ -434,9 +469,9 @@ int32_t execute_call(uint32_t id, Reader *r, Writer *w)
 {
     void *f = symbol(id);
     if (f == NULL) {
-        log_helper("%s (function id %u) is not exported by the FMU or not known to the helper", function_name(id), (unsigned)id);
-        wr_i32(w, 3);
-        return 3;
+        log_helper("%s (function id %u) is not exported by the FMU or not known to the helper",
+                   function_name(id), (unsigned)id);
+        return refuse(w);
     }
     if (element_size(id) > 0) {
         const int getter = (id >= MSIM_FN_FMI2_GET_REAL && id <= MSIM_FN_FMI2_GET_BOOLEAN) ||
@@ -448,12 +483,16 @@ int32_t execute_call(uint32_t id, Reader *r, Writer *w)
     case MSIM_FN_FMI2_SET_STRING: case MSIM_FN_FMI3_SET_STRING: return set_strings(f, id, r, w);
     case MSIM_FN_FMI3_GET_BINARY: return get_binaries(f, id, r, w);
     case MSIM_FN_FMI3_SET_BINARY: return set_binaries(f, id, r, w);
-    case MSIM_FN_FMI2_INSTANTIATE: case MSIM_FN_FMI3_INSTANTIATE_CO_SIMULATION: return instantiate(f, id, r, w);
-    case MSIM_FN_FMI2_SET_DEBUG_LOGGING: case MSIM_FN_FMI3_SET_DEBUG_LOGGING: return set_debug_logging(f, id, r, w);
-    case MSIM_FN_FMI2_SETUP_EXPERIMENT: case MSIM_FN_FMI3_ENTER_INITIALIZATION_MODE: return start_experiment(f, id, r, w);
+    case MSIM_FN_FMI2_INSTANTIATE: case MSIM_FN_FMI3_INSTANTIATE_CO_SIMULATION:
+        return instantiate(f, id, r, w);
+    case MSIM_FN_FMI2_SET_DEBUG_LOGGING: case MSIM_FN_FMI3_SET_DEBUG_LOGGING:
+        return set_debug_logging(f, id, r, w);
+    case MSIM_FN_FMI2_SETUP_EXPERIMENT: case MSIM_FN_FMI3_ENTER_INITIALIZATION_MODE:
+        return start_experiment(f, id, r, w);
     case MSIM_FN_FMI2_DO_STEP: case MSIM_FN_FMI3_DO_STEP: return do_step(f, id, r, w);
     case MSIM_FN_FMI3_UPDATE_DISCRETE_STATES: return update_discrete_states(f, id, r, w);
-    case MSIM_FN_FMI2_GET_STATUS: case MSIM_FN_FMI2_GET_BOOLEAN_STATUS: return get_status(f, id, r, w);
+    case MSIM_FN_FMI2_GET_STATUS: case MSIM_FN_FMI2_GET_BOOLEAN_STATUS:
+        return get_status(f, id, r, w);
     case MSIM_FN_FMI2_GET_DIRECTIONAL_DERIVATIVE: case MSIM_FN_FMI3_GET_DIRECTIONAL_DERIVATIVE:
         return directional_derivative(f, id, r, w);
     case MSIM_FN_FMI2_GET_FMU_STATE: case MSIM_FN_FMI2_SET_FMU_STATE: case MSIM_FN_FMI2_FREE_FMU_STATE:

@@ -37,9 +37,18 @@
 static unsigned char *region;
 
 static volatile uint32_t *word(size_t offset) { return (volatile uint32_t *)(region + offset); }
-static uint32_t load_acquire(size_t offset) { return __atomic_load_n(word(offset), __ATOMIC_ACQUIRE); }
-static void store_release(size_t offset, uint32_t v) { __atomic_store_n(word(offset), v, __ATOMIC_RELEASE); }
-static void store_seq(size_t offset, uint32_t v) { __atomic_store_n(word(offset), v, __ATOMIC_SEQ_CST); }
+static uint32_t load_acquire(size_t offset)
+{
+    return __atomic_load_n(word(offset), __ATOMIC_ACQUIRE);
+}
+static void store_release(size_t offset, uint32_t v)
+{
+    __atomic_store_n(word(offset), v, __ATOMIC_RELEASE);
+}
+static void store_seq(size_t offset, uint32_t v)
+{
+    __atomic_store_n(word(offset), v, __ATOMIC_SEQ_CST);
+}
 
 void set_in_progress(uint32_t id) { store_release(MSIM_OFF_FUNCTION_IN_PROGRESS, id); }
 
@@ -451,7 +460,8 @@ static int answer(void)
         } else status = execute_call(id, &r, &w);
         if (r.bad) {
             w.len = start;
-            log_helper("malformed arguments of %s (function id %u)", function_name(id), (unsigned)id);
+            log_helper("malformed arguments of %s (function id %u)", function_name(id),
+                       (unsigned)id);
             break;
         }
         if (w.overflow) {

@@ -50,7 +50,9 @@
  * formatted by the helper with vsnprintf for FMI 2.0). The helper's own diagnostics (library
  * not loadable, function not exported, bad request) are log records with category
  * "mastersim-helper".
- * A function the library does not export answers status fmiError (3) and such a log record.
+ * A call the helper refuses itself (a function the library does not export, value counts that
+ * do not match, outputs too large for the response area, a second instance) answers status
+ * fmiError (3), no outputs, and such a log record; the request ends there.
  * A request the helper cannot decode answers MSIM_OFF_RESPONSE_CALLS = calls decoded so far and
  * a log record; the master reports a protocol error.
  *

@@ -254,9 +254,9 @@ impl Helper {
         }
     }
 
-    /// Waits until the helper answered the current sequence number: spin (as long as [`Spin`] says),
-    /// then futex waits (Linux helpers) or short sleeps (Windows helpers), checking in between
-    /// whether the helper lives and whether the call timeout passed.
+    /// Waits until the helper answered the current sequence number: spin (as long as [`Spin`]
+    /// says), then futex waits (Linux helpers) or yields and short sleeps (Windows helpers),
+    /// checking in between whether the helper lives and whether the call timeout passed.
     fn wait_response(&mut self) -> Result<()> {
         let start = Instant::now();
         let answered = |word: &AtomicU32, sequence: u32| word.load(Ordering::Acquire) == sequence;
