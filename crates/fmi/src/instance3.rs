@@ -272,11 +272,12 @@ impl Instance3 {
                         environment: c_name.as_ptr().cast_mut().cast::<c_void>(),
                         log_message: Some(ffi::fmi3_log_message),
                     };
-                    isolated::instantiate_fmi3(&fmu, isolation, &arguments)
-                        .unwrap_or_else(|error| {
+                    isolated::instantiate_fmi3(&fmu, isolation, &arguments).unwrap_or_else(
+                        |error| {
                             transport.replace(Some(error));
                             ptr::null_mut()
-                        })
+                        },
+                    )
                 };
                 let made = if options.event_mode_used {
                     without_event_mode_if_refused(name, &fmu, instantiate)

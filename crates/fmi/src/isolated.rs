@@ -226,7 +226,10 @@ fn library_strings(helper: &mut Helper, fmi_version: u32) -> (Option<String>, Op
 /// The helper for a new instance of `fmu`: the one kept since load (or since an
 /// instantiation that returned NULL), or a new one.
 fn helper_for(fmu: &Fmu, isolation: &Isolation) -> isolation::Result<Helper> {
-    let spare = isolation.spare.lock().map_or(None, |mut spare| spare.take());
+    let spare = isolation
+        .spare
+        .lock()
+        .map_or(None, |mut spare| spare.take());
     match spare {
         Some(helper) => Ok(helper),
         None => Helper::launch(&Launch {
@@ -338,7 +341,11 @@ pub(crate) fn instantiate_fmi3(
     let helper = helper_for(fmu, isolation)?;
     let resources = arguments.has_resources.then(|| {
         let mut path = helper.helper_path(&fmu.directory().join("resources"));
-        path.push(if helper.platform().is_windows() { '\\' } else { '/' });
+        path.push(if helper.platform().is_windows() {
+            '\\'
+        } else {
+            '/'
+        });
         path
     });
     let log = LogSink::Fmi3 {
@@ -347,17 +354,22 @@ pub(crate) fn instantiate_fmi3(
     };
     let proxy = Proxy::new(helper, arguments.name, log);
     let [visible, logging_on, event_mode_used, early_return_allowed] = arguments.flags;
-    instantiate_in(isolation, proxy, FN_FMI3_INSTANTIATE_CO_SIMULATION, |request| {
-        request
-            .string(Some(arguments.name.to_bytes()))
-            .string(Some(arguments.token.to_bytes()))
-            .string(resources.as_deref().map(str::as_bytes))
-            .scalar(visible)
-            .scalar(logging_on)
-            .scalar(event_mode_used)
-            .scalar(early_return_allowed)
-            .u32s(&[]);
-    })
+    instantiate_in(
+        isolation,
+        proxy,
+        FN_FMI3_INSTANTIATE_CO_SIMULATION,
+        |request| {
+            request
+                .string(Some(arguments.name.to_bytes()))
+                .string(Some(arguments.token.to_bytes()))
+                .string(resources.as_deref().map(str::as_bytes))
+                .scalar(visible)
+                .scalar(logging_on)
+                .scalar(event_mode_used)
+                .scalar(early_return_allowed)
+                .u32s(&[]);
+        },
+    )
 }
 
 /// What an isolated instance's helper did so far.

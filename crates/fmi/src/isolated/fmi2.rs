@@ -61,11 +61,20 @@ extern "C" fn get_string(
         if let Payload::Texts(values) = payload {
             texts = values
                 .iter()
-                .map(|t| t.as_ref().map(|t| CString::new(t.clone()).unwrap_or_default()))
+                .map(|t| {
+                    t.as_ref()
+                        .map(|t| CString::new(t.clone()).unwrap_or_default())
+                })
                 .collect();
         }
     };
-    let status = proxy.get(FN_FMI2_GET_STRING, vrs, None, Payload::read_texts, &mut store);
+    let status = proxy.get(
+        FN_FMI2_GET_STRING,
+        vrs,
+        None,
+        Payload::read_texts,
+        &mut store,
+    );
     for (pointer, text) in out.iter_mut().zip(&texts) {
         *pointer = text.as_ref().map_or(std::ptr::null(), |t| t.as_ptr());
     }
@@ -216,19 +225,21 @@ extern "C" fn instantiate(
 pub(super) fn proxy_address(name: &str) -> Option<*const c_void> {
     Some(match name {
         "fmi2Instantiate" => address::<fmi2InstantiateTYPE>(instantiate),
-        "fmi2FreeInstance" => address::<fmi2FreeInstanceTYPE>(free_instance::<FN_FMI2_FREE_INSTANCE>),
-        "fmi2SetDebugLogging" => address::<fmi2SetDebugLoggingTYPE>(
-            set_debug_logging::<i32, FN_FMI2_SET_DEBUG_LOGGING>,
-        ),
+        "fmi2FreeInstance" => {
+            address::<fmi2FreeInstanceTYPE>(free_instance::<FN_FMI2_FREE_INSTANCE>)
+        }
+        "fmi2SetDebugLogging" => {
+            address::<fmi2SetDebugLoggingTYPE>(set_debug_logging::<i32, FN_FMI2_SET_DEBUG_LOGGING>)
+        }
         "fmi2SetupExperiment" => {
             address::<fmi2SetupExperimentTYPE>(experiment::<i32, FN_FMI2_SETUP_EXPERIMENT>)
         }
-        "fmi2EnterInitializationMode" => address::<fmi2ComponentOnlyTYPE>(
-            instance_only::<FN_FMI2_ENTER_INITIALIZATION_MODE>,
-        ),
-        "fmi2ExitInitializationMode" => address::<fmi2ComponentOnlyTYPE>(
-            instance_only::<FN_FMI2_EXIT_INITIALIZATION_MODE>,
-        ),
+        "fmi2EnterInitializationMode" => {
+            address::<fmi2ComponentOnlyTYPE>(instance_only::<FN_FMI2_ENTER_INITIALIZATION_MODE>)
+        }
+        "fmi2ExitInitializationMode" => {
+            address::<fmi2ComponentOnlyTYPE>(instance_only::<FN_FMI2_EXIT_INITIALIZATION_MODE>)
+        }
         "fmi2Terminate" => address::<fmi2ComponentOnlyTYPE>(instance_only::<FN_FMI2_TERMINATE>),
         "fmi2Reset" => address::<fmi2ComponentOnlyTYPE>(instance_only::<FN_FMI2_RESET>),
         "fmi2CancelStep" => address::<fmi2ComponentOnlyTYPE>(instance_only::<FN_FMI2_CANCEL_STEP>),
@@ -240,9 +251,7 @@ pub(super) fn proxy_address(name: &str) -> Option<*const c_void> {
         "fmi2SetInteger" => address::<fmi2SetIntegerTYPE>(set_scalars::<i32, FN_FMI2_SET_INTEGER>),
         "fmi2SetBoolean" => address::<fmi2SetBooleanTYPE>(set_scalars::<i32, FN_FMI2_SET_BOOLEAN>),
         "fmi2SetString" => address::<fmi2SetStringTYPE>(set_string),
-        "fmi2GetFMUstate" => {
-            address::<fmi2GetFMUstateTYPE>(state_in_out::<FN_FMI2_GET_FMU_STATE>)
-        }
+        "fmi2GetFMUstate" => address::<fmi2GetFMUstateTYPE>(state_in_out::<FN_FMI2_GET_FMU_STATE>),
         "fmi2SetFMUstate" => address::<fmi2SetFMUstateTYPE>(set_state::<FN_FMI2_SET_FMU_STATE>),
         "fmi2FreeFMUstate" => {
             address::<fmi2FreeFMUstateTYPE>(state_in_out::<FN_FMI2_FREE_FMU_STATE>)
@@ -250,9 +259,9 @@ pub(super) fn proxy_address(name: &str) -> Option<*const c_void> {
         "fmi2SerializedFMUstateSize" => address::<fmi2SerializedFMUstateSizeTYPE>(
             serialized_size::<FN_FMI2_SERIALIZED_FMU_STATE_SIZE>,
         ),
-        "fmi2SerializeFMUstate" => address::<fmi2SerializeFMUstateTYPE>(
-            serialize::<c_char, FN_FMI2_SERIALIZE_FMU_STATE>,
-        ),
+        "fmi2SerializeFMUstate" => {
+            address::<fmi2SerializeFMUstateTYPE>(serialize::<c_char, FN_FMI2_SERIALIZE_FMU_STATE>)
+        }
         "fmi2DeSerializeFMUstate" => address::<fmi2DeSerializeFMUstateTYPE>(
             deserialize::<c_char, FN_FMI2_DESERIALIZE_FMU_STATE>,
         ),

@@ -84,7 +84,10 @@ extern "C" fn get_string(
         if let Payload::Texts(values) = payload {
             texts = values
                 .iter()
-                .map(|t| t.as_ref().map(|t| CString::new(t.clone()).unwrap_or_default()))
+                .map(|t| {
+                    t.as_ref()
+                        .map(|t| CString::new(t.clone()).unwrap_or_default())
+                })
                 .collect();
         }
     };
@@ -144,7 +147,10 @@ extern "C" fn get_binary(
     let mut binaries = Vec::new();
     let mut store = |payload: &Payload| {
         if let Payload::Texts(values) = payload {
-            binaries = values.iter().map(|b| b.clone().unwrap_or_default()).collect();
+            binaries = values
+                .iter()
+                .map(|b| b.clone().unwrap_or_default())
+                .collect();
         }
     };
     let n = Some(n_values as u64);
@@ -387,16 +393,18 @@ pub(super) fn proxy_address(name: &str) -> Option<*const c_void> {
     }
     Some(match name {
         "fmi3InstantiateCoSimulation" => address::<fmi3InstantiateCoSimulationTYPE>(instantiate),
-        "fmi3FreeInstance" => address::<fmi3FreeInstanceTYPE>(free_instance::<FN_FMI3_FREE_INSTANCE>),
-        "fmi3SetDebugLogging" => address::<fmi3SetDebugLoggingTYPE>(
-            set_debug_logging::<bool, FN_FMI3_SET_DEBUG_LOGGING>,
-        ),
+        "fmi3FreeInstance" => {
+            address::<fmi3FreeInstanceTYPE>(free_instance::<FN_FMI3_FREE_INSTANCE>)
+        }
+        "fmi3SetDebugLogging" => {
+            address::<fmi3SetDebugLoggingTYPE>(set_debug_logging::<bool, FN_FMI3_SET_DEBUG_LOGGING>)
+        }
         "fmi3EnterInitializationMode" => address::<fmi3EnterInitializationModeTYPE>(
             experiment::<bool, FN_FMI3_ENTER_INITIALIZATION_MODE>,
         ),
-        "fmi3ExitInitializationMode" => address::<fmi3InstanceOnlyTYPE>(
-            instance_only::<FN_FMI3_EXIT_INITIALIZATION_MODE>,
-        ),
+        "fmi3ExitInitializationMode" => {
+            address::<fmi3InstanceOnlyTYPE>(instance_only::<FN_FMI3_EXIT_INITIALIZATION_MODE>)
+        }
         "fmi3EnterEventMode" => {
             address::<fmi3InstanceOnlyTYPE>(instance_only::<FN_FMI3_ENTER_EVENT_MODE>)
         }
@@ -421,12 +429,12 @@ pub(super) fn proxy_address(name: &str) -> Option<*const c_void> {
         "fmi3SerializedFMUStateSize" => address::<fmi3SerializedFMUStateSizeTYPE>(
             serialized_size::<FN_FMI3_SERIALIZED_FMU_STATE_SIZE>,
         ),
-        "fmi3SerializeFMUState" => address::<fmi3SerializeFMUStateTYPE>(
-            serialize::<u8, FN_FMI3_SERIALIZE_FMU_STATE>,
-        ),
-        "fmi3DeserializeFMUState" => address::<fmi3DeserializeFMUStateTYPE>(
-            deserialize::<u8, FN_FMI3_DESERIALIZE_FMU_STATE>,
-        ),
+        "fmi3SerializeFMUState" => {
+            address::<fmi3SerializeFMUStateTYPE>(serialize::<u8, FN_FMI3_SERIALIZE_FMU_STATE>)
+        }
+        "fmi3DeserializeFMUState" => {
+            address::<fmi3DeserializeFMUStateTYPE>(deserialize::<u8, FN_FMI3_DESERIALIZE_FMU_STATE>)
+        }
         "fmi3GetDirectionalDerivative" => {
             address::<fmi3GetDirectionalDerivativeTYPE>(directional_derivative)
         }

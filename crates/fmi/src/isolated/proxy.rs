@@ -16,8 +16,6 @@ use crate::ffi::{fmi2, fmi3};
 
 /// `fmi2OK` / `fmi3OK`.
 pub(super) const OK: i32 = 0;
-/// `fmi2Error` / `fmi3Error`: what a proxy answers for a call it cannot make.
-pub(super) const ERROR: i32 = 3;
 /// `fmi2Fatal` / `fmi3Fatal`: what every call answers once the helper is gone.
 pub(super) const FATAL: i32 = 4;
 
@@ -46,23 +44,25 @@ impl LogSink {
         let category_ptr = category.as_ref().map_or(std::ptr::null(), |c| c.as_ptr());
         let message = CString::new(record.message.replace('\0', " ")).unwrap_or_default();
         match *self {
-            // SAFETY: the logger and its environment are those the instance passed to
-            // instantiate, valid until the instance is freed (which frees this proxy first);
-            // every string is NUL-terminated and outlives the call; the format "%s" matches
-            // the one string argument.
             LogSink::Fmi2 {
                 logger,
                 environment,
-            } => unsafe {
-                logger(
-                    environment,
-                    instance_name.as_ptr(),
-                    record.status,
-                    category_ptr,
-                    c"%s".as_ptr(),
-                    message.as_ptr(),
-                );
-            },
+            } => {
+                // SAFETY: the logger and its environment are those the instance passed to
+                // instantiate, valid until the instance is freed (which frees this proxy
+                // first); every string is NUL-terminated and outlives the call; the format
+                // "%s" matches the one string argument.
+                unsafe {
+                    logger(
+                        environment,
+                        instance_name.as_ptr(),
+                        record.status,
+                        category_ptr,
+                        c"%s".as_ptr(),
+                        message.as_ptr(),
+                    );
+                }
+            }
             LogSink::Fmi3 {
                 log_message: Some(log_message),
                 environment,
