@@ -9,7 +9,7 @@
 //! times, and [`Instance::enter_initialization_mode`] calls `fmiInitializeSlave`, so a master can
 //! set start values and parameters before it (as FMI 1.0 requires).
 
-use std::ffi::{CString, c_char, c_int, c_void};
+use std::ffi::{CStr, CString, c_char, c_int, c_void};
 use std::fmt;
 use std::ptr;
 use std::sync::Arc;
@@ -158,6 +158,34 @@ impl Fmu {
     }
 }
 
+/// `fmi2Instantiate` of an isolated FMU (in a helper process): the component (a proxy, or
+/// NULL when the FMU returned NULL) and the callbacks, whose logger gets the FMU's messages.
+fn instantiate_isolated(
+    fmu: &Fmu,
+    isolation: &crate::fmu::Isolation,
+    name: &CStr,
+    guid: &CStr,
+    interface: Interface,
+    options: &InstantiateOptions,
+) -> isolation::Result<(*mut c_void, Box<fmi2::fmi2CallbackFunctions>)> {
+    let callbacks = ffi::fmi2_callbacks();
+    let fmu_type = match interface {
+        Interface::CoSimulation => fmi2::fmi2CoSimulation,
+        Interface::ModelExchange => fmi2::fmi2ModelExchange,
+    };
+    let component = isolated::instantiate_fmi2(
+        fmu,
+        isolation,
+        name,
+        fmu_type,
+        guid,
+        &callbacks,
+        options.visible,
+        options.logging_on,
+    )?;
+    Ok((component, callbacks))
+}
+
 /// Converts a Rust bool to `fmi2Boolean`.
 fn fmi2_bool(value: bool) -> fmi2::fmi2Boolean {
     if value {
@@ -238,26 +266,14 @@ impl Instance {
         fmu.acquire_instance_slot(name)?;
         let (component, callbacks) = match (fmu.functions(), fmu.isolation_settings()) {
             (Functions::V2(_), Some(isolation)) => {
-                let callbacks = ffi::fmi2_callbacks();
-                let component = isolated::instantiate_fmi2(
-                    &fmu,
-                    isolation,
-                    &c_name,
-                    match interface {
-                        Interface::CoSimulation => fmi2::fmi2CoSimulation,
-                        Interface::ModelExchange => fmi2::fmi2ModelExchange,
-                    },
-                    &guid,
-                    &callbacks,
-                    options.visible,
-                    options.logging_on,
-                )
-                .inspect_err(|_| fmu.release_instance_slot())
-                .map_err(|source| Error::Isolated {
-                    instance: name.to_owned(),
-                    function,
-                    source,
-                })?;
+                let made = instantiate_isolated(&fmu, isolation, &c_name, &guid, interface, options);
+                let (component, callbacks) = made
+                    .inspect_err(|_| fmu.release_instance_slot())
+                    .map_err(|source| Error::Isolated {
+                        instance: name.to_owned(),
+                        function,
+                        source,
+                    })?;
                 (component, Some(callbacks))
             }
             (Functions::V2(f), None) => {

@@ -257,42 +257,26 @@ impl Instance3 {
                 true,
             ),
             (Some(_), None, Some(isolation)) => {
-                let transport = std::cell::RefCell::new(None);
-                let instantiate = |event_mode_used: bool| {
-                    let arguments = isolated::Fmi3Arguments {
-                        name: &c_name,
-                        token: &token,
-                        has_resources: resources.is_some(),
-                        flags: [
-                            options.visible,
-                            options.logging_on,
-                            event_mode_used,
-                            options.early_return_allowed,
-                        ],
-                        environment: c_name.as_ptr().cast_mut().cast::<c_void>(),
-                        log_message: Some(ffi::fmi3_log_message),
-                    };
-                    isolated::instantiate_fmi3(&fmu, isolation, &arguments).unwrap_or_else(
-                        |error| {
-                            transport.replace(Some(error));
-                            ptr::null_mut()
-                        },
-                    )
+                let arguments = isolated::Fmi3Arguments {
+                    name: &c_name,
+                    token: &token,
+                    has_resources: resources.is_some(),
+                    flags: [
+                        options.visible,
+                        options.logging_on,
+                        options.event_mode_used,
+                        options.early_return_allowed,
+                    ],
+                    environment: c_name.as_ptr().cast_mut().cast::<c_void>(),
+                    log_message: Some(ffi::fmi3_log_message),
                 };
-                let made = if options.event_mode_used {
-                    without_event_mode_if_refused(name, &fmu, instantiate)
-                } else {
-                    (instantiate(false), false)
-                };
-                if let Some(source) = transport.take() {
-                    fmu.release_instance_slot();
-                    return Err(Error::Isolated {
+                instantiate::isolated(name, &fmu, isolation, arguments)
+                    .inspect_err(|_| fmu.release_instance_slot())
+                    .map_err(|source| Error::Isolated {
                         instance: name.to_owned(),
                         function,
                         source,
-                    });
-                }
-                made
+                    })?
             }
             (Some(instantiate_co_simulation), None, None) => {
                 let instantiate = |event_mode_used: bool| {
