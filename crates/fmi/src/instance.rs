@@ -266,7 +266,8 @@ impl Instance {
         fmu.acquire_instance_slot(name)?;
         let (component, callbacks) = match (fmu.functions(), fmu.isolation_settings()) {
             (Functions::V2(_), Some(isolation)) => {
-                let made = instantiate_isolated(&fmu, isolation, &c_name, &guid, interface, options);
+                let made =
+                    instantiate_isolated(&fmu, isolation, &c_name, &guid, interface, options);
                 let (component, callbacks) = made
                     .inspect_err(|_| fmu.release_instance_slot())
                     .map_err(|source| Error::Isolated {

@@ -431,7 +431,11 @@ fn captured(text: &str) -> Vec<String> {
     let _ = log::set_logger(&CAPTURE);
     log::set_max_level(log::LevelFilter::Trace);
     let records = CAPTURE.0.lock().unwrap_or_else(|p| p.into_inner());
-    records.iter().filter(|r| r.contains(text)).cloned().collect()
+    records
+        .iter()
+        .filter(|r| r.contains(text))
+        .cloned()
+        .collect()
 }
 
 /// The FMU's log messages reach the instance's logger with the instance name, category and
