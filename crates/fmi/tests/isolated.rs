@@ -401,6 +401,21 @@ fn refusals_and_shipped_platforms() {
     assert_eq!(shipped[0].availability, Ok(()));
     let library: PathBuf = prey3.path().join("binaries/x86_64-linux/Prey3.so");
     assert_eq!(shipped[0].library, library);
+    // A win32 library needs Wine's 32-bit part: without it, the error says what to install.
+    let fake = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        prey3.path().join("modelDescription.xml"),
+        fake.path().join("modelDescription.xml"),
+    )
+    .unwrap();
+    std::fs::create_dir_all(fake.path().join("binaries/x86-windows")).unwrap();
+    std::fs::write(fake.path().join("binaries/x86-windows/Prey3.dll"), b"MZ").unwrap();
+    let error = Fmu::load_isolated(fake.path(), Interface::CoSimulation, Platform::Win32, None)
+        .unwrap_err();
+    assert!(matches!(error, Error::IsolatedLoad { .. }), "{error}");
+    if let Err(what_to_install) = isolation::availability(Platform::Win32) {
+        assert!(error.to_string().contains(&what_to_install), "{error}");
+    }
     // No win64 library: loading for win64 says which folders the FMU has.
     let error = Fmu::load_isolated(prey3.path(), Interface::CoSimulation, Platform::Win64, None)
         .unwrap_err();

@@ -71,6 +71,11 @@ fn isolated_reference_fmus_are_bit_identical_to_in_process() {
         let path = corpus_fmu(model);
         let (_a, native) = in_process(&path);
         let (_b, helper) = isolated(&path, Platform::Linux64);
+        assert_eq!(helper.get_version().as_deref(), Some("3.0"), "{model}");
+        assert_eq!(
+            helper.description().capabilities,
+            native.description().capabilities
+        );
         assert_eq!(
             run3(&helper, 200, 0.01),
             run3(&native, 200, 0.01),
@@ -167,4 +172,24 @@ fn linux32_library_in_the_32_bit_helper() {
     for (f, e) in found.iter().zip(&expected) {
         assert!((f - e).abs() <= 1e-9 * e.abs().max(1.0), "{f} vs {e}");
     }
+}
+
+/// The four platforms of 20-sim's Threetank are listed native first, each with whether it can
+/// run here; win32 needs Wine's 32-bit part.
+#[test]
+fn shipped_platforms_of_a_four_platform_fmu() {
+    let _serial = serial();
+    let path = corpus_dir().join("crosscheck/fmi2/20sim/4.6.4.8004/Threetank/Threetank.fmu");
+    assert!(path.is_file(), "corpus FMU missing: '{}'", path.display());
+    let (dir, _) = extract_and(&path, |_| {});
+    let description = fmi::ModelDescription::from_file(&dir.path().join("modelDescription.xml"))
+        .expect("description");
+    let shipped = fmi::shipped_platforms(dir.path(), &description);
+    let platforms: Vec<Platform> = shipped.iter().map(|s| s.platform).collect();
+    assert_eq!(platforms, Platform::ALL);
+    for entry in &shipped {
+        assert_eq!(entry.availability, isolation::availability(entry.platform));
+        assert!(entry.library.is_file(), "{}", entry.library.display());
+    }
+    assert!(shipped[3].library.ends_with("binaries/win32/Threetank.dll"));
 }
