@@ -3,9 +3,8 @@
 //!
 //! Spec: FMI 3.0 `fmi3InstantiateCoSimulation` (`resourcePath`, `eventModeUsed`).
 
-use std::ffi::CString;
-
 use std::cell::RefCell;
+use std::ffi::CString;
 
 use crate::ffi::{self, fmi3};
 use crate::fmu::Isolation;
@@ -80,6 +79,10 @@ pub(super) fn isolated(
     let event_mode_used = arguments.flags[2];
     let transport = RefCell::new(None);
     let instantiate = |event_mode_used: bool| {
+        if transport.borrow().is_some() {
+            // The helper died: no retry without Event Mode.
+            return std::ptr::null_mut();
+        }
         let mut arguments = arguments;
         arguments.flags[2] = event_mode_used;
         isolated::instantiate_fmi3(fmu, isolation, &arguments).unwrap_or_else(|error| {
