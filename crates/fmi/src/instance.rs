@@ -110,7 +110,9 @@ pub struct Instance {
 // thread-safe, the environment must keep their calls sequential, and functions of different
 // instances may run in parallel in different threads (the FMU must not change global or thread
 // settings it does not restore). The shared `Fmu` is `Send + Sync` on its own (immutable
-// function table, atomics).
+// function table, atomics, the isolated FMU's spare helper behind a mutex). The component of an
+// isolated instance is its proxy (module `isolated`), which owns a `Send` helper and is only
+// used through the calls of this instance.
 unsafe impl Send for Instance {}
 
 impl fmt::Debug for Instance {

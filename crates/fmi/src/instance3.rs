@@ -137,7 +137,9 @@ pub struct Instance3 {
 // calls is allowed by FMI 3.0's general properties of the C API: functions of one instance need
 // not be thread-safe and the importer must keep their calls free of races, and FMI functions
 // must not change global or thread settings they do not restore. The shared `Fmu` is
-// `Send + Sync` on its own (immutable function table, atomics).
+// `Send + Sync` on its own (immutable function table, atomics, the isolated FMU's spare helper
+// behind a mutex). The instance pointer of an isolated instance is its proxy (module
+// `isolated`), which owns a `Send` helper and is only used through the calls of this instance.
 unsafe impl Send for Instance3 {}
 
 impl fmt::Debug for Instance3 {
