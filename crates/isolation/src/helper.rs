@@ -10,11 +10,13 @@ use std::time::{Duration, Instant};
 use crate::message::{Request, Response};
 use crate::platform::{self, Platform};
 use crate::protocol::{
-    self, FN_LOAD, FN_QUIT, MAGIC, OFF_FUNCTION_IN_PROGRESS, OFF_HELPER_SLEEPING, OFF_LOG_OFFSET,
-    OFF_MAGIC, OFF_MASTER_SLEEPING, OFF_READY, OFF_REQUEST_LEN, OFF_REQUEST_SEQ,
-    OFF_RESPONSE_CALLS, OFF_RESPONSE_LEN, OFF_RESPONSE_SEQ, READY_VALUE, SPIN_MICROSECONDS,
+    self, FN_LOAD, FN_QUIT, MAGIC, OFF_EXCEPTION_CODE, OFF_FUNCTION_IN_PROGRESS,
+    OFF_HELPER_SLEEPING, OFF_LOG_OFFSET, OFF_MAGIC, OFF_MASTER_SLEEPING, OFF_READY,
+    OFF_REQUEST_LEN, OFF_REQUEST_SEQ, OFF_RESPONSE_CALLS, OFF_RESPONSE_LEN, OFF_RESPONSE_SEQ,
+    OFF_SPIN_MICROSECONDS, READY_VALUE,
 };
 use crate::region::Region;
+use crate::spin::Spin;
 use crate::wait::{futex_wait, futex_wake};
 use crate::{Error, Result, binaries};
 
@@ -45,6 +47,9 @@ pub struct Helper {
     exports: Vec<u32>,
     call_timeout: Option<Duration>,
     sequence: u32,
+    /// The spin budget of the current round trip, in microseconds.
+    spin_microseconds: u32,
+    spin: Spin,
     request_len: usize,
     overflow: Option<usize>,
     /// Set once the helper died or was killed: every later round trip returns it again.
@@ -90,6 +95,8 @@ impl Helper {
             exports: Vec::new(),
             call_timeout: launch.call_timeout,
             sequence: 0,
+            spin_microseconds: 0,
+            spin: Spin::new(),
             request_len: 0,
             overflow: None,
             dead: None,
@@ -228,32 +235,41 @@ impl Helper {
                 capacity: protocol::REQUEST_CAPACITY,
             });
         }
-        self.sequence = self.sequence.wrapping_add(1);
-        self.region
-            .word(OFF_REQUEST_LEN)
-            .store(len as u32, Ordering::Relaxed);
-        self.region
-            .word(OFF_REQUEST_SEQ)
-            .store(self.sequence, Ordering::SeqCst);
-        if self.region.word(OFF_HELPER_SLEEPING).load(Ordering::SeqCst) != 0 {
-            futex_wake(self.region.word(OFF_REQUEST_SEQ));
-        }
+        self.send(len);
         self.wait_response()?;
         self.response()
     }
 
-    /// Waits until the helper answered the current sequence number: spin, then futex waits
-    /// (Linux helpers) or yields and short sleeps (Windows helpers), checking in between
+    /// Publishes the request of `len` bytes under the next sequence number and wakes the
+    /// helper if it sleeps.
+    fn send(&mut self, len: usize) {
+        self.sequence = self.sequence.wrapping_add(1);
+        self.spin_microseconds = self.spin.budget();
+        let word = |offset| self.region.word(offset);
+        word(OFF_SPIN_MICROSECONDS).store(self.spin_microseconds, Ordering::Relaxed);
+        word(OFF_REQUEST_LEN).store(len as u32, Ordering::Relaxed);
+        word(OFF_REQUEST_SEQ).store(self.sequence, Ordering::SeqCst);
+        if word(OFF_HELPER_SLEEPING).load(Ordering::SeqCst) != 0 {
+            futex_wake(word(OFF_REQUEST_SEQ));
+        }
+    }
+
+    /// Waits until the helper answered the current sequence number: spin (as long as [`Spin`] says),
+    /// then futex waits (Linux helpers) or short sleeps (Windows helpers), checking in between
     /// whether the helper lives and whether the call timeout passed.
     fn wait_response(&mut self) -> Result<()> {
         let start = Instant::now();
         let answered = |word: &AtomicU32, sequence: u32| word.load(Ordering::Acquire) == sequence;
-        let spin = Duration::from_micros(u64::from(SPIN_MICROSECONDS));
-        while start.elapsed() < spin {
-            if answered(self.region.word(OFF_RESPONSE_SEQ), self.sequence) {
-                return Ok(());
+        let spin = Duration::from_micros(u64::from(self.spin_microseconds));
+        if !spin.is_zero() {
+            while start.elapsed() < spin {
+                if answered(self.region.word(OFF_RESPONSE_SEQ), self.sequence) {
+                    self.spin.record(true);
+                    return Ok(());
+                }
+                std::hint::spin_loop();
             }
-            std::hint::spin_loop();
+            self.spin.record(false);
         }
         let mut last_check = Instant::now();
         let mut polls = 0u32;
@@ -290,7 +306,17 @@ impl Helper {
     fn check_alive(&mut self, start: Instant) -> Result<()> {
         let function = protocol::function_name(self.function_in_progress());
         if let Ok(Some(status)) = self.child.try_wait() {
-            let error = crashed(function, status);
+            let exception = self.region.word(OFF_EXCEPTION_CODE).load(Ordering::Acquire);
+            let error = if exception != 0 {
+                Error::Crashed {
+                    function,
+                    signal: None,
+                    signal_name: exception_name(exception),
+                    exit_code: Some(exception as i32),
+                }
+            } else {
+                crashed(function, status)
+            };
             self.dead = Some(error.clone());
             return Err(error);
         }
@@ -352,14 +378,7 @@ impl Helper {
         }
         self.request().call(FN_QUIT);
         let len = std::mem::take(&mut self.request_len);
-        self.sequence = self.sequence.wrapping_add(1);
-        self.region
-            .word(OFF_REQUEST_LEN)
-            .store(len as u32, Ordering::Relaxed);
-        self.region
-            .word(OFF_REQUEST_SEQ)
-            .store(self.sequence, Ordering::SeqCst);
-        futex_wake(self.region.word(OFF_REQUEST_SEQ));
+        self.send(len);
         let start = Instant::now();
         while start.elapsed() < grace {
             if let Ok(Some(_)) = self.child.try_wait() {
@@ -432,14 +451,11 @@ fn spawn(platform: Platform, program: &Path, region: &Path) -> std::io::Result<C
     command.spawn()
 }
 
-/// The pause of the `polls`-th check of a polling wait: yield first, then sleep up to 1 ms.
+/// The pause of the `polls`-th check of a polling wait (after the spin): sleeps growing from
+/// 20 µs to 1 ms.
 fn poll_pause(polls: u32) {
-    if polls < 200 {
-        std::thread::yield_now();
-    } else {
-        let micros = (u64::from(polls - 200) * 10).min(1000);
-        std::thread::sleep(Duration::from_micros(micros.max(20)));
-    }
+    let micros = (20 + u64::from(polls) * 10).min(1000);
+    std::thread::sleep(Duration::from_micros(micros));
 }
 
 fn crashed(function: &'static str, status: ExitStatus) -> Error {
@@ -458,6 +474,21 @@ fn describe(status: ExitStatus) -> String {
         (None, Some(code)) => format!("exit code {code}"),
         _ => status.to_string(),
     }
+}
+
+/// The name of a Windows exception code (`EXCEPTION_ACCESS_VIOLATION`), for crash reports of
+/// Windows helpers (winnt.h / ntstatus.h values).
+pub fn exception_name(code: u32) -> Option<&'static str> {
+    Some(match code {
+        0xC000_0005 => "EXCEPTION_ACCESS_VIOLATION",
+        0xC000_001D => "EXCEPTION_ILLEGAL_INSTRUCTION",
+        0xC000_008E => "EXCEPTION_FLT_DIVIDE_BY_ZERO",
+        0xC000_0094 => "EXCEPTION_INT_DIVIDE_BY_ZERO",
+        0xC000_00FD => "EXCEPTION_STACK_OVERFLOW",
+        0xC000_0409 => "STATUS_STACK_BUFFER_OVERRUN",
+        0x8000_0003 => "EXCEPTION_BREAKPOINT",
+        _ => return None,
+    })
 }
 
 /// The name of a Linux signal number (`SIGSEGV`), for crash reports.
