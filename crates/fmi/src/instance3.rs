@@ -28,6 +28,7 @@ use std::ptr;
 use std::sync::Arc;
 
 use crate::ffi::{self, fmi3};
+use crate::isolated::{self, HelperCalls};
 use crate::{
     DiscreteStates, Error, FailureStatus, FmiVersion, Fmu, Interface, Result, Status, ValueRef,
 };
@@ -136,7 +137,9 @@ pub struct Instance3 {
 // calls is allowed by FMI 3.0's general properties of the C API: functions of one instance need
 // not be thread-safe and the importer must keep their calls free of races, and FMI functions
 // must not change global or thread settings they do not restore. The shared `Fmu` is
-// `Send + Sync` on its own (immutable function table, atomics).
+// `Send + Sync` on its own (immutable function table, atomics, the isolated FMU's spare helper
+// behind a mutex). The instance pointer of an isolated instance is its proxy (module
+// `isolated`), which owns a `Send` helper and is only used through the calls of this instance.
 unsafe impl Send for Instance3 {}
 
 impl fmt::Debug for Instance3 {
@@ -249,12 +252,35 @@ impl Instance3 {
         let (instance, event_mode_used) = match (
             functions.instantiate_co_simulation,
             functions.model_exchange,
+            fmu.isolation_settings(),
         ) {
-            (_, Some(me)) => (
+            (_, Some(me), _) => (
                 model_exchange::instantiate(&me, &c_name, &token, resources, options),
                 true,
             ),
-            (Some(instantiate_co_simulation), None) => {
+            (Some(_), None, Some(isolation)) => {
+                let arguments = isolated::Fmi3Arguments {
+                    name: &c_name,
+                    token: &token,
+                    has_resources: resources.is_some(),
+                    flags: [
+                        options.visible,
+                        options.logging_on,
+                        options.event_mode_used,
+                        options.early_return_allowed,
+                    ],
+                    environment: c_name.as_ptr().cast_mut().cast::<c_void>(),
+                    log_message: Some(ffi::fmi3_log_message),
+                };
+                instantiate::isolated(name, &fmu, isolation, arguments)
+                    .inspect_err(|_| fmu.release_instance_slot())
+                    .map_err(|source| Error::Isolated {
+                        instance: name.to_owned(),
+                        function,
+                        source,
+                    })?
+            }
+            (Some(instantiate_co_simulation), None, None) => {
                 let instantiate = |event_mode_used: bool| {
                     // SAFETY: all strings are NUL-terminated and outlive the call (the FMU copies what
                     // it keeps, except the instance environment: `c_name`'s heap buffer, which is
@@ -285,7 +311,7 @@ impl Instance3 {
                     (instantiate(false), false)
                 }
             }
-            (None, None) => (ptr::null_mut(), false),
+            (None, None, _) => (ptr::null_mut(), false),
         };
         if instance.is_null() {
             fmu.release_instance_slot();
@@ -408,11 +434,34 @@ impl Instance3 {
             FailureStatus::Fatal => self.fmu.mark_fatal(),
             _ => self.failed = true,
         }
+        if let Some(source) = self.helper_failure() {
+            return Error::Isolated {
+                instance: self.name.clone(),
+                function,
+                source,
+            };
+        }
         Error::CallFailed {
             instance: self.name.clone(),
             function,
             status: failure,
         }
+    }
+
+    /// For an isolated instance whose helper process crashed, hung or broke the protocol:
+    /// what happened (the proxy then answers Fatal).
+    fn helper_failure(&self) -> Option<isolation::Error> {
+        self.fmu.isolation_settings()?;
+        // SAFETY: the instance pointer of an instance of an isolated FMU is its live proxy.
+        unsafe { isolated::failure(self.instance) }
+    }
+
+    /// For an instance of an isolated FMU ([`Fmu::load_isolated`]): its helper process and the
+    /// round trips to it so far; `None` for an instance in this process.
+    pub fn helper_calls(&self) -> Option<HelperCalls> {
+        self.fmu.isolation_settings()?;
+        // SAFETY: the instance pointer of an instance of an isolated FMU is its live proxy.
+        unsafe { isolated::helper_calls(self.instance) }
     }
 
     /// Calls a function whose only argument is the instance, and moves to `next` on success.
@@ -738,6 +787,10 @@ impl Drop for Instance3 {
             // instance environment it may reference (`c_name`) is freed only after this (field
             // drop order).
             unsafe { (self.functions.free_instance)(self.instance) };
+        } else if self.fmu.isolation_settings().is_some() {
+            // No FMI call after Fatal; the helper process (and the FMU in it) ends instead.
+            // SAFETY: the instance pointer of an isolated instance is its proxy, not used again.
+            unsafe { isolated::discard(self.instance) };
         } else {
             // The FMU may still hold the instance environment pointer: leak it rather than
             // free it.
