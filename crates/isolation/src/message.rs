@@ -231,6 +231,13 @@ impl<'a> Response<'a> {
         self.answered
     }
 
+    /// True when every byte of the calls' part was read: after a call the helper refused
+    /// itself (status fmiError and no outputs, see `protocol.h`), the response ends at its
+    /// status.
+    pub fn at_end(&self) -> bool {
+        self.position == self.calls.len()
+    }
+
     fn take(&mut self, bytes: usize) -> Result<&'a [u8]> {
         let end = self
             .position

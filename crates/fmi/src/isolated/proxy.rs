@@ -414,7 +414,10 @@ fn read_response(
         }
     }
     let status = response.status()?;
-    read(response)?;
+    // A call the helper refused itself answers fmiError without outputs, and ends the response.
+    if status < STOP_STATUS as i32 || !response.at_end() {
+        read(response)?;
+    }
     if status < STOP_STATUS as i32 {
         for getter in plan {
             let getter_status = response.status()?;
