@@ -20,6 +20,7 @@ mod multirate;
 pub mod number;
 pub mod observer;
 pub mod path_name;
+pub mod placement;
 pub mod plan;
 pub mod project;
 mod rows;
@@ -50,5 +51,8 @@ pub use simulation::{Restored, RunOutcome, Simulation, StepReport, Variable};
 pub use slave::{Slave, SlaveCapabilities, StepOutcome};
 /// The integrators of Model Exchange slaves (crate `mastersim-solver`).
 pub use solver;
+/// The transport to helper processes (crate `mastersim-isolation`): platforms and their
+/// availability.
+pub use isolation;
 pub use statistics::{Counters, IntegratorStatistics, SlaveStatistics, Statistics};
 pub use timer::Timer;

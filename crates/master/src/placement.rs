@@ -1,0 +1,230 @@
+//! Where a slave's FMU code runs: in the master's process, or in a helper process of its own
+//! ("isolated"), and which of the binaries its FMU ships.
+//!
+//! - An `isolate` line (or `--isolate` for every FMU slave) isolates a slave. Its `platform=`
+//!   chooses the binary, which the FMU must ship and a helper must be able to run here; without
+//!   it the binary for this machine runs in a helper, or, when the FMU has none, the first
+//!   binary a helper can run.
+//! - A slave that is not asked to be isolated runs in-process when its FMU has a binary for this
+//!   machine. Otherwise it is isolated automatically, with the first binary a helper can run
+//!   (in the order linux64, linux32, win64, win32), and one warning says so.
+//! - An FMU whose binaries none can run here is refused: the message lists the platforms it
+//!   ships and, for each, what to install.
+//! - Isolation covers FMI 2.0 and 3.0 co-simulation in this version: a Model Exchange or FMI
+//!   1.0 slave asked to be isolated (or needing it) is refused with a message that says so.
+//!
+//! Spec: `docs/isolation.md`; FMI 2.0.2 §2.3 and FMI 3.0 §2.5.1 (platform folders under
+//! `binaries/`).
+
+use std::path::Path;
+
+use isolation::Platform;
+
+use crate::project::{Project, SimulatorDef};
+use crate::{Error, Result};
+
+/// The platforms in the order the automatic choice tries them.
+pub const PREFERENCE: [Platform; 4] = [
+    Platform::Linux64,
+    Platform::Linux32,
+    Platform::Win64,
+    Platform::Win32,
+];
+
+/// How the FMU of a slave is loaded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Placement {
+    /// In the master's process, with the binary for this machine.
+    InProcess,
+    /// In a helper process of its own, with the binary for the platform.
+    Isolated(Platform),
+}
+
+impl Placement {
+    /// The platform of an isolated slave, `None` in-process.
+    pub fn isolated(self) -> Option<Platform> {
+        match self {
+            Placement::InProcess => None,
+            Placement::Isolated(platform) => Some(platform),
+        }
+    }
+}
+
+/// The platforms whose library `<model_identifier>.so|.dll` the extracted FMU in `dir` ships
+/// under `binaries/` (FMI 2.0 folder names for FMI 1.0 and 2.0, platform tuples for FMI 3.0),
+/// in [`PREFERENCE`] order.
+pub fn shipped_platforms(
+    dir: &Path,
+    version: fmi::FmiVersion,
+    model_identifier: &str,
+) -> Vec<Platform> {
+    PREFERENCE
+        .into_iter()
+        .filter(|p| {
+            let folder = if version == fmi::FmiVersion::V3 {
+                p.fmi3_folder()
+            } else {
+                p.fmi2_folder()
+            };
+            dir.join("binaries")
+                .join(folder)
+                .join(format!("{model_identifier}.{}", p.library_extension()))
+                .is_file()
+        })
+        .collect()
+}
+
+/// What is asked of one slave: isolation from its `isolate` line or `--isolate`, and the line
+/// that asked (for messages).
+#[derive(Debug, Clone, Copy)]
+pub struct Request {
+    /// The slave is to be isolated.
+    pub isolate: bool,
+    /// The platform its line names.
+    pub platform: Option<Platform>,
+    /// The `isolate` line, if one asked.
+    pub line: Option<usize>,
+}
+
+impl Request {
+    /// What `project` (and `isolate_all`, the run's `--isolate`) asks of slave `slave`.
+    pub fn of(project: &Project, slave: &str, isolate_all: bool) -> Request {
+        match project.isolated.iter().find(|d| d.slave == slave) {
+            Some(def) => Request {
+                isolate: true,
+                platform: def.platform,
+                line: Some(def.line),
+            },
+            None => Request {
+                isolate: isolate_all,
+                platform: None,
+                line: None,
+            },
+        }
+    }
+}
+
+/// The FMU as far as the choice needs it.
+#[derive(Debug, Clone, Copy)]
+pub struct Offer<'a> {
+    /// The `.fmu` file.
+    pub fmu: &'a Path,
+    /// Its FMI version.
+    pub version: fmi::FmiVersion,
+    /// The slave runs it as Model Exchange.
+    pub model_exchange: bool,
+    /// The platforms it ships a library for ([`shipped_platforms`]).
+    pub shipped: &'a [Platform],
+}
+
+/// Where slave `def` of `project` runs the FMU `offer`, as asked by `request`.
+///
+/// # Errors
+/// [`Error::InvalidSetting`] naming the `isolate` line (or the `simulator` line): a platform
+/// the FMU does not ship or no helper can run here (with what to install); an isolated Model
+/// Exchange or FMI 1.0 slave; an FMU without a binary for this machine whose other binaries
+/// cannot run here either.
+pub fn choose(
+    project: &Project,
+    def: &SimulatorDef,
+    request: Request,
+    offer: Offer<'_>,
+) -> Result<Placement> {
+    let native = Platform::native().fmi2_folder();
+    let (keyword, line) = match request.line {
+        Some(line) => ("isolate", line),
+        None => ("simulator", def.line),
+    };
+    let refusal = |reason: String| Error::InvalidSetting {
+        at: project.location(Some(line)),
+        keyword,
+        reason: format!("slave '{}': {reason}", def.name),
+    };
+    let has_native = offer.shipped.contains(&Platform::native());
+    if !request.isolate && has_native {
+        return Ok(Placement::InProcess);
+    }
+    if !request.isolate && offer.shipped.is_empty() {
+        // No binaries at all: loading says so, naming the library it looked for.
+        return Ok(Placement::InProcess);
+    }
+    let shipped = names(offer.shipped);
+    let fmu = offer.fmu.display();
+    if offer.model_exchange || offer.version == fmi::FmiVersion::V1 {
+        let what = if offer.model_exchange {
+            "Model Exchange"
+        } else {
+            "FMI 1.0"
+        };
+        let why = if request.isolate {
+            "asked to run in a helper process".to_owned()
+        } else {
+            format!("FMU '{fmu}' has no binary for {native} (it ships {shipped})")
+        };
+        return Err(refusal(format!(
+            "{why}, but helper processes run FMI 2.0 and 3.0 co-simulation only; {what} FMUs \
+             run in-process with a {native} binary"
+        )));
+    }
+    let platform = match request.platform {
+        Some(platform) => {
+            if !offer.shipped.contains(&platform) {
+                return Err(refusal(format!(
+                    "FMU '{fmu}' has no binary for {} (it ships {shipped})",
+                    platform.fmi2_folder()
+                )));
+            }
+            isolation::availability(platform).map_err(|what| refusal(what.to_string()))?;
+            platform
+        }
+        None if has_native => Platform::native(),
+        None => pick(offer.shipped).map_err(|missing| {
+            refusal(format!(
+                "FMU '{fmu}' has no binary for {native}, and none of its binaries ({shipped}) \
+                 can run here: {missing}"
+            ))
+        })?,
+    };
+    if !request.isolate {
+        log::warn!(
+            "{}: slave '{}': FMU '{fmu}' has no binary for {native}; its {} binary runs in a \
+             helper process{}",
+            project.location(Some(def.line)),
+            def.name,
+            platform.fmi2_folder(),
+            if platform.is_windows() {
+                " under Wine"
+            } else {
+                ""
+            }
+        );
+    }
+    Ok(Placement::Isolated(platform))
+}
+
+/// The first of `shipped` that a helper can run here; else what each needs, in one sentence.
+///
+/// # Errors
+/// Each platform with what it needs (from [`isolation::availability`]), `; `-separated.
+pub fn pick(shipped: &[Platform]) -> std::result::Result<Platform, String> {
+    let mut missing = Vec::new();
+    for &platform in shipped {
+        match isolation::availability(platform) {
+            Ok(()) => return Ok(platform),
+            Err(what) => missing.push(format!("{}: {what}", platform.fmi2_folder())),
+        }
+    }
+    Err(missing.join("; "))
+}
+
+/// `linux64, win64`, or `no binaries`.
+fn names(platforms: &[Platform]) -> String {
+    if platforms.is_empty() {
+        return "no binaries".to_owned();
+    }
+    platforms
+        .iter()
+        .map(|p| p.fmi2_folder())
+        .collect::<Vec<_>>()
+        .join(", ")
+}

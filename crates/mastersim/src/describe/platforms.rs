@@ -1,0 +1,64 @@
+//! The platforms an FMU ships binaries for, and how this installation runs each: in-process,
+//! in a helper process, in a helper process under Wine, or not (and what to install).
+//!
+//! Spec: FMI 2.0.2 §2.3 and FMI 3.0 §2.5.1 (platform folders under `binaries/`);
+//! `docs/isolation.md` (helpers, automatic isolation).
+
+use master::isolation::{self, Platform};
+use serde::Serialize;
+
+/// One platform folder under `binaries/`, and whether and how this installation runs its
+/// binary.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlatformSupport {
+    /// `platform`: the folder name as the FMU writes it (`linux64`, `x86_64-windows`, …).
+    pub platform: String,
+    /// `runs`: whether this installation can run the binary.
+    pub runs: bool,
+    /// `how`: `in-process`, `helper process`, `helper process under Wine`, or why not (what
+    /// to install, or that the platform is unknown).
+    pub how: String,
+}
+
+impl PlatformSupport {
+    /// How `folder` (a folder under `binaries/`) runs here; `native_library` tells whether the
+    /// FMU's library for this machine is in the archive and built for it.
+    pub fn of(folder: &str, native_library: bool) -> PlatformSupport {
+        let (runs, how) = match Platform::from_name(folder) {
+            None => (
+                false,
+                "no: not a platform mastersim runs (linux64, linux32, win64, win32)".to_owned(),
+            ),
+            Some(p) if p == Platform::native() && native_library => (true, "in-process".into()),
+            Some(p) => match isolation::availability(p) {
+                Ok(()) if p.is_windows() => (true, "helper process under Wine".into()),
+                Ok(()) => (true, "helper process".into()),
+                Err(what) => (false, format!("no: {what}")),
+            },
+        };
+        PlatformSupport {
+            platform: folder.to_owned(),
+            runs,
+            how,
+        }
+    }
+}
+
+/// The platform other than this machine's whose binary a run picks when the FMU (with the
+/// platform folders `folders`) has no binary for this machine: the first a helper can run here
+/// ([`master::placement::pick`]); else what each needs.
+///
+/// # Errors
+/// What each shipped platform needs, in one sentence (or that there is none).
+pub fn helper_platform(folders: &[String]) -> Result<Platform, String> {
+    let shipped: Vec<Platform> = master::placement::PREFERENCE
+        .into_iter()
+        .filter(|p| *p != Platform::native())
+        .filter(|p| folders.iter().any(|f| Platform::from_name(f) == Some(*p)))
+        .collect();
+    if shipped.is_empty() {
+        return Err("it ships no binary of another platform mastersim runs".into());
+    }
+    master::placement::pick(&shipped)
+}
