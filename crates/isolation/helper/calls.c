@@ -1,0 +1,2 @@
+#include "fmu_host.h"
+int msim_calls_placeholder;

@@ -1,0 +1,486 @@
+//! One helper process with one loaded FMU library: launch, the round trip (futex handshake, or
+//! polling for Windows helpers under Wine), crash and hang detection, shutdown.
+
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::message::{Request, Response};
+use crate::platform::{self, Platform};
+use crate::protocol::{
+    self, FN_LOAD, FN_QUIT, MAGIC, OFF_FUNCTION_IN_PROGRESS, OFF_HELPER_SLEEPING, OFF_LOG_OFFSET,
+    OFF_MAGIC, OFF_MASTER_SLEEPING, OFF_READY, OFF_REQUEST_LEN, OFF_REQUEST_SEQ,
+    OFF_RESPONSE_CALLS, OFF_RESPONSE_LEN, OFF_RESPONSE_SEQ, READY_VALUE, SPIN_MICROSECONDS,
+};
+use crate::region::Region;
+use crate::wait::{futex_wait, futex_wake};
+use crate::{Error, Result, binaries};
+
+/// What to start.
+#[derive(Debug, Clone)]
+pub struct Launch<'a> {
+    /// The platform of the library (chooses the helper binary; Windows ones run under Wine).
+    pub platform: Platform,
+    /// The FMU's shared library (a path of this machine; translated for Windows helpers).
+    pub library: &'a Path,
+    /// The FMI version of the library: 2 or 3.
+    pub fmi_version: u32,
+    /// A call that takes longer kills the helper: [`Error::Timeout`]. `None`: no limit.
+    pub call_timeout: Option<Duration>,
+}
+
+/// One helper process with one loaded FMU library.
+///
+/// The helper is killed and reaped on drop (after a QUIT it did not answer in time), and dies
+/// with the thread that launched it (`PR_SET_PDEATHSIG`; the master launches helpers from the
+/// thread that instantiates, which lives as long as the run). It runs in its own process
+/// group, so that a Ctrl-C in the terminal reaches the master only.
+#[derive(Debug)]
+pub struct Helper {
+    platform: Platform,
+    child: Child,
+    region: Region,
+    exports: Vec<u32>,
+    call_timeout: Option<Duration>,
+    sequence: u32,
+    request_len: usize,
+    overflow: Option<usize>,
+    /// Set once the helper died or was killed: every later round trip returns it again.
+    dead: Option<Error>,
+}
+
+/// How long a Linux helper may take to start and map the region.
+const LINUX_START: Duration = Duration::from_secs(20);
+/// How long a helper under Wine may take (the first start of a Wine prefix is slow).
+const WINE_START: Duration = Duration::from_secs(60);
+/// How often a waiting master checks whether the helper still lives.
+const CHECK_EVERY: Duration = Duration::from_millis(50);
+
+impl Helper {
+    /// Starts the helper for `launch.platform`, waits until it has mapped the shared region and
+    /// loads the library.
+    ///
+    /// # Errors
+    /// [`Error::Unavailable`] when no helper for the platform can run here (see
+    /// [`crate::availability`]); [`Error::Launch`] when the helper does not start or the
+    /// library does not load (the loader's message is in `reason`).
+    pub fn launch(launch: &Launch) -> Result<Helper> {
+        let platform = launch.platform;
+        platform::availability(platform).map_err(|what_to_install| Error::Unavailable {
+            platform,
+            what_to_install,
+        })?;
+        let failed = |reason: String| Error::Launch {
+            platform,
+            library: launch.library.to_path_buf(),
+            reason,
+        };
+        let program = binaries::installed(platform)
+            .map_err(|e| failed(format!("cannot write the helper program: {e}")))?;
+        let region = Region::create()
+            .map_err(|e| failed(format!("cannot create the shared memory file: {e}")))?;
+        let child = spawn(platform, &program, region.path())
+            .map_err(|e| failed(format!("cannot start {}: {e}", program.display())))?;
+        let mut helper = Helper {
+            platform,
+            child,
+            region,
+            exports: Vec::new(),
+            call_timeout: launch.call_timeout,
+            sequence: 0,
+            request_len: 0,
+            overflow: None,
+            dead: None,
+        };
+        helper.wait_ready().map_err(failed)?;
+        helper.region.unlink();
+        helper
+            .load(launch.library, launch.fmi_version)
+            .map_err(failed)?;
+        Ok(helper)
+    }
+
+    /// Waits for the helper's ready word; `Err` says why it did not come.
+    fn wait_ready(&mut self) -> Result<(), String> {
+        let limit = if self.platform.is_windows() {
+            WINE_START
+        } else {
+            LINUX_START
+        };
+        let start = Instant::now();
+        loop {
+            if self.region.word(OFF_READY).load(Ordering::Acquire) == READY_VALUE {
+                return Ok(());
+            }
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Err(format!(
+                    "the helper ended before it was ready: {}",
+                    describe(status)
+                ));
+            }
+            if start.elapsed() > limit {
+                self.kill();
+                return Err(format!(
+                    "the helper was not ready within {} s",
+                    limit.as_secs()
+                ));
+            }
+            futex_wait(self.region.word(OFF_READY), 0, Duration::from_millis(5));
+        }
+    }
+
+    /// Sends LOAD and keeps the list of exported functions.
+    fn load(&mut self, library: &Path, fmi_version: u32) -> Result<(), String> {
+        let path = self.helper_path(library);
+        self.request()
+            .call(FN_LOAD)
+            .string(Some(path.as_bytes()))
+            .u32(fmi_version);
+        let mut response = self.round_trip().map_err(|e| e.to_string())?;
+        let status = response.status().map_err(|e| e.to_string())?;
+        if status != 0 {
+            let records = response.log_records().unwrap_or_default();
+            let messages: Vec<String> = records.into_iter().map(|r| r.message).collect();
+            return Err(messages.join("; "));
+        }
+        let exports = response.array::<u32>().map_err(|e| e.to_string())?;
+        self.exports = exports;
+        Ok(())
+    }
+
+    /// Whether the loaded library exports the function `function_id` (`protocol::FN_*`).
+    pub fn exports(&self, function_id: u32) -> bool {
+        self.exports.contains(&function_id)
+    }
+
+    /// The helper's process id (under Wine: of the Wine process that runs it).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// The helper's platform.
+    pub fn platform(&self) -> Platform {
+        self.platform
+    }
+
+    /// A path as the helper sees it: `Z:\dev\shm\…` for Windows helpers (Wine maps the Linux
+    /// root to drive Z:), unchanged for Linux ones.
+    pub fn helper_path(&self, path: &Path) -> String {
+        helper_path(self.platform, path)
+    }
+
+    /// A `file:` URI of a directory or file as the helper sees it, for FMI resource locations:
+    /// `file:///Z:/dev/…` for Windows helpers, `file:///dev/…` for Linux ones (RFC 8089;
+    /// bytes outside the unreserved set and `/` percent-encoded).
+    pub fn helper_file_uri(&self, path: &Path) -> String {
+        let mut uri = String::from("file://");
+        if self.platform.is_windows() {
+            uri.push_str("/Z:");
+        }
+        for &byte in path.as_os_str().as_encoded_bytes() {
+            if byte.is_ascii_alphanumeric() || b"/-._~".contains(&byte) {
+                uri.push(char::from(byte));
+            } else {
+                uri.push_str(&format!("%{byte:02X}"));
+            }
+        }
+        uri
+    }
+
+    /// Starts a new request (forgets the calls written so far).
+    pub fn request(&mut self) -> Request<'_> {
+        self.request_len = 0;
+        self.overflow = None;
+        self.append()
+    }
+
+    /// Continues the request written so far (for calls deferred until the next round trip).
+    pub fn append(&mut self) -> Request<'_> {
+        Request {
+            area: self.region.request_area(),
+            len: &mut self.request_len,
+            overflow: &mut self.overflow,
+        }
+    }
+
+    /// Bytes of the request written so far (0: nothing to send).
+    pub fn pending(&self) -> usize {
+        self.request_len
+    }
+
+    /// Sends the request written so far and waits for the response; the request is cleared.
+    ///
+    /// # Errors
+    /// [`Error::TooLarge`] when the request outgrew the request area (nothing was sent);
+    /// [`Error::Crashed`] when the helper died (from then on every round trip returns it);
+    /// [`Error::Timeout`] when the call timeout passed (the helper was killed);
+    /// [`Error::Protocol`] when the response is malformed.
+    pub fn round_trip(&mut self) -> Result<Response<'_>> {
+        if let Some(error) = &self.dead {
+            return Err(error.clone());
+        }
+        let len = std::mem::take(&mut self.request_len);
+        if let Some(bytes) = self.overflow.take() {
+            return Err(Error::TooLarge {
+                bytes,
+                capacity: protocol::REQUEST_CAPACITY,
+            });
+        }
+        self.sequence = self.sequence.wrapping_add(1);
+        self.region
+            .word(OFF_REQUEST_LEN)
+            .store(len as u32, Ordering::Relaxed);
+        self.region
+            .word(OFF_REQUEST_SEQ)
+            .store(self.sequence, Ordering::SeqCst);
+        if self.region.word(OFF_HELPER_SLEEPING).load(Ordering::SeqCst) != 0 {
+            futex_wake(self.region.word(OFF_REQUEST_SEQ));
+        }
+        self.wait_response()?;
+        self.response()
+    }
+
+    /// Waits until the helper answered the current sequence number: spin, then futex waits
+    /// (Linux helpers) or yields and short sleeps (Windows helpers), checking in between
+    /// whether the helper lives and whether the call timeout passed.
+    fn wait_response(&mut self) -> Result<()> {
+        let start = Instant::now();
+        let answered = |word: &AtomicU32, sequence: u32| word.load(Ordering::Acquire) == sequence;
+        let spin = Duration::from_micros(u64::from(SPIN_MICROSECONDS));
+        while start.elapsed() < spin {
+            if answered(self.region.word(OFF_RESPONSE_SEQ), self.sequence) {
+                return Ok(());
+            }
+            std::hint::spin_loop();
+        }
+        let mut last_check = Instant::now();
+        let mut polls = 0u32;
+        loop {
+            let word = self.region.word(OFF_RESPONSE_SEQ);
+            if self.platform.is_windows() {
+                if answered(word, self.sequence) {
+                    return Ok(());
+                }
+                poll_pause(polls);
+                polls = polls.saturating_add(1);
+            } else {
+                let sleeping = self.region.word(OFF_MASTER_SLEEPING);
+                sleeping.store(1, Ordering::SeqCst);
+                let seen = word.load(Ordering::SeqCst);
+                if seen == self.sequence {
+                    sleeping.store(0, Ordering::Relaxed);
+                    return Ok(());
+                }
+                futex_wait(word, seen, CHECK_EVERY);
+                sleeping.store(0, Ordering::Relaxed);
+                if answered(word, self.sequence) {
+                    return Ok(());
+                }
+            }
+            if last_check.elapsed() >= CHECK_EVERY || !self.platform.is_windows() {
+                last_check = Instant::now();
+                self.check_alive(start)?;
+            }
+        }
+    }
+
+    /// `Err` when the helper has ended or the call timeout has passed (then it is killed).
+    fn check_alive(&mut self, start: Instant) -> Result<()> {
+        let function = protocol::function_name(self.function_in_progress());
+        if let Ok(Some(status)) = self.child.try_wait() {
+            let error = crashed(function, status);
+            self.dead = Some(error.clone());
+            return Err(error);
+        }
+        if let Some(timeout) = self.call_timeout
+            && start.elapsed() > timeout
+        {
+            self.kill();
+            let error = Error::Timeout {
+                function,
+                seconds: timeout.as_secs_f64(),
+            };
+            self.dead = Some(error.clone());
+            return Err(error);
+        }
+        Ok(())
+    }
+
+    fn function_in_progress(&self) -> u32 {
+        self.region
+            .word(OFF_FUNCTION_IN_PROGRESS)
+            .load(Ordering::Acquire)
+    }
+
+    /// The response to the current request, its lengths checked against the response area.
+    fn response(&self) -> Result<Response<'_>> {
+        let area = self.region.response_area();
+        let len = self.region.word(OFF_RESPONSE_LEN).load(Ordering::Relaxed) as usize;
+        let log_offset = self.region.word(OFF_LOG_OFFSET).load(Ordering::Relaxed) as usize;
+        let answered = self.region.word(OFF_RESPONSE_CALLS).load(Ordering::Relaxed);
+        if len > area.len() || log_offset > len {
+            return Err(Error::Protocol(format!(
+                "response of {len} bytes with its log at {log_offset} (area: {} bytes)",
+                area.len()
+            )));
+        }
+        Ok(Response::new(
+            &area[..log_offset],
+            &area[log_offset..len],
+            answered,
+        ))
+    }
+
+    /// Kills the helper's process group and reaps the helper.
+    fn kill(&mut self) {
+        let pid = self.child.id() as libc::pid_t;
+        // SAFETY: the helper leads its own process group (setpgid in `spawn`); killing the
+        // group also ends processes it started (Wine's).
+        unsafe {
+            libc::kill(-pid, libc::SIGKILL);
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// Sends QUIT and waits up to `grace` for the helper to exit.
+    fn quit(&mut self, grace: Duration) -> bool {
+        if self.region.word(OFF_MAGIC).load(Ordering::Relaxed) != MAGIC {
+            return false;
+        }
+        self.request().call(FN_QUIT);
+        let len = std::mem::take(&mut self.request_len);
+        self.sequence = self.sequence.wrapping_add(1);
+        self.region
+            .word(OFF_REQUEST_LEN)
+            .store(len as u32, Ordering::Relaxed);
+        self.region
+            .word(OFF_REQUEST_SEQ)
+            .store(self.sequence, Ordering::SeqCst);
+        futex_wake(self.region.word(OFF_REQUEST_SEQ));
+        let start = Instant::now();
+        while start.elapsed() < grace {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return true;
+            }
+            std::thread::sleep(Duration::from_micros(200));
+        }
+        false
+    }
+}
+
+impl Drop for Helper {
+    fn drop(&mut self) {
+        if self.dead.is_none() && matches!(self.child.try_wait(), Ok(None)) {
+            let grace = if self.platform.is_windows() {
+                3000
+            } else {
+                500
+            };
+            if self.quit(Duration::from_millis(grace)) {
+                return;
+            }
+        }
+        self.kill();
+    }
+}
+
+/// A path as a helper of `platform` sees it.
+pub(crate) fn helper_path(platform: Platform, path: &Path) -> String {
+    let text = path.to_string_lossy();
+    if platform.is_windows() {
+        format!("Z:{}", text.replace('/', "\\"))
+    } else {
+        text.into_owned()
+    }
+}
+
+/// Starts the helper program (Windows ones under `wine`) in its own process group, to be
+/// killed when the launching thread ends.
+fn spawn(platform: Platform, program: &Path, region: &Path) -> std::io::Result<Child> {
+    let mut command = if platform.is_windows() {
+        let wine: PathBuf = platform::wine_program().unwrap_or_else(|| PathBuf::from("wine"));
+        let mut command = Command::new(wine);
+        command.arg(program).env("WINEDEBUG", "-all");
+        command
+    } else {
+        Command::new(program)
+    };
+    command
+        .arg(helper_path(platform, region))
+        .stdin(Stdio::null());
+    // SAFETY: getpid is async-signal-safe; the value is read before the fork.
+    let master = unsafe { libc::getpid() };
+    // SAFETY: the closure calls only async-signal-safe functions (prctl, getppid, setpgid).
+    unsafe {
+        command.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // The master may have died before prctl took effect.
+            if libc::getppid() != master {
+                libc::_exit(1);
+            }
+            if libc::setpgid(0, 0) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    command.spawn()
+}
+
+/// The pause of the `polls`-th check of a polling wait: yield first, then sleep up to 1 ms.
+fn poll_pause(polls: u32) {
+    if polls < 200 {
+        std::thread::yield_now();
+    } else {
+        let micros = (u64::from(polls - 200) * 10).min(1000);
+        std::thread::sleep(Duration::from_micros(micros.max(20)));
+    }
+}
+
+fn crashed(function: &'static str, status: ExitStatus) -> Error {
+    let signal = status.signal();
+    Error::Crashed {
+        function,
+        signal,
+        signal_name: signal.and_then(signal_name),
+        exit_code: status.code(),
+    }
+}
+
+fn describe(status: ExitStatus) -> String {
+    match (status.signal(), status.code()) {
+        (Some(signal), _) => format!("killed by {}", signal_name(signal).unwrap_or("a signal")),
+        (None, Some(code)) => format!("exit code {code}"),
+        _ => status.to_string(),
+    }
+}
+
+/// The name of a Linux signal number (`SIGSEGV`), for crash reports.
+pub fn signal_name(signal: i32) -> Option<&'static str> {
+    Some(match signal {
+        libc::SIGHUP => "SIGHUP",
+        libc::SIGINT => "SIGINT",
+        libc::SIGQUIT => "SIGQUIT",
+        libc::SIGILL => "SIGILL",
+        libc::SIGTRAP => "SIGTRAP",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGUSR1 => "SIGUSR1",
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGUSR2 => "SIGUSR2",
+        libc::SIGPIPE => "SIGPIPE",
+        libc::SIGALRM => "SIGALRM",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGXCPU => "SIGXCPU",
+        libc::SIGXFSZ => "SIGXFSZ",
+        libc::SIGSYS => "SIGSYS",
+        _ => return None,
+    })
+}

@@ -1,0 +1,143 @@
+//! The platforms an FMU ships binaries for, and whether a helper for each can run here.
+//!
+//! Folder names: FMI 2.0 `binaries/<linux64|linux32|win64|win32>` (FMI 2.0.2 §2.5), FMI 3.0
+//! `binaries/<x86_64-linux|x86-linux|x86_64-windows|x86-windows>` (FMI 3.0 §2.5.1.4).
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use crate::binaries;
+
+/// A platform an FMU ships binaries for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Platform {
+    /// x86-64 Linux (`linux64`, `x86_64-linux`).
+    Linux64,
+    /// 32-bit x86 Linux (`linux32`, `x86-linux`).
+    Linux32,
+    /// x86-64 Windows (`win64`, `x86_64-windows`), run under Wine.
+    Win64,
+    /// 32-bit x86 Windows (`win32`, `x86-windows`), run under Wine.
+    Win32,
+}
+
+impl Platform {
+    /// Every platform, native first.
+    pub const ALL: [Platform; 4] = [
+        Platform::Linux64,
+        Platform::Linux32,
+        Platform::Win64,
+        Platform::Win32,
+    ];
+
+    /// The platform of this process (mastersim runs on x86-64 Linux).
+    pub fn native() -> Platform {
+        Platform::Linux64
+    }
+
+    /// The platform named by an FMI 2.0 folder name (`linux64`, `linux32`, `win64`, `win32`)
+    /// or an FMI 3.0 one (`x86_64-linux`, `x86-linux`, `x86_64-windows`, `x86-windows`).
+    pub fn from_name(name: &str) -> Option<Platform> {
+        Platform::ALL
+            .into_iter()
+            .find(|p| p.fmi2_folder() == name || p.fmi3_folder() == name)
+    }
+
+    /// The FMI 2.0 folder name under `binaries/`.
+    pub fn fmi2_folder(self) -> &'static str {
+        match self {
+            Platform::Linux64 => "linux64",
+            Platform::Linux32 => "linux32",
+            Platform::Win64 => "win64",
+            Platform::Win32 => "win32",
+        }
+    }
+
+    /// The FMI 3.0 folder name under `binaries/`.
+    pub fn fmi3_folder(self) -> &'static str {
+        match self {
+            Platform::Linux64 => "x86_64-linux",
+            Platform::Linux32 => "x86-linux",
+            Platform::Win64 => "x86_64-windows",
+            Platform::Win32 => "x86-windows",
+        }
+    }
+
+    /// The extension of a shared library, without the dot: `so` or `dll`.
+    pub fn library_extension(self) -> &'static str {
+        if self.is_windows() { "dll" } else { "so" }
+    }
+
+    /// Whether the platform is Windows (its helper runs under Wine).
+    pub fn is_windows(self) -> bool {
+        matches!(self, Platform::Win64 | Platform::Win32)
+    }
+}
+
+impl fmt::Display for Platform {
+    /// The FMI 2.0 folder name.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.fmi2_folder())
+    }
+}
+
+/// Whether a helper for `platform` can run here. `Err` says what to install (Debian package
+/// names) and why: the helper was not built (its cross compiler was missing when mastersim was
+/// built: rebuild after installing it) or Wine is missing for Windows helpers.
+pub fn availability(platform: Platform) -> Result<(), String> {
+    if binaries::embedded(platform).is_none() {
+        let package = match platform {
+            Platform::Linux64 => "a C compiler (gcc)",
+            Platform::Linux32 => "gcc-multilib",
+            Platform::Win64 => "gcc-mingw-w64-x86-64",
+            Platform::Win32 => "gcc-mingw-w64-i686",
+        };
+        let wine = match platform {
+            Platform::Win64 => " and wine64",
+            Platform::Win32 => " and wine32 (after `dpkg --add-architecture i386`)",
+            _ => "",
+        };
+        return Err(format!(
+            "this mastersim was built without a {platform} helper; install {package}{wine}, \
+             then rebuild mastersim"
+        ));
+    }
+    if platform.is_windows() {
+        wine_program().ok_or_else(|| {
+            let package = if platform == Platform::Win64 {
+                "wine64"
+            } else {
+                "wine32 (after `dpkg --add-architecture i386`)"
+            };
+            format!("{platform} FMUs run under Wine, and `wine` is not on PATH; install {package}")
+        })?;
+        if platform == Platform::Win32 && !wine32_installed() {
+            return Err(
+                "win32 FMUs need 32-bit Wine, which is not installed; install wine32 (after \
+                 `dpkg --add-architecture i386`)"
+                    .to_string(),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// `wine` on PATH.
+pub(crate) fn wine_program() -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join("wine"))
+        .find(|candidate| is_executable(candidate))
+}
+
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// Debian's 32-bit Wine loader (package wine32).
+fn wine32_installed() -> bool {
+    ["/usr/lib/wine/wine", "/usr/lib/i386-linux-gnu/wine/wine"]
+        .iter()
+        .any(|p| is_executable(Path::new(p)))
+}
