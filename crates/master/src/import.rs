@@ -214,7 +214,7 @@ pub fn import_fmus(
                 Placement::InProcess => {
                     Fmu::load_described_as(&dir, description.clone(), interface)
                 }
-                Placement::Isolated(platform) => Fmu::load_isolated(
+                Placement::Isolated(platform) => Fmu::load_described_isolated(
                     &dir,
                     description.clone(),
                     interface,

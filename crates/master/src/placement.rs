@@ -23,14 +23,6 @@ use isolation::Platform;
 use crate::project::{Project, SimulatorDef};
 use crate::{Error, Result};
 
-/// The platforms in the order the automatic choice tries them.
-pub const PREFERENCE: [Platform; 4] = [
-    Platform::Linux64,
-    Platform::Linux32,
-    Platform::Win64,
-    Platform::Win32,
-];
-
 /// How the FMU of a slave is loaded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Placement {
@@ -52,13 +44,13 @@ impl Placement {
 
 /// The platforms whose library `<model_identifier>.so|.dll` the extracted FMU in `dir` ships
 /// under `binaries/` (FMI 2.0 folder names for FMI 1.0 and 2.0, platform tuples for FMI 3.0),
-/// in [`PREFERENCE`] order.
+/// in the order of [`Platform::ALL`] (this machine's first).
 pub fn shipped_platforms(
     dir: &Path,
     version: fmi::FmiVersion,
     model_identifier: &str,
 ) -> Vec<Platform> {
-    PREFERENCE
+    Platform::ALL
         .into_iter()
         .filter(|p| {
             let folder = if version == fmi::FmiVersion::V3 {

@@ -52,7 +52,7 @@ impl PlatformSupport {
 /// # Errors
 /// What each shipped platform needs, in one sentence (or that there is none).
 pub fn helper_platform(folders: &[String]) -> Result<Platform, String> {
-    let shipped: Vec<Platform> = master::placement::PREFERENCE
+    let shipped: Vec<Platform> = Platform::ALL
         .into_iter()
         .filter(|p| *p != Platform::native())
         .filter(|p| folders.iter().any(|f| Platform::from_name(f) == Some(*p)))
