@@ -634,6 +634,38 @@ pub enum Error {
         /// Why.
         reason: &'static str,
     },
+
+    // ----- isolation (helper processes) ---------------------------------------------------
+    /// The FMU cannot run in a helper process (`Fmu::load_isolated`): isolation covers FMI
+    /// 2.0 and 3.0 co-simulation only.
+    #[error("{}: cannot run the FMU in a helper process: {reason}", fmu.display())]
+    IsolationRefused {
+        /// The FMU directory.
+        fmu: PathBuf,
+        /// Why, e.g. `Model Exchange FMUs run in the master's process`.
+        reason: &'static str,
+    },
+    /// The helper process of an isolated FMU could not run here, did not start, or could not
+    /// load the FMU's library.
+    #[error("{}: {source}", library.display())]
+    IsolatedLoad {
+        /// The FMU's shared library (a path of this machine).
+        library: PathBuf,
+        /// What the transport reported (it says what to install when the platform cannot run).
+        source: isolation::Error,
+    },
+    /// A call of an isolated instance failed outside the FMU's own statuses: its helper
+    /// process crashed (signal or exit code), did not return within the call timeout, or
+    /// broke the protocol. The instance and every other instance of its FMU are then Fatal.
+    #[error("instance '{instance}': {function} failed: {source}")]
+    Isolated {
+        /// The instance name.
+        instance: String,
+        /// The FMI function the master called, e.g. `fmi2DoStep`.
+        function: &'static str,
+        /// The transport's error: names the function in progress and the signal or exit code.
+        source: isolation::Error,
+    },
 }
 
 /// The FMI 1.0 keyword of an alias kind (`noAlias`, `alias`, `negatedAlias`).

@@ -10,9 +10,13 @@
 //! does not depend on them. This module has no `unsafe`: all of it lives in `ffi`, `instance`
 //! and `instance3`.
 
+use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use isolation::{Helper, Platform};
 
 use crate::elf::ElfTarget;
 use crate::ffi::{FunctionTable, Functions, fmi3};
@@ -46,6 +50,33 @@ pub struct Fmu {
     live_instances: AtomicUsize,
     /// Set when any instance returned Fatal: no instance of this FMU may be called again.
     fatal: AtomicBool,
+    /// `Some` for an FMU whose instances run in helper processes (see [`Fmu::isolation`]).
+    isolation: Option<Isolation>,
+}
+
+/// How the instances of an isolated FMU run: one helper process per instance, for the
+/// platform of the library loaded; made by `Fmu::load_isolated` (module `isolated`).
+pub(crate) struct Isolation {
+    /// The platform of the FMU's library (the helper's).
+    pub(crate) platform: Platform,
+    /// A call that takes longer kills the helper (see [`isolation::Launch::call_timeout`]).
+    pub(crate) call_timeout: Option<Duration>,
+    /// The helper started at load time (which told the functions the library exports), kept
+    /// for the first instance; later instances start their own.
+    pub(crate) spare: Mutex<Option<Helper>>,
+    /// `fmi2GetTypesPlatform` / `fmi2GetVersion` / `fmi3GetVersion`, asked at load time.
+    pub(crate) types_platform: Option<String>,
+    /// See `types_platform`.
+    pub(crate) version: Option<String>,
+}
+
+impl fmt::Debug for Isolation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Isolation")
+            .field("platform", &self.platform)
+            .field("call_timeout", &self.call_timeout)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Fmu {
@@ -132,9 +163,42 @@ impl Fmu {
     /// [`Error::NoCoSimulation`] for co-simulation of a description without `CoSimulation`.
     pub fn load_described_as(
         dir: &Path,
-        mut description: ModelDescription,
+        description: ModelDescription,
         interface: Interface,
     ) -> Result<Arc<Fmu>> {
+        let (directory, mut description) = Fmu::for_interface(dir, description, interface)?;
+        let folder = Fmu::platform_folder(description.fmi_version);
+        let library_path = Fmu::library_in(&directory, &description, folder, LIBRARY_EXTENSION)?;
+        // Before dlopen, whose message for a library of another architecture is "No such file
+        // or directory".
+        if let (Some(found), Some(host)) = (ElfTarget::of_file(&library_path), ElfTarget::host())
+            && found != host
+        {
+            return Err(Error::WrongArchitecture {
+                library: library_path,
+                found: found.describe(),
+                host: host.describe(),
+            });
+        }
+        let functions = FunctionTable::load(&library_path, &mut description, interface)?;
+        Ok(Fmu::assemble(
+            description,
+            directory,
+            library_path,
+            functions,
+            interface,
+            None,
+        ))
+    }
+
+    /// The checks of [`Fmu::load_described_as`] before any library is looked for: the
+    /// description offers `interface` (for Model Exchange its model identifier and
+    /// capabilities replace co-simulation's), and `dir` as an absolute, canonical path.
+    pub(crate) fn for_interface(
+        dir: &Path,
+        mut description: ModelDescription,
+        interface: Interface,
+    ) -> Result<(PathBuf, ModelDescription)> {
         let description_path = dir.join("modelDescription.xml");
         match interface {
             Interface::CoSimulation if !description.interfaces.co_simulation => {
@@ -167,11 +231,25 @@ impl Fmu {
             path: dir.to_owned(),
             source,
         })?;
-        let platform = Fmu::platform_folder(description.fmi_version);
-        let library_path = directory.join("binaries").join(platform).join(format!(
-            "{}.{LIBRARY_EXTENSION}",
-            description.model_identifier
-        ));
+        Ok((directory, description))
+    }
+
+    /// `<directory>/binaries/<folder>/<modelIdentifier>.<extension>`, checked to exist and to
+    /// lie inside `directory` (a symbolic link out of the FMU is refused).
+    ///
+    /// # Errors
+    /// [`Error::MissingLibrary`] (listing the platform folders the FMU has),
+    /// [`Error::LibraryOutsideFmu`], [`Error::Io`].
+    pub(crate) fn library_in(
+        directory: &Path,
+        description: &ModelDescription,
+        folder: &str,
+        extension: &str,
+    ) -> Result<PathBuf> {
+        let library_path = directory
+            .join("binaries")
+            .join(folder)
+            .join(format!("{}.{extension}", description.model_identifier));
         if !library_path.is_file() {
             let platforms = available_platforms(&directory.join("binaries"));
             return Err(Error::MissingLibrary {
@@ -186,45 +264,51 @@ impl Fmu {
             path: library_path.clone(),
             source,
         })?;
-        if !resolved.starts_with(&directory) {
+        if !resolved.starts_with(directory) {
             return Err(Error::LibraryOutsideFmu {
                 library: library_path,
                 resolved,
-                directory,
+                directory: directory.to_owned(),
             });
         }
-        // Before dlopen, whose message for a library of another architecture is "No such file
-        // or directory".
-        if let (Some(found), Some(host)) = (ElfTarget::of_file(&library_path), ElfTarget::host())
-            && found != host
-        {
-            return Err(Error::WrongArchitecture {
-                library: library_path,
-                found: found.describe(),
-                host: host.describe(),
-            });
-        }
-        let functions = FunctionTable::load(&library_path, &mut description, interface)?;
+        Ok(library_path)
+    }
+
+    /// The loaded FMU: `functions` resolved for `interface` (which updated the capabilities in
+    /// `description`), `isolation` for an FMU whose calls go to helper processes.
+    pub(crate) fn assemble(
+        mut description: ModelDescription,
+        directory: PathBuf,
+        library_path: PathBuf,
+        functions: FunctionTable,
+        interface: Interface,
+        isolation: Option<Isolation>,
+    ) -> Arc<Fmu> {
         if let Some(me) = description.model_exchange.as_mut()
             && interface == Interface::ModelExchange
         {
             me.capabilities = description.capabilities;
         }
         log::debug!(
-            "loaded {} (FMI {:?}, {} variables)",
+            "loaded {} (FMI {:?}, {} variables{})",
             library_path.display(),
             description.fmi_version,
-            description.variables.len()
+            description.variables.len(),
+            match &isolation {
+                Some(isolation) => format!(", isolated: {}", isolation.platform),
+                None => String::new(),
+            }
         );
-        Ok(Arc::new(Fmu {
+        Arc::new(Fmu {
             description,
             directory,
             library_path,
             functions,
             interface,
+            isolation,
             live_instances: AtomicUsize::new(0),
             fatal: AtomicBool::new(false),
-        }))
+        })
     }
 
     /// The folder under `binaries/` whose shared libraries this build loads for an FMU of
@@ -262,12 +346,27 @@ impl Fmu {
         &self.library_path
     }
 
+    /// The platform of the helper processes that run this FMU's instances; `None` when they
+    /// run in this process (loaded by [`Fmu::load`] and its variants rather than
+    /// [`Fmu::load_isolated`]).
+    pub fn isolation(&self) -> Option<Platform> {
+        self.isolation.as_ref().map(|isolation| isolation.platform)
+    }
+
+    /// The isolation settings of an isolated FMU.
+    pub(crate) fn isolation_settings(&self) -> Option<&Isolation> {
+        self.isolation.as_ref()
+    }
+
     /// `fmi2GetTypesPlatform` / `fmiGetTypesPlatform`: the platform types the library was
     /// compiled with (`"default"` for FMI 2.0, `"standard32"` for FMI 1.0); `None` when the
     /// function is not exported, and always for FMI 3.0 (which has no such function).
     ///
     /// Spec: FMI 2.0.2 §2.1.4, FMI 1.0 CS §4.1.
     pub fn get_types_platform(&self) -> Option<String> {
+        if let Some(isolation) = &self.isolation {
+            return isolation.types_platform.clone();
+        }
         self.functions.types_platform()
     }
 
@@ -277,6 +376,9 @@ impl Fmu {
     ///
     /// Spec: FMI 2.0.2 §2.1.4, FMI 1.0 CS §4.1, FMI 3.0 `fmi3GetVersion`.
     pub fn get_version(&self) -> Option<String> {
+        if let Some(isolation) = &self.isolation {
+            return isolation.version.clone();
+        }
         self.functions.version()
     }
 
@@ -304,10 +406,12 @@ impl Fmu {
 
     /// Registers a new instance; refused when the FMU may only have one and already has it.
     pub(crate) fn acquire_instance_slot(&self, instance_name: &str) -> Result<()> {
+        // Each instance of an isolated FMU has a process of its own.
         if self
             .description
             .capabilities
             .can_be_instantiated_only_once_per_process
+            && self.isolation.is_none()
         {
             self.live_instances
                 .compare_exchange(0, 1, Ordering::AcqRel, Ordering::Acquire)

@@ -16,6 +16,7 @@ use std::sync::Arc;
 
 use crate::ffi::{self, Functions, fmi1, fmi2};
 use crate::fmu::file_uri;
+use crate::isolated::{self, HelperCalls};
 use crate::{Error, FailureStatus, FmiVersion, Fmu, Interface, Result, Status, ValueRef};
 
 /// Why `do_step` is refused for a Model Exchange instance.
@@ -235,8 +236,31 @@ impl Instance {
         let location = c_string(&location, 2)?;
 
         fmu.acquire_instance_slot(name)?;
-        let (component, callbacks) = match fmu.functions() {
-            Functions::V2(f) => {
+        let (component, callbacks) = match (fmu.functions(), fmu.isolation_settings()) {
+            (Functions::V2(_), Some(isolation)) => {
+                let callbacks = ffi::fmi2_callbacks();
+                let component = isolated::instantiate_fmi2(
+                    &fmu,
+                    isolation,
+                    &c_name,
+                    match interface {
+                        Interface::CoSimulation => fmi2::fmi2CoSimulation,
+                        Interface::ModelExchange => fmi2::fmi2ModelExchange,
+                    },
+                    &guid,
+                    &callbacks,
+                    options.visible,
+                    options.logging_on,
+                )
+                .inspect_err(|_| fmu.release_instance_slot())
+                .map_err(|source| Error::Isolated {
+                    instance: name.to_owned(),
+                    function,
+                    source,
+                })?;
+                (component, Some(callbacks))
+            }
+            (Functions::V2(f), None) => {
                 let callbacks = ffi::fmi2_callbacks();
                 // SAFETY: all strings are NUL-terminated and outlive the call; `callbacks` is
                 // boxed and stored in the instance, so the pointer stays valid until
@@ -258,7 +282,7 @@ impl Instance {
                 };
                 (component, Some(callbacks))
             }
-            Functions::V1(f) => {
+            (Functions::V1(f), _) => {
                 let mime_type = c"application/x-fmu-sharedlibrary";
                 // SAFETY: all strings are NUL-terminated and outlive the call; the callback
                 // struct is passed by value and holds only static function pointers. Argument
@@ -410,11 +434,34 @@ impl Instance {
             FailureStatus::Fatal => self.fmu.mark_fatal(),
             _ => self.failed = true,
         }
+        if let Some(source) = self.helper_failure() {
+            return Error::Isolated {
+                instance: self.name.clone(),
+                function,
+                source,
+            };
+        }
         Error::CallFailed {
             instance: self.name.clone(),
             function,
             status: failure,
         }
+    }
+
+    /// For an isolated instance whose helper process crashed, hung or broke the protocol:
+    /// what happened (the proxy then answers Fatal).
+    fn helper_failure(&self) -> Option<isolation::Error> {
+        self.fmu.isolation_settings()?;
+        // SAFETY: the component of an instance of an isolated FMU is its live proxy.
+        unsafe { isolated::failure(self.component) }
+    }
+
+    /// For an instance of an isolated FMU ([`Fmu::load_isolated`]): its helper process and the
+    /// round trips to it so far; `None` for an instance in this process.
+    pub fn helper_calls(&self) -> Option<HelperCalls> {
+        self.fmu.isolation_settings()?;
+        // SAFETY: the component of an instance of an isolated FMU is its live proxy.
+        unsafe { isolated::helper_calls(self.component) }
     }
 
     /// FMI 2.0: `fmi2SetupExperiment`. FMI 1.0: stores the arguments for
@@ -777,6 +824,10 @@ impl Drop for Instance {
                 }
             }
             self.callbacks = None;
+        } else if self.fmu.isolation_settings().is_some() {
+            // No FMI call after Fatal; the helper process (and the FMU in it) ends instead.
+            // SAFETY: the component of an isolated instance is its proxy, not used again.
+            unsafe { isolated::discard(self.component) };
         } else {
             // The FMU may still hold the callback pointer: leak it rather than free it.
             log::warn!(

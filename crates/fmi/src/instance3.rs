@@ -28,6 +28,7 @@ use std::ptr;
 use std::sync::Arc;
 
 use crate::ffi::{self, fmi3};
+use crate::isolated::{self, HelperCalls};
 use crate::{
     DiscreteStates, Error, FailureStatus, FmiVersion, Fmu, Interface, Result, Status, ValueRef,
 };
@@ -249,12 +250,51 @@ impl Instance3 {
         let (instance, event_mode_used) = match (
             functions.instantiate_co_simulation,
             functions.model_exchange,
+            fmu.isolation_settings(),
         ) {
-            (_, Some(me)) => (
+            (_, Some(me), _) => (
                 model_exchange::instantiate(&me, &c_name, &token, resources, options),
                 true,
             ),
-            (Some(instantiate_co_simulation), None) => {
+            (Some(_), None, Some(isolation)) => {
+                let transport = std::cell::RefCell::new(None);
+                let instantiate = |event_mode_used: bool| {
+                    let arguments = isolated::Fmi3Arguments {
+                        name: &c_name,
+                        token: &token,
+                        has_resources: resources.is_some(),
+                        flags: [
+                            options.visible,
+                            options.logging_on,
+                            event_mode_used,
+                            options.early_return_allowed,
+                        ],
+                        environment: c_name.as_ptr().cast_mut().cast::<c_void>(),
+                        log_message: Some(ffi::fmi3_log_message),
+                    };
+                    isolated::instantiate_fmi3(&fmu, isolation, &arguments).unwrap_or_else(
+                        |error| {
+                            transport.replace(Some(error));
+                            ptr::null_mut()
+                        },
+                    )
+                };
+                let made = if options.event_mode_used {
+                    without_event_mode_if_refused(name, &fmu, instantiate)
+                } else {
+                    (instantiate(false), false)
+                };
+                if let Some(source) = transport.take() {
+                    fmu.release_instance_slot();
+                    return Err(Error::Isolated {
+                        instance: name.to_owned(),
+                        function,
+                        source,
+                    });
+                }
+                made
+            }
+            (Some(instantiate_co_simulation), None, None) => {
                 let instantiate = |event_mode_used: bool| {
                     // SAFETY: all strings are NUL-terminated and outlive the call (the FMU copies what
                     // it keeps, except the instance environment: `c_name`'s heap buffer, which is
@@ -285,7 +325,7 @@ impl Instance3 {
                     (instantiate(false), false)
                 }
             }
-            (None, None) => (ptr::null_mut(), false),
+            (None, None, _) => (ptr::null_mut(), false),
         };
         if instance.is_null() {
             fmu.release_instance_slot();
@@ -408,11 +448,34 @@ impl Instance3 {
             FailureStatus::Fatal => self.fmu.mark_fatal(),
             _ => self.failed = true,
         }
+        if let Some(source) = self.helper_failure() {
+            return Error::Isolated {
+                instance: self.name.clone(),
+                function,
+                source,
+            };
+        }
         Error::CallFailed {
             instance: self.name.clone(),
             function,
             status: failure,
         }
+    }
+
+    /// For an isolated instance whose helper process crashed, hung or broke the protocol:
+    /// what happened (the proxy then answers Fatal).
+    fn helper_failure(&self) -> Option<isolation::Error> {
+        self.fmu.isolation_settings()?;
+        // SAFETY: the instance pointer of an instance of an isolated FMU is its live proxy.
+        unsafe { isolated::failure(self.instance) }
+    }
+
+    /// For an instance of an isolated FMU ([`Fmu::load_isolated`]): its helper process and the
+    /// round trips to it so far; `None` for an instance in this process.
+    pub fn helper_calls(&self) -> Option<HelperCalls> {
+        self.fmu.isolation_settings()?;
+        // SAFETY: the instance pointer of an instance of an isolated FMU is its live proxy.
+        unsafe { isolated::helper_calls(self.instance) }
     }
 
     /// Calls a function whose only argument is the instance, and moves to `next` on success.
@@ -738,6 +801,10 @@ impl Drop for Instance3 {
             // instance environment it may reference (`c_name`) is freed only after this (field
             // drop order).
             unsafe { (self.functions.free_instance)(self.instance) };
+        } else if self.fmu.isolation_settings().is_some() {
+            // No FMI call after Fatal; the helper process (and the FMU in it) ends instead.
+            // SAFETY: the instance pointer of an isolated instance is its proxy, not used again.
+            unsafe { isolated::discard(self.instance) };
         } else {
             // The FMU may still hold the instance environment pointer: leak it rather than
             // free it.

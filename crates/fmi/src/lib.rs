@@ -15,6 +15,8 @@ mod fmu;
 mod instance;
 #[allow(unsafe_code)]
 mod instance3;
+#[allow(unsafe_code)]
+mod isolated;
 mod kinds;
 pub mod model_description;
 mod state_table;
@@ -26,6 +28,10 @@ pub use events::{DiscreteStates, IntegratorStepEnd};
 pub use fmu::Fmu;
 pub use instance::{Instance, InstantiateOptions, StepOutcome};
 pub use instance3::{DoStepResult, Fmi3InstantiateOptions, Instance3};
+pub use isolated::{HelperCalls, ShippedPlatform, shipped_platforms};
+/// The transport of isolated FMUs (crate `mastersim-isolation`): [`isolation::Platform`],
+/// [`isolation::availability`], [`isolation::Error`].
+pub use isolation;
 pub use kinds::{Alias, DataType, FmiVersion, Interface, VarType};
 pub use model_description::{
     ArrayElement, Capabilities, Causality, ClockVariable, ContinuousState, DefaultExperiment,

@@ -14,7 +14,7 @@ use std::path::Path;
 
 use libloading::os::unix::Library;
 
-use super::Resolver;
+use super::{Resolver, Symbols};
 use crate::Result;
 
 pub(crate) type fmiComponent = *mut c_void;
@@ -139,15 +139,16 @@ pub(crate) struct Fmi1Functions {
     pub(crate) set_integer: fmiSetIntegerTYPE,
     pub(crate) set_boolean: fmiSetBooleanTYPE,
     pub(crate) set_string: fmiSetStringTYPE,
-    _library: Library,
+    _library: Option<Library>,
 }
 
 impl Fmi1Functions {
     /// Resolves all symbols `<model_identifier>_fmi…` of `library` (loaded from `path`).
     pub(crate) fn load(library: Library, path: &Path, model_identifier: &str) -> Result<Self> {
+        let symbols = Symbols::Library(library);
         let prefix = format!("{model_identifier}_");
         let r = Resolver {
-            library: &library,
+            symbols: &symbols,
             path,
             prefix: &prefix,
         };
@@ -174,7 +175,7 @@ impl Fmi1Functions {
                 set_integer: r.required("fmiSetInteger")?,
                 set_boolean: r.required("fmiSetBoolean")?,
                 set_string: r.required("fmiSetString")?,
-                _library: library,
+                _library: symbols.into_library(),
             })
         }
     }

@@ -13,7 +13,7 @@ use std::path::Path;
 
 use libloading::os::unix::Library;
 
-use super::{Resolver, downgrade};
+use super::{Resolver, Symbols, downgrade};
 use crate::{Capabilities, Interface, Result};
 
 pub(crate) type fmi2Component = *mut c_void;
@@ -278,23 +278,25 @@ pub(crate) struct Fmi2Functions {
     pub(crate) cancel_step: Option<fmi2ComponentOnlyTYPE>,
     pub(crate) get_status: Option<fmi2GetStatusTYPE>,
     pub(crate) get_boolean_status: Option<fmi2GetBooleanStatusTYPE>,
-    _library: Library,
+    /// The library the pointers point into; `None` for the proxy functions of an isolated
+    /// FMU (Rust functions of this crate).
+    _library: Option<Library>,
 }
 
 impl Fmi2Functions {
-    /// Resolves all symbols of `library` (loaded from `path`) for `interface`: only the
+    /// Resolves all symbols from `symbols` (a library loaded from `path`, or proxies) for `interface`: only the
     /// functions of that interface are required.
     ///
     /// Capabilities whose functions are missing are switched off in `capabilities` (with a
     /// warning); capabilities not declared are not resolved at all.
     pub(crate) fn load(
-        library: Library,
+        symbols: Symbols<'_>,
         path: &Path,
         capabilities: &mut Capabilities,
         interface: Interface,
     ) -> Result<Self> {
         let r = Resolver {
-            library: &library,
+            symbols: &symbols,
             path,
             prefix: "",
         };
@@ -361,7 +363,7 @@ impl Fmi2Functions {
                 cancel_step: r.optional("fmi2CancelStep"),
                 get_status: r.optional("fmi2GetStatus"),
                 get_boolean_status: r.optional("fmi2GetBooleanStatus"),
-                _library: library,
+                _library: symbols.into_library(),
             }
         };
         downgrade(

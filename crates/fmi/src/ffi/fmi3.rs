@@ -25,7 +25,7 @@ use std::path::Path;
 
 use libloading::os::unix::Library;
 
-use super::{Resolver, downgrade};
+use super::{Resolver, Symbols, downgrade};
 use crate::{Capabilities, Interface, Result};
 
 pub(crate) type fmi3Instance = *mut c_void;
@@ -337,11 +337,13 @@ pub(crate) struct Fmi3Table {
 /// Owns the [`Library`], so no function pointer outlives the code it points to.
 pub(crate) struct Fmi3Functions {
     pub(crate) table: Fmi3Table,
-    _library: Library,
+    /// The library the pointers point into; `None` for the proxy functions of an isolated
+    /// FMU (Rust functions of this crate).
+    _library: Option<Library>,
 }
 
 impl Fmi3Functions {
-    /// Resolves all symbols of `library` (loaded from `path`).
+    /// Resolves all symbols from `symbols` (a library loaded from `path`, or proxies).
     ///
     /// Required: `fmi3InstantiateCoSimulation`, `fmi3FreeInstance`,
     /// `fmi3EnterInitializationMode`, `fmi3ExitInitializationMode`, `fmi3Terminate`,
@@ -349,13 +351,13 @@ impl Fmi3Functions {
     /// missing (FMU state, serialization, directional derivatives, Event Mode) are switched off
     /// in `capabilities` (with a warning); capabilities not declared are not resolved at all.
     pub(crate) fn load(
-        library: Library,
+        symbols: Symbols<'_>,
         path: &Path,
         capabilities: &mut Capabilities,
         interface: Interface,
     ) -> Result<Self> {
         let r = Resolver {
-            library: &library,
+            symbols: &symbols,
             path,
             prefix: "",
         };
@@ -496,7 +498,7 @@ impl Fmi3Functions {
         );
         Ok(Fmi3Functions {
             table,
-            _library: library,
+            _library: symbols.into_library(),
         })
     }
 }

@@ -54,16 +54,40 @@ impl FunctionTable {
         interface: Interface,
     ) -> Result<Self> {
         let library = open_library(path)?;
+        Self::resolve(Symbols::Library(library), path, description, interface)
+    }
+
+    /// Resolves the function table of `description`'s FMI version from `symbols` (a loaded
+    /// library, or the proxy functions of an isolated FMU), with the required functions and
+    /// capability checks of [`FunctionTable::load`]. `path` names the library in messages.
+    ///
+    /// # Errors
+    /// [`Error::MissingSymbol`] for a required function (proxies of FMI 1.0 functions do not
+    /// exist: an FMI 1.0 table from proxies is refused naming `fmiInstantiateSlave`).
+    pub(crate) fn resolve(
+        symbols: Symbols<'_>,
+        path: &Path,
+        description: &mut ModelDescription,
+        interface: Interface,
+    ) -> Result<Self> {
         let capabilities = &mut description.capabilities;
-        match description.fmi_version {
-            FmiVersion::V1 => {
+        match (description.fmi_version, symbols) {
+            (FmiVersion::V1, Symbols::Library(library)) => {
                 fmi1::Fmi1Functions::load(library, path, &description.model_identifier)
                     .map(|f| FunctionTable::Legacy(Functions::V1(f)))
             }
-            FmiVersion::V2 => fmi2::Fmi2Functions::load(library, path, capabilities, interface)
-                .map(|f| FunctionTable::Legacy(Functions::V2(f))),
-            FmiVersion::V3 => fmi3::Fmi3Functions::load(library, path, capabilities, interface)
-                .map(FunctionTable::V3),
+            (FmiVersion::V1, Symbols::Proxies(_)) => Err(Error::MissingSymbol {
+                library: path.to_owned(),
+                symbol: format!("{}_fmiInstantiateSlave", description.model_identifier),
+            }),
+            (FmiVersion::V2, symbols) => {
+                fmi2::Fmi2Functions::load(symbols, path, capabilities, interface)
+                    .map(|f| FunctionTable::Legacy(Functions::V2(f)))
+            }
+            (FmiVersion::V3, symbols) => {
+                fmi3::Fmi3Functions::load(symbols, path, capabilities, interface)
+                    .map(FunctionTable::V3)
+            }
         }
     }
 
@@ -131,9 +155,29 @@ fn error_chain(error: &dyn std::error::Error) -> String {
     message
 }
 
-/// Looks up symbols `<prefix><name>` in one library.
+/// Where the functions of a table come from.
+pub(crate) enum Symbols<'a> {
+    /// The symbols of a loaded shared library.
+    Library(Library),
+    /// The proxy functions of an isolated FMU (module `isolated`): the address of the
+    /// proxy for an FMI symbol name, `None` when the helper's library does not export it.
+    /// The proxy of a name has exactly the C prototype of the FMI function of that name.
+    Proxies(&'a dyn Fn(&str) -> Option<*const c_void>),
+}
+
+impl Symbols<'_> {
+    /// The library, for the table to own; `None` for proxies.
+    pub(crate) fn into_library(self) -> Option<Library> {
+        match self {
+            Symbols::Library(library) => Some(library),
+            Symbols::Proxies(_) => None,
+        }
+    }
+}
+
+/// Looks up symbols `<prefix><name>` in one library (or among the proxies of an isolated FMU).
 pub(crate) struct Resolver<'a> {
-    pub(crate) library: &'a Library,
+    pub(crate) symbols: &'a Symbols<'a>,
     pub(crate) path: &'a Path,
     pub(crate) prefix: &'a str,
 }
@@ -146,11 +190,23 @@ impl Resolver<'_> {
     /// `T` must be an `unsafe extern "C" fn` pointer type matching the C prototype of the symbol.
     pub(crate) unsafe fn optional<T: Copy>(&self, name: &str) -> Option<T> {
         let symbol = format!("{}{name}", self.prefix);
-        // SAFETY: `Option<T>` of a function-pointer type `T` (caller's guarantee) has the layout
-        // of a nullable pointer, so reading the symbol's address as `Option<T>` is sound and a
-        // NULL address becomes `None`.
-        let found = unsafe { self.library.get::<Option<T>>(symbol.as_str()) };
-        found.ok().and_then(|s| *s)
+        match self.symbols {
+            Symbols::Library(library) => {
+                // SAFETY: `Option<T>` of a function-pointer type `T` (caller's guarantee) has
+                // the layout of a nullable pointer, so reading the symbol's address as
+                // `Option<T>` is sound and a NULL address becomes `None`.
+                let found = unsafe { library.get::<Option<T>>(symbol.as_str()) };
+                found.ok().and_then(|s| *s)
+            }
+            Symbols::Proxies(proxy) => {
+                assert_eq!(size_of::<T>(), size_of::<*const c_void>());
+                // SAFETY: `T` is a function-pointer type of the symbol's prototype (caller's
+                // guarantee), and the proxy of that name has that prototype (`Symbols`); a
+                // function pointer and a data pointer have the same size on supported
+                // platforms (checked above).
+                proxy(&symbol).map(|address| unsafe { std::mem::transmute_copy(&address) })
+            }
+        }
     }
 
     /// Like [`Resolver::optional`], but a missing symbol is an [`Error::MissingSymbol`].
