@@ -244,11 +244,7 @@ fn place(
     interface: FmiType,
 ) -> Result<Placement> {
     let model_exchange = interface == FmiType::ModelExchange;
-    let identifier = match (&description.model_exchange, model_exchange) {
-        (Some(me), true) => &me.model_identifier,
-        _ => &description.model_identifier,
-    };
-    let shipped = placement::shipped_platforms(dir, description.fmi_version, identifier);
+    let shipped = fmi::shipped_platforms(dir, description);
     let offer = Offer {
         fmu,
         version: description.fmi_version,

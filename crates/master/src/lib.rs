@@ -51,8 +51,8 @@ pub use simulation::{Restored, RunOutcome, Simulation, StepReport, Variable};
 pub use slave::{Slave, SlaveCapabilities, StepOutcome};
 /// The integrators of Model Exchange slaves (crate `mastersim-solver`).
 pub use solver;
-/// The transport to helper processes (crate `mastersim-isolation`): platforms and their
-/// availability.
-pub use isolation;
+/// The transport to helper processes (crate `mastersim-isolation`, through `fmi`): platforms
+/// and their availability.
+pub use fmi::isolation;
 pub use statistics::{Counters, IntegratorStatistics, SlaveStatistics, Statistics};
 pub use timer::Timer;

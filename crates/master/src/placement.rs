@@ -18,7 +18,8 @@
 
 use std::path::Path;
 
-use isolation::Platform;
+use fmi::ShippedPlatform;
+use fmi::isolation::Platform;
 
 use crate::project::{Project, SimulatorDef};
 use crate::{Error, Result};
@@ -40,30 +41,6 @@ impl Placement {
             Placement::Isolated(platform) => Some(platform),
         }
     }
-}
-
-/// The platforms whose library `<model_identifier>.so|.dll` the extracted FMU in `dir` ships
-/// under `binaries/` (FMI 2.0 folder names for FMI 1.0 and 2.0, platform tuples for FMI 3.0),
-/// in the order of [`Platform::ALL`] (this machine's first).
-pub fn shipped_platforms(
-    dir: &Path,
-    version: fmi::FmiVersion,
-    model_identifier: &str,
-) -> Vec<Platform> {
-    Platform::ALL
-        .into_iter()
-        .filter(|p| {
-            let folder = if version == fmi::FmiVersion::V3 {
-                p.fmi3_folder()
-            } else {
-                p.fmi2_folder()
-            };
-            dir.join("binaries")
-                .join(folder)
-                .join(format!("{model_identifier}.{}", p.library_extension()))
-                .is_file()
-        })
-        .collect()
 }
 
 /// What is asked of one slave: isolation from its `isolate` line or `--isolate`, and the line
@@ -105,8 +82,9 @@ pub struct Offer<'a> {
     pub version: fmi::FmiVersion,
     /// The slave runs it as Model Exchange.
     pub model_exchange: bool,
-    /// The platforms it ships a library for ([`shipped_platforms`]).
-    pub shipped: &'a [Platform],
+    /// The platforms it ships a library for, with whether a helper can run each here
+    /// ([`fmi::shipped_platforms`]).
+    pub shipped: &'a [ShippedPlatform],
 }
 
 /// Where slave `def` of `project` runs the FMU `offer`, as asked by `request`.
@@ -132,7 +110,8 @@ pub fn choose(
         keyword,
         reason: format!("slave '{}': {reason}", def.name),
     };
-    let has_native = offer.shipped.contains(&Platform::native());
+    let ships = |platform: Platform| offer.shipped.iter().find(|s| s.platform == platform);
+    let has_native = ships(Platform::native()).is_some();
     if !request.isolate && has_native {
         return Ok(Placement::InProcess);
     }
@@ -160,13 +139,13 @@ pub fn choose(
     }
     let platform = match request.platform {
         Some(platform) => {
-            if !offer.shipped.contains(&platform) {
+            let Some(binary) = ships(platform) else {
                 return Err(refusal(format!(
                     "FMU '{fmu}' has no binary for {} (it ships {shipped})",
                     platform.fmi2_folder()
                 )));
-            }
-            isolation::availability(platform).map_err(|what| refusal(what.to_string()))?;
+            };
+            binary.availability.clone().map_err(refusal)?;
             platform
         }
         None if has_native => Platform::native(),
@@ -194,29 +173,34 @@ pub fn choose(
     Ok(Placement::Isolated(platform))
 }
 
-/// The first of `shipped` that a helper can run here; else what each needs, in one sentence.
+/// The first of `shipped` other than this machine's that a helper can run here; else what
+/// each needs, in one sentence.
 ///
 /// # Errors
-/// Each platform with what it needs (from [`isolation::availability`]), `; `-separated.
-pub fn pick(shipped: &[Platform]) -> std::result::Result<Platform, String> {
+/// Each platform with what it needs (from [`fmi::isolation::availability`]), `; `-separated.
+pub fn pick(shipped: &[ShippedPlatform]) -> std::result::Result<Platform, String> {
+    let others = shipped.iter().filter(|s| s.platform != Platform::native());
     let mut missing = Vec::new();
-    for &platform in shipped {
-        match isolation::availability(platform) {
-            Ok(()) => return Ok(platform),
-            Err(what) => missing.push(format!("{}: {what}", platform.fmi2_folder())),
+    for binary in others {
+        match &binary.availability {
+            Ok(()) => return Ok(binary.platform),
+            Err(what) => missing.push(format!("{}: {what}", binary.platform.fmi2_folder())),
         }
+    }
+    if missing.is_empty() {
+        return Err("it ships no binary of another platform".into());
     }
     Err(missing.join("; "))
 }
 
 /// `linux64, win64`, or `no binaries`.
-fn names(platforms: &[Platform]) -> String {
+fn names(platforms: &[ShippedPlatform]) -> String {
     if platforms.is_empty() {
         return "no binaries".to_owned();
     }
     platforms
         .iter()
-        .map(|p| p.fmi2_folder())
+        .map(|p| p.platform.fmi2_folder())
         .collect::<Vec<_>>()
         .join(", ")
 }

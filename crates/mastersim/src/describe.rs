@@ -188,10 +188,19 @@ fn without_native_binary(contents: &FmuContents, platform: &str) -> Option<Strin
             "{missing} (it has: {has}; helper processes run FMI 2.0 and 3.0 co-simulation only)"
         ));
     }
-    match platforms::helper_platform(&contents.platforms) {
-        Ok(_) => None,
-        Err(what) => Some(format!("{missing} (it has: {has}; {what})")),
+    let supports: Vec<PlatformSupport> = contents
+        .platforms
+        .iter()
+        .map(|f| PlatformSupport::of(f, false))
+        .collect();
+    if supports.iter().any(|s| s.runs) {
+        return None;
     }
+    let why: Vec<String> = supports
+        .iter()
+        .map(|s| format!("{}: {}", s.platform, s.how))
+        .collect();
+    Some(format!("{missing} (it has {})", why.join("; ")))
 }
 
 /// One FMI 3.0 clock.

@@ -15,7 +15,7 @@
 
 use std::path::Path;
 
-use isolation::Platform;
+use fmi::isolation::Platform;
 
 use super::{Project, ProjectError};
 

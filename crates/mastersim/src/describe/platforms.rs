@@ -5,6 +5,7 @@
 //! `docs/isolation.md` (helpers, automatic isolation).
 
 use master::isolation::{self, Platform};
+
 use serde::Serialize;
 
 /// One platform folder under `binaries/`, and whether and how this installation runs its
@@ -31,6 +32,11 @@ impl PlatformSupport {
                 "no: not a platform mastersim runs (linux64, linux32, win64, win32)".to_owned(),
             ),
             Some(p) if p == Platform::native() && native_library => (true, "in-process".into()),
+            Some(p) if p == Platform::native() => (
+                false,
+                "no: its library for this machine is missing or built for another architecture"
+                    .into(),
+            ),
             Some(p) => match isolation::availability(p) {
                 Ok(()) if p.is_windows() => (true, "helper process under Wine".into()),
                 Ok(()) => (true, "helper process".into()),
@@ -43,22 +49,4 @@ impl PlatformSupport {
             how,
         }
     }
-}
-
-/// The platform other than this machine's whose binary a run picks when the FMU (with the
-/// platform folders `folders`) has no binary for this machine: the first a helper can run here
-/// ([`master::placement::pick`]); else what each needs.
-///
-/// # Errors
-/// What each shipped platform needs, in one sentence (or that there is none).
-pub fn helper_platform(folders: &[String]) -> Result<Platform, String> {
-    let shipped: Vec<Platform> = Platform::ALL
-        .into_iter()
-        .filter(|p| *p != Platform::native())
-        .filter(|p| folders.iter().any(|f| Platform::from_name(f) == Some(*p)))
-        .collect();
-    if shipped.is_empty() {
-        return Err("it ships no binary of another platform mastersim runs".into());
-    }
-    master::placement::pick(&shipped)
 }
