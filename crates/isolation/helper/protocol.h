@@ -36,6 +36,8 @@
  *   bin[] (FMI 3.0 binaries): u32 count, then per element u32 length + bytes.
  *   state: u64 opaque FMU state handle chosen by the helper; 0 is NULL.
  *
+ * Function ids: control 1..99, FMI 2.0 101..199, FMI 3.0 201..299.
+ *
  * REQUEST: calls one after the other: u32 function id, then that function's arguments.
  * The helper has at most one FMU instance, so no call carries an instance argument.
  *

@@ -118,5 +118,14 @@ fn crash_message(
     }
 }
 
+/// The helper program for `platform` (written to the per-user cache on first use), for
+/// diagnostics and tests; `Helper::launch` finds it itself.
+///
+/// # Errors
+/// When this build has no helper for `platform`, or the cache directory is not writable.
+pub fn helper_program(platform: Platform) -> std::io::Result<PathBuf> {
+    binaries::installed(platform)
+}
+
 /// `Result` with this crate's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
