@@ -106,7 +106,7 @@ impl Session {
                 e.chain_text()
             ),
             Err(e) => {
-                self.failure = Some(e.chain_text());
+                self.failure = Some(e.ending());
                 return Err(e);
             }
         }
@@ -288,7 +288,7 @@ impl Session {
     fn resume(&mut self, checkpoint: &Checkpoint) -> Result<()> {
         let result = self.resume_once(checkpoint);
         if let Err(e) = &result {
-            self.failure = Some(e.chain_text());
+            self.failure = Some(e.ending());
         }
         result
     }

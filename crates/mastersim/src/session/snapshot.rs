@@ -33,7 +33,7 @@ impl Session {
         let checkpoint = match self.checkpoint() {
             Ok(checkpoint) => checkpoint?,
             Err(e) => {
-                self.failure = Some(e.chain_text());
+                self.failure = Some(e.ending());
                 return Err(e);
             }
         };
@@ -93,7 +93,7 @@ impl Session {
         let result = self.rewind(&checkpoint, states);
         match &result {
             Ok(()) => self.failure = None,
-            Err(e) => self.failure = Some(e.chain_text()),
+            Err(e) => self.failure = Some(e.ending()),
         }
         result
     }
