@@ -11,7 +11,8 @@
 //! - An FMU whose binaries none can run here is refused: the message lists the platforms it
 //!   ships and, for each, what to install.
 //! - Isolation covers FMI 2.0 and 3.0 co-simulation in this version: a Model Exchange or FMI
-//!   1.0 slave asked to be isolated (or needing it) is refused with a message that says so.
+//!   1.0 slave with an `isolate` line (or without a binary for this machine) is refused with a
+//!   message that says so; `--isolate` leaves such a slave in-process, with one warning.
 //!
 //! Spec: `docs/isolation.md`; FMI 2.0.2 §2.3 and FMI 3.0 §2.5.1 (platform folders under
 //! `binaries/`).
@@ -127,6 +128,16 @@ pub fn choose(
         } else {
             "FMI 1.0"
         };
+        if request.line.is_none() && has_native {
+            // `--isolate` asks for every slave: this one keeps to the process, said once.
+            log::warn!(
+                "{}: slave '{}' runs in-process despite --isolate: helper processes run FMI 2.0 \
+                 and 3.0 co-simulation only, and it is {what}",
+                project.location(Some(def.line)),
+                def.name
+            );
+            return Ok(Placement::InProcess);
+        }
         let why = if request.isolate {
             "asked to run in a helper process".to_owned()
         } else {
