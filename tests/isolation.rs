@@ -11,15 +11,22 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use mastersim_tests::kill_resume::{assert_identical, run};
-use mastersim_tests::{example_workspace, mastersim_bin, run_args, run_mastersim};
+use mastersim_tests::{
+    example_workspace, mastersim_bin, run_args, run_mastersim, workspace_root,
+};
 
-/// The bundled projects (`projects/*.msim`), sorted.
+/// The bundled projects (the repository's `projects/*.msim`), sorted, as run from the
+/// example workspace (which other tests also write projects into).
 fn bundled_projects() -> Vec<PathBuf> {
-    let dir = example_workspace().join("projects");
-    let mut projects: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+    let source = workspace_root().join("projects");
+    let mut projects: Vec<PathBuf> = std::fs::read_dir(&source)
+        .unwrap_or_else(|e| panic!("{}: {e}", source.display()))
         .map(|e| e.expect("entry").path())
         .filter(|p| p.extension().is_some_and(|e| e == "msim"))
+        .map(|p| {
+            let name = p.file_name().expect("a file name").to_owned();
+            example_workspace().join("projects").join(name)
+        })
         .collect();
     projects.sort();
     assert!(projects.len() >= 10, "bundled projects: {projects:?}");

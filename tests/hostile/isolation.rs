@@ -111,7 +111,7 @@ fn cases() -> Vec<Case> {
         case(
             "isolate_platform_not_shipped",
             2,
-            "bad.msim:11",
+            "bad.msim:12",
             "isolate",
             &["slave 'F'", "no binary for win32 (it ships linux64)"],
             |s| faulty_project(s, "errorTime", "isolate F platform=win32\n"),
@@ -132,7 +132,7 @@ fn cases() -> Vec<Case> {
         case(
             "isolate_unknown_platform",
             2,
-            "bad.msim:11",
+            "bad.msim:12",
             "'sparc' is not a platform",
             &["expected 'isolate <slave>'"],
             |s| faulty_project(s, "errorTime", "isolate F platform=sparc\n"),
