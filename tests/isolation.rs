@@ -11,9 +11,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use mastersim_tests::kill_resume::{assert_identical, run};
-use mastersim_tests::{
-    example_workspace, mastersim_bin, run_args, run_mastersim, workspace_root,
-};
+use mastersim_tests::{example_workspace, mastersim_bin, run_args, run_mastersim, workspace_root};
 
 /// The bundled projects (the repository's `projects/*.msim`), sorted, as run from the
 /// example workspace (which other tests also write projects into).
@@ -88,7 +86,9 @@ fn a_crashed_isolated_run_resumes_to_the_unbroken_results() {
     let (crashed, _) = run(&project, &wd, &["--checkpoint-interval", "0.02"], &[]);
     assert_eq!(crashed.code(), 1, "stderr: {}", crashed.stderr());
     assert!(
-        crashed.stderr().contains("killed by SIGSEGV (signal 11) in fmi2DoStep"),
+        crashed
+            .stderr()
+            .contains("killed by SIGSEGV (signal 11) in fmi2DoStep"),
         "{}",
         crashed.stderr()
     );
@@ -163,7 +163,10 @@ fn no_helper_outlives_a_master_killed_with_sigkill() {
             started.elapsed() < Duration::from_secs(30),
             "no two helper processes after 30 s: {helpers:?}"
         );
-        assert!(master.try_wait().expect("status").is_none(), "the run ended");
+        assert!(
+            master.try_wait().expect("status").is_none(),
+            "the run ended"
+        );
         std::thread::sleep(Duration::from_millis(10));
     };
     std::thread::sleep(Duration::from_millis(200));

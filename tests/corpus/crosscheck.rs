@@ -355,8 +355,18 @@ fn twenty_sim_threetank() {
 #[test]
 fn twenty_sim_threetank_other_platforms_in_helpers() {
     for args in [
-        &["--time-arithmetic", "mastersim", "--set", "isolate=Threetank platform=linux32"],
-        &["--time-arithmetic", "mastersim", "--set", "isolate=Threetank platform=win64"],
+        &[
+            "--time-arithmetic",
+            "mastersim",
+            "--set",
+            "isolate=Threetank platform=linux32",
+        ],
+        &[
+            "--time-arithmetic",
+            "mastersim",
+            "--set",
+            "isolate=Threetank platform=win64",
+        ],
     ] {
         let started = std::time::Instant::now();
         matches_everywhere(&Case {

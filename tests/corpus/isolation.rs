@@ -46,7 +46,11 @@ fn mastersim_suite_is_byte_identical_isolated() {
             let summary = read_summary(&run.path("log/summary.txt"));
             COUNTERS.map(|key| summary.get(key).cloned())
         };
-        assert_eq!(counters(&in_process), counters(&isolated), "{name}: counters");
+        assert_eq!(
+            counters(&in_process),
+            counters(&isolated),
+            "{name}: counters"
+        );
         println!("{name}: byte-identical isolated");
     }
 }

@@ -43,7 +43,10 @@ fn kept_to_last_point(wd: &Path, outcome: &str) -> Vec<String> {
     let time = table.numbers("Time");
     let expected: Vec<f64> = (0..=9).map(|k| f64::from(k) * 0.1).collect();
     let same = time.len() == expected.len()
-        && time.iter().zip(&expected).all(|(a, b)| (a - b).abs() < 1e-12);
+        && time
+            .iter()
+            .zip(&expected)
+            .all(|(a, b)| (a - b).abs() < 1e-12);
     if !same {
         problems.push(format!("values.csv times {time:?}, expected 0 to 0.9 s"));
     }
@@ -88,14 +91,10 @@ fn cases() -> Vec<Case> {
             &["t=0.9 s", "killed by SIGABRT (signal 6)"],
             |s| faulty_project(s, "abortTime", "isolate F\n").check_results(failed),
         ),
-        crash(
-            "isolated_exit",
-            &["t=0.9 s", "exited with code 7"],
-            |s| {
-                faulty_project(s, "exitTime", "parameter F.exitCode 7\nisolate F\n")
-                    .check_results(failed)
-            },
-        ),
+        crash("isolated_exit", &["t=0.9 s", "exited with code 7"], |s| {
+            faulty_project(s, "exitTime", "parameter F.exitCode 7\nisolate F\n")
+                .check_results(failed)
+        }),
         case(
             "isolated_hang",
             124,

@@ -41,6 +41,9 @@ mod workers;
 pub use any_slave::AnySlave;
 pub use checkpoint::MasterState;
 pub use error::{Error, Result};
+/// The transport to helper processes (crate `mastersim-isolation`, through `fmi`): platforms
+/// and their availability.
+pub use fmi::isolation;
 pub use import::{ImportOptions, ImportedFmus, import_fmus, instantiate, resolve_slave};
 pub use index::{GlobalIndex, LocalIndex, SlaveIndex};
 pub use observer::{ColumnAlias, Observer, ObserverError, Observers, OutputColumn, OutputLayout};
@@ -51,8 +54,5 @@ pub use simulation::{Restored, RunOutcome, Simulation, StepReport, Variable};
 pub use slave::{Slave, SlaveCapabilities, StepOutcome};
 /// The integrators of Model Exchange slaves (crate `mastersim-solver`).
 pub use solver;
-/// The transport to helper processes (crate `mastersim-isolation`, through `fmi`): platforms
-/// and their availability.
-pub use fmi::isolation;
 pub use statistics::{Counters, IntegratorStatistics, SlaveStatistics, Statistics};
 pub use timer::Timer;

@@ -320,9 +320,7 @@ impl Options {
     ///
     /// # Errors
     /// A message listing the names expected.
-    pub fn parse_platform(
-        text: &str,
-    ) -> std::result::Result<master::isolation::Platform, String> {
+    pub fn parse_platform(text: &str) -> std::result::Result<master::isolation::Platform, String> {
         master::isolation::Platform::from_name(text.trim()).ok_or_else(|| {
             format!("'{text}' is not a platform: expected linux64, linux32, win64 or win32")
         })

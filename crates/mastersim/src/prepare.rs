@@ -223,7 +223,11 @@ pub(crate) fn prepare(
     if let (Some(option), false) = (options.single_fmu_option(), fmu_run) {
         let (value, expected) = match option {
             "platform" => (
-                options.platform.map(|p| p.fmi2_folder()).unwrap_or_default().to_owned(),
+                options
+                    .platform
+                    .map(|p| p.fmi2_folder())
+                    .unwrap_or_default()
+                    .to_owned(),
                 "a run of one FMU (in a project, an 'isolate <slave> platform=…' line chooses per slave)",
             ),
             _ => (

@@ -32,7 +32,8 @@ pub struct IsolateDef {
 }
 
 /// What a valid line looks like.
-const FORM: &str = "'isolate <slave>' optionally followed by 'platform=linux64|linux32|win64|win32'";
+const FORM: &str =
+    "'isolate <slave>' optionally followed by 'platform=linux64|linux32|win64|win32'";
 
 /// Reads the `isolate` line `rest` (after the keyword) at `file`:`line` into `project`;
 /// `replace` for an override (which replaces an earlier line of the same slave).
@@ -63,9 +64,10 @@ pub(super) fn read(
     for setting in settings {
         match setting.split_once('=') {
             Some(("platform", name)) => {
-                platform = Some(Platform::from_name(name).ok_or_else(|| {
-                    bad(format!("'{name}' is not a platform"))
-                })?);
+                platform = Some(
+                    Platform::from_name(name)
+                        .ok_or_else(|| bad(format!("'{name}' is not a platform")))?,
+                );
             }
             Some((name, _)) => return Err(bad(format!("unknown setting '{name}'"))),
             None => return Err(bad(format!("'{setting}' is not <name>=<value>"))),
