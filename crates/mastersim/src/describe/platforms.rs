@@ -27,10 +27,7 @@ impl PlatformSupport {
     /// FMU's library for this machine is in the archive and built for it.
     pub fn of(folder: &str, native_library: bool) -> PlatformSupport {
         let (runs, how) = match Platform::from_name(folder) {
-            None => (
-                false,
-                "no: not a platform mastersim runs (linux64, linux32, win64, win32)".to_owned(),
-            ),
+            None => (false, "no: not a platform mastersim runs".to_owned()),
             Some(p) if p == Platform::native() && native_library => (true, "in-process".into()),
             Some(p) if p == Platform::native() => (
                 false,
