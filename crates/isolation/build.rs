@@ -75,11 +75,21 @@ fn parse_number(value: &str) -> Option<u64> {
     }
 }
 
+/// Libraries of the Linux helpers: libm stays linked although the helper uses none of it,
+/// because FMUs rely on the master's process to provide it (20-sim's Threetank calls `sqrt`
+/// without linking libm), and it is there in-process too.
+const LINUX_LIBS: &[&str] = &["-Wl,--no-as-needed", "-lm", "-ldl"];
+
 /// Compiles the helper for each platform and returns the Rust constants that embed them.
 fn helpers(out: &Path) -> String {
     let targets: [(&str, &str, &[&str], &str); 4] = [
-        ("LINUX64", "cc", &["-ldl"], "fmu_host_linux64"),
-        ("LINUX32", "gcc", &["-m32", "-ldl"], "fmu_host_linux32"),
+        ("LINUX64", "cc", LINUX_LIBS, "fmu_host_linux64"),
+        (
+            "LINUX32",
+            "gcc",
+            &["-m32", "-Wl,--no-as-needed", "-lm", "-ldl"],
+            "fmu_host_linux32",
+        ),
         (
             "WIN64",
             "x86_64-w64-mingw32-gcc",

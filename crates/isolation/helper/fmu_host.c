@@ -19,6 +19,9 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#ifdef __i386__
+#include <fpu_control.h>
+#endif
 #include <signal.h>
 #include <time.h>
 #include <unistd.h>
@@ -58,6 +61,21 @@ static int map_region(const char *path)
 }
 
 static uint32_t helper_pid(void) { return (uint32_t)GetCurrentProcessId(); }
+
+/* An exception the FMU does not handle ends the helper at once (no crash dialog, no debugger),
+ * its code in the header for the master's report. */
+static LONG WINAPI on_exception(EXCEPTION_POINTERS *exception)
+{
+    store_release(MSIM_OFF_EXCEPTION_CODE, (uint32_t)exception->ExceptionRecord->ExceptionCode);
+    TerminateProcess(GetCurrentProcess(), 255);
+    return EXCEPTION_EXECUTE_HANDLER;
+}
+
+static void prepare_process(void)
+{
+    SetErrorMode(SEM_FAILCRITICALERRORS | SEM_NOGPFAULTERRORBOX | SEM_NOOPENFILEERRORBOX);
+    SetUnhandledExceptionFilter(on_exception);
+}
 
 /* Raw futexes are not reliable under Wine: poll (spin, yield, then 1 ms sleeps). */
 static void wait_request(uint32_t last)
@@ -106,6 +124,20 @@ static int map_region(const char *path)
 }
 
 static uint32_t helper_pid(void) { return (uint32_t)getpid(); }
+
+/* Dies with the master; a 32-bit x87 computes at double (53-bit) precision, as Windows sets
+ * it: 32-bit FMUs then round like their 64-bit builds (20-sim's linux32 Threetank never ends
+ * its second step with the extended precision that Linux sets by default). */
+static void prepare_process(void)
+{
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+#ifdef __i386__
+    fpu_control_t cw;
+    _FPU_GETCW(cw);
+    cw = (fpu_control_t)((cw & ~_FPU_EXTENDED) | _FPU_DOUBLE);
+    _FPU_SETCW(cw);
+#endif
+}
 static uint32_t load_seq(size_t offset) { return __atomic_load_n(word(offset), __ATOMIC_SEQ_CST); }
 
 static double now_us(void)
@@ -120,12 +152,13 @@ static void futex(size_t offset, int op, uint32_t value)
     syscall(SYS_futex, (uint32_t *)word(offset), op, value, NULL, NULL, 0);
 }
 
-/* Spin briefly, then sleep on the request word (the master wakes it when we sleep). */
+/* Spin as long as the master says, then sleep on the request word (the master wakes it when
+ * we sleep). */
 static void wait_request(uint32_t last)
 {
-    double start = now_us();
+    double start = now_us(), spin = (double)load_acquire(MSIM_OFF_SPIN_MICROSECONDS);
     while (load_acquire(MSIM_OFF_REQUEST_SEQ) == last) {
-        if (now_us() - start < MSIM_SPIN_MICROSECONDS) {
+        if (spin > 0 && now_us() - start < spin) {
             __builtin_ia32_pause();
             continue;
         }
@@ -493,9 +526,7 @@ int main(int argc, char **argv)
                         "(the FMU helper of mastersim; the master starts it)\n");
         return 64;
     }
-#ifndef _WIN32
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-#endif
+    prepare_process();
     if (map_region(argv[1]) != 0) {
         fprintf(stderr, "mastersim FMU helper: cannot map %s\n", argv[1]);
         return 66;

@@ -19,8 +19,8 @@
  * A round trip: the master writes the calls into the request area, their byte length into
  * MSIM_OFF_REQUEST_LEN, then increments MSIM_OFF_REQUEST_SEQ (release) and, if
  * MSIM_OFF_HELPER_SLEEPING is 1, FUTEX_WAKEs that word. The helper waits until the request
- * sequence differs from the last one it answered (spin, then FUTEX_WAIT with
- * MSIM_OFF_HELPER_SLEEPING set to 1; a Windows helper polls instead), executes the calls,
+ * sequence differs from the last one it answered (spin for MSIM_OFF_SPIN_MICROSECONDS, then
+ * FUTEX_WAIT with MSIM_OFF_HELPER_SLEEPING set to 1; a Windows helper polls instead), executes the calls,
  * writes the response, MSIM_OFF_RESPONSE_LEN, MSIM_OFF_RESPONSE_CALLS, MSIM_OFF_LOG_OFFSET,
  * then stores the request sequence into MSIM_OFF_RESPONSE_SEQ (release) and wakes the master
  * if MSIM_OFF_MASTER_SLEEPING is 1.
@@ -147,6 +147,9 @@
 #define MSIM_OFF_RESPONSE_CALLS 40
 #define MSIM_OFF_LOG_OFFSET 44
 #define MSIM_OFF_HELPER_PID 48
+#define MSIM_OFF_SPIN_MICROSECONDS 52
+/* Windows helpers: the code of the exception that ended the helper (0: none). */
+#define MSIM_OFF_EXCEPTION_CODE 56
 #define MSIM_HEADER_SIZE 64
 
 /* The whole region: 64 MiB (tmpfs allocates only the pages touched). */
@@ -160,8 +163,10 @@
 /* A call answering a status >= this (fmiError, fmiFatal) ends the request. */
 #define MSIM_STOP_STATUS 3
 
-/* How long a waiter spins before it sleeps, in microseconds. */
-#define MSIM_SPIN_MICROSECONDS 20
+/* How long a waiter may spin before it sleeps, in microseconds. The master chooses the budget
+ * of each round trip (crates/isolation/src/spin.rs: this value while spinning pays, else 0)
+ * and writes it into MSIM_OFF_SPIN_MICROSECONDS; the helper spins that long after answering. */
+#define MSIM_SPIN_MICROSECONDS 50
 
 /* Function ids: X(id, NAME, symbol). Control ids have no symbol in a library ("-"). */
 #define MSIM_FUNCTIONS(X) \

@@ -1,10 +1,11 @@
 //! The helper binaries embedded at build time (`build.rs`), written once to a per-user cache
 //! directory: `$XDG_CACHE_HOME/mastersim/helpers/<content hash>/` (or `~/.cache/…`), created
-//! atomically (written under a temporary name, then renamed), mode 0755.
+//! atomically (written under a temporary name, then renamed), mode 0755; and whether each can
+//! run here (Wine for the Windows ones).
 
 use std::io::{self, Write as _};
 use std::os::unix::fs::PermissionsExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use sha2::{Digest, Sha256};
@@ -74,4 +75,65 @@ fn install(platform: Platform, bytes: &[u8]) -> io::Result<PathBuf> {
     drop(file);
     std::fs::rename(&temporary, &path)?;
     Ok(path)
+}
+
+/// Whether a helper for `platform` can run here. `Err` says what to install (Debian package
+/// names) and why: the helper was not built (its cross compiler was missing when mastersim was
+/// built: rebuild after installing it) or Wine is missing for Windows helpers.
+pub fn availability(platform: Platform) -> Result<(), String> {
+    if embedded(platform).is_none() {
+        let package = match platform {
+            Platform::Linux64 => "a C compiler (gcc)",
+            Platform::Linux32 => "gcc-multilib",
+            Platform::Win64 => "gcc-mingw-w64-x86-64",
+            Platform::Win32 => "gcc-mingw-w64-i686",
+        };
+        let wine = match platform {
+            Platform::Win64 => " and wine64",
+            Platform::Win32 => " and wine32 (after `dpkg --add-architecture i386`)",
+            _ => "",
+        };
+        return Err(format!(
+            "this mastersim was built without a {platform} helper; install {package}{wine}, \
+             then rebuild mastersim"
+        ));
+    }
+    if platform.is_windows() {
+        wine_program().ok_or_else(|| {
+            let package = if platform == Platform::Win64 {
+                "wine64"
+            } else {
+                "wine32 (after `dpkg --add-architecture i386`)"
+            };
+            format!("{platform} FMUs run under Wine, and `wine` is not on PATH; install {package}")
+        })?;
+        if platform == Platform::Win32 && !wine32_installed() {
+            return Err(
+                "win32 FMUs need 32-bit Wine, which is not installed; install wine32 (after \
+                 `dpkg --add-architecture i386`)"
+                    .to_string(),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// `wine` on PATH.
+pub(crate) fn wine_program() -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join("wine"))
+        .find(|candidate| is_executable(candidate))
+}
+
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// Debian's 32-bit Wine loader (package wine32).
+fn wine32_installed() -> bool {
+    ["/usr/lib/wine/wine", "/usr/lib/i386-linux-gnu/wine/wine"]
+        .iter()
+        .any(|p| is_executable(Path::new(p)))
 }

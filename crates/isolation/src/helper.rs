@@ -1,20 +1,22 @@
 //! One helper process with one loaded FMU library: launch, the round trip (futex handshake, or
 //! polling for Windows helpers under Wine), crash and hang detection, shutdown.
 
-use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::os::unix::process::ExitStatusExt;
+use std::path::Path;
+use std::process::{Child, ExitStatus};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
+use crate::launcher;
 use crate::message::{Request, Response};
-use crate::platform::{self, Platform};
+use crate::platform::Platform;
 use crate::protocol::{
-    self, FN_LOAD, FN_QUIT, MAGIC, OFF_FUNCTION_IN_PROGRESS, OFF_HELPER_SLEEPING, OFF_LOG_OFFSET,
-    OFF_MAGIC, OFF_MASTER_SLEEPING, OFF_READY, OFF_REQUEST_LEN, OFF_REQUEST_SEQ,
-    OFF_RESPONSE_CALLS, OFF_RESPONSE_LEN, OFF_RESPONSE_SEQ, READY_VALUE, SPIN_MICROSECONDS,
+    self, FN_LOAD, FN_QUIT, OFF_EXCEPTION_CODE, OFF_FUNCTION_IN_PROGRESS, OFF_HELPER_SLEEPING,
+    OFF_LOG_OFFSET, OFF_MASTER_SLEEPING, OFF_READY, OFF_REQUEST_LEN, OFF_REQUEST_SEQ,
+    OFF_RESPONSE_CALLS, OFF_RESPONSE_LEN, OFF_RESPONSE_SEQ, OFF_SPIN_MICROSECONDS, READY_VALUE,
 };
 use crate::region::Region;
+use crate::spin::Spin;
 use crate::wait::{futex_wait, futex_wake};
 use crate::{Error, Result, binaries};
 
@@ -34,9 +36,9 @@ pub struct Launch<'a> {
 /// One helper process with one loaded FMU library.
 ///
 /// The helper is killed and reaped on drop (after a QUIT it did not answer in time), and dies
-/// with the thread that launched it (`PR_SET_PDEATHSIG`; the master launches helpers from the
-/// thread that instantiates, which lives as long as the run). It runs in its own process
-/// group, so that a Ctrl-C in the terminal reaches the master only.
+/// with the master process (`PR_SET_PDEATHSIG`, set by a launcher thread that lives as long
+/// as the process). It runs in its own process group, so that a Ctrl-C in the terminal
+/// reaches the master only.
 #[derive(Debug)]
 pub struct Helper {
     platform: Platform,
@@ -45,6 +47,9 @@ pub struct Helper {
     exports: Vec<u32>,
     call_timeout: Option<Duration>,
     sequence: u32,
+    /// The spin budget of the current round trip, in microseconds.
+    spin_microseconds: u32,
+    spin: Spin,
     request_len: usize,
     overflow: Option<usize>,
     /// Set once the helper died or was killed: every later round trip returns it again.
@@ -68,7 +73,7 @@ impl Helper {
     /// library does not load (the loader's message is in `reason`).
     pub fn launch(launch: &Launch) -> Result<Helper> {
         let platform = launch.platform;
-        platform::availability(platform).map_err(|what_to_install| Error::Unavailable {
+        binaries::availability(platform).map_err(|what_to_install| Error::Unavailable {
             platform,
             what_to_install,
         })?;
@@ -81,7 +86,7 @@ impl Helper {
             .map_err(|e| failed(format!("cannot write the helper program: {e}")))?;
         let region = Region::create()
             .map_err(|e| failed(format!("cannot create the shared memory file: {e}")))?;
-        let child = spawn(platform, &program, region.path())
+        let child = launcher::spawn(platform, &program, region.path())
             .map_err(|e| failed(format!("cannot start {}: {e}", program.display())))?;
         let mut helper = Helper {
             platform,
@@ -90,6 +95,8 @@ impl Helper {
             exports: Vec::new(),
             call_timeout: launch.call_timeout,
             sequence: 0,
+            spin_microseconds: 0,
+            spin: Spin::new(),
             request_len: 0,
             overflow: None,
             dead: None,
@@ -168,7 +175,7 @@ impl Helper {
     /// A path as the helper sees it: `Z:\dev\shm\…` for Windows helpers (Wine maps the Linux
     /// root to drive Z:), unchanged for Linux ones.
     pub fn helper_path(&self, path: &Path) -> String {
-        helper_path(self.platform, path)
+        self.platform.path_for_helper(path)
     }
 
     /// A `file:` URI of a directory or file as the helper sees it, for FMI resource locations:
@@ -228,32 +235,41 @@ impl Helper {
                 capacity: protocol::REQUEST_CAPACITY,
             });
         }
-        self.sequence = self.sequence.wrapping_add(1);
-        self.region
-            .word(OFF_REQUEST_LEN)
-            .store(len as u32, Ordering::Relaxed);
-        self.region
-            .word(OFF_REQUEST_SEQ)
-            .store(self.sequence, Ordering::SeqCst);
-        if self.region.word(OFF_HELPER_SLEEPING).load(Ordering::SeqCst) != 0 {
-            futex_wake(self.region.word(OFF_REQUEST_SEQ));
-        }
+        self.send(len);
         self.wait_response()?;
         self.response()
     }
 
-    /// Waits until the helper answered the current sequence number: spin, then futex waits
-    /// (Linux helpers) or yields and short sleeps (Windows helpers), checking in between
+    /// Publishes the request of `len` bytes under the next sequence number and wakes the
+    /// helper if it sleeps.
+    fn send(&mut self, len: usize) {
+        self.sequence = self.sequence.wrapping_add(1);
+        self.spin_microseconds = self.spin.budget();
+        let word = |offset| self.region.word(offset);
+        word(OFF_SPIN_MICROSECONDS).store(self.spin_microseconds, Ordering::Relaxed);
+        word(OFF_REQUEST_LEN).store(len as u32, Ordering::Relaxed);
+        word(OFF_REQUEST_SEQ).store(self.sequence, Ordering::SeqCst);
+        if word(OFF_HELPER_SLEEPING).load(Ordering::SeqCst) != 0 {
+            futex_wake(word(OFF_REQUEST_SEQ));
+        }
+    }
+
+    /// Waits until the helper answered the current sequence number: spin (as long as [`Spin`] says),
+    /// then futex waits (Linux helpers) or short sleeps (Windows helpers), checking in between
     /// whether the helper lives and whether the call timeout passed.
     fn wait_response(&mut self) -> Result<()> {
         let start = Instant::now();
         let answered = |word: &AtomicU32, sequence: u32| word.load(Ordering::Acquire) == sequence;
-        let spin = Duration::from_micros(u64::from(SPIN_MICROSECONDS));
-        while start.elapsed() < spin {
-            if answered(self.region.word(OFF_RESPONSE_SEQ), self.sequence) {
-                return Ok(());
+        let spin = Duration::from_micros(u64::from(self.spin_microseconds));
+        if !spin.is_zero() {
+            while start.elapsed() < spin {
+                if answered(self.region.word(OFF_RESPONSE_SEQ), self.sequence) {
+                    self.spin.record(true);
+                    return Ok(());
+                }
+                std::hint::spin_loop();
             }
-            std::hint::spin_loop();
+            self.spin.record(false);
         }
         let mut last_check = Instant::now();
         let mut polls = 0u32;
@@ -290,7 +306,17 @@ impl Helper {
     fn check_alive(&mut self, start: Instant) -> Result<()> {
         let function = protocol::function_name(self.function_in_progress());
         if let Ok(Some(status)) = self.child.try_wait() {
-            let error = crashed(function, status);
+            let exception = self.region.word(OFF_EXCEPTION_CODE).load(Ordering::Acquire);
+            let error = if exception != 0 {
+                Error::Crashed {
+                    function,
+                    signal: None,
+                    signal_name: exception_name(exception),
+                    exit_code: Some(exception as i32),
+                }
+            } else {
+                crashed(function, status)
+            };
             self.dead = Some(error.clone());
             return Err(error);
         }
@@ -335,31 +361,24 @@ impl Helper {
 
     /// Kills the helper's process group and reaps the helper.
     fn kill(&mut self) {
-        let pid = self.child.id() as libc::pid_t;
-        // SAFETY: the helper leads its own process group (setpgid in `spawn`); killing the
-        // group also ends processes it started (Wine's).
-        unsafe {
-            libc::kill(-pid, libc::SIGKILL);
+        // Only while the helper is not reaped: its pid (and group id) cannot be reused
+        // before that, so the signal cannot reach another process group.
+        if matches!(self.child.try_wait(), Ok(None)) {
+            let pid = self.child.id() as libc::pid_t;
+            // SAFETY: the helper leads its own process group (setpgid in `spawn`); killing the
+            // group also ends processes it started (Wine's).
+            unsafe {
+                libc::kill(-pid, libc::SIGKILL);
+            }
         }
-        let _ = self.child.kill();
         let _ = self.child.wait();
     }
 
     /// Sends QUIT and waits up to `grace` for the helper to exit.
     fn quit(&mut self, grace: Duration) -> bool {
-        if self.region.word(OFF_MAGIC).load(Ordering::Relaxed) != MAGIC {
-            return false;
-        }
         self.request().call(FN_QUIT);
         let len = std::mem::take(&mut self.request_len);
-        self.sequence = self.sequence.wrapping_add(1);
-        self.region
-            .word(OFF_REQUEST_LEN)
-            .store(len as u32, Ordering::Relaxed);
-        self.region
-            .word(OFF_REQUEST_SEQ)
-            .store(self.sequence, Ordering::SeqCst);
-        futex_wake(self.region.word(OFF_REQUEST_SEQ));
+        self.send(len);
         let start = Instant::now();
         while start.elapsed() < grace {
             if let Ok(Some(_)) = self.child.try_wait() {
@@ -387,59 +406,11 @@ impl Drop for Helper {
     }
 }
 
-/// A path as a helper of `platform` sees it.
-pub(crate) fn helper_path(platform: Platform, path: &Path) -> String {
-    let text = path.to_string_lossy();
-    if platform.is_windows() {
-        format!("Z:{}", text.replace('/', "\\"))
-    } else {
-        text.into_owned()
-    }
-}
-
-/// Starts the helper program (Windows ones under `wine`) in its own process group, to be
-/// killed when the launching thread ends.
-fn spawn(platform: Platform, program: &Path, region: &Path) -> std::io::Result<Child> {
-    let mut command = if platform.is_windows() {
-        let wine: PathBuf = platform::wine_program().unwrap_or_else(|| PathBuf::from("wine"));
-        let mut command = Command::new(wine);
-        command.arg(program).env("WINEDEBUG", "-all");
-        command
-    } else {
-        Command::new(program)
-    };
-    command
-        .arg(helper_path(platform, region))
-        .stdin(Stdio::null());
-    // SAFETY: getpid is async-signal-safe; the value is read before the fork.
-    let master = unsafe { libc::getpid() };
-    // SAFETY: the closure calls only async-signal-safe functions (prctl, getppid, setpgid).
-    unsafe {
-        command.pre_exec(move || {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            // The master may have died before prctl took effect.
-            if libc::getppid() != master {
-                libc::_exit(1);
-            }
-            if libc::setpgid(0, 0) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
-    command.spawn()
-}
-
-/// The pause of the `polls`-th check of a polling wait: yield first, then sleep up to 1 ms.
+/// The pause of the `polls`-th check of a polling wait (after the spin): sleeps growing from
+/// 20 µs to 1 ms.
 fn poll_pause(polls: u32) {
-    if polls < 200 {
-        std::thread::yield_now();
-    } else {
-        let micros = (u64::from(polls - 200) * 10).min(1000);
-        std::thread::sleep(Duration::from_micros(micros.max(20)));
-    }
+    let micros = (20 + u64::from(polls) * 10).min(1000);
+    std::thread::sleep(Duration::from_micros(micros));
 }
 
 fn crashed(function: &'static str, status: ExitStatus) -> Error {
@@ -458,6 +429,21 @@ fn describe(status: ExitStatus) -> String {
         (None, Some(code)) => format!("exit code {code}"),
         _ => status.to_string(),
     }
+}
+
+/// The name of a Windows exception code (`EXCEPTION_ACCESS_VIOLATION`), for crash reports of
+/// Windows helpers (winnt.h / ntstatus.h values).
+pub fn exception_name(code: u32) -> Option<&'static str> {
+    Some(match code {
+        0xC000_0005 => "EXCEPTION_ACCESS_VIOLATION",
+        0xC000_001D => "EXCEPTION_ILLEGAL_INSTRUCTION",
+        0xC000_008E => "EXCEPTION_FLT_DIVIDE_BY_ZERO",
+        0xC000_0094 => "EXCEPTION_INT_DIVIDE_BY_ZERO",
+        0xC000_00FD => "EXCEPTION_STACK_OVERFLOW",
+        0xC000_0409 => "STATUS_STACK_BUFFER_OVERRUN",
+        0x8000_0003 => "EXCEPTION_BREAKPOINT",
+        _ => return None,
+    })
 }
 
 /// The name of a Linux signal number (`SIGSEGV`), for crash reports.

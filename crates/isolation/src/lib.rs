@@ -16,15 +16,18 @@
 
 mod binaries;
 mod helper;
+mod launcher;
 mod message;
 mod platform;
 pub mod protocol;
 mod region;
+mod spin;
 mod wait;
 
-pub use helper::{Helper, Launch, signal_name};
+pub use binaries::availability;
+pub use helper::{Helper, Launch, exception_name, signal_name};
 pub use message::{LogRecord, Request, Response, Scalar};
-pub use platform::{Platform, availability};
+pub use platform::Platform;
 
 use std::path::PathBuf;
 
@@ -58,9 +61,10 @@ pub enum Error {
         function: &'static str,
         /// The signal that ended the helper.
         signal: Option<i32>,
-        /// That signal's name (`SIGSEGV`, `SIGABRT`, …).
+        /// That signal's name (`SIGSEGV`, `SIGABRT`, …); for a Windows helper ended by an
+        /// exception, the exception's name (`EXCEPTION_ACCESS_VIOLATION`).
         signal_name: Option<&'static str>,
-        /// The exit code when the helper exited instead.
+        /// The exit code when the helper exited instead; for a Windows exception, its code.
         exit_code: Option<i32>,
     },
     /// A call took longer than the call timeout: the helper was killed.
@@ -107,6 +111,12 @@ fn crash_message(
         format!("in {function}")
     };
     match (signal, signal_name, exit_code) {
+        (None, Some(name), Some(code)) => {
+            let code = code as u32;
+            format!(
+                "the FMU's process ended with the Windows exception {name} (0x{code:08X}) {place}"
+            )
+        }
         (Some(number), Some(name), _) => {
             format!("the FMU's process was killed by {name} (signal {number}) {place}")
         }
@@ -129,3 +139,8 @@ pub fn helper_program(platform: Platform) -> std::io::Result<PathBuf> {
 
 /// `Result` with this crate's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// The examples of README.md, compiled as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

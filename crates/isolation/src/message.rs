@@ -359,3 +359,86 @@ impl<'a> Response<'a> {
             .collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The message of the helper's `--self-test` (helper/fmu_host.c): i32 -1, f64[] {1.5, -2},
+    /// str "ab", NULL str, bool true, u64 0x0102030405060708.
+    const SELF_TEST: [u8; 43] = [
+        0xff, 0xff, 0xff, 0xff, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xf8,
+        0x3f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc0, 0x02, 0x00, 0x00, 0x00, 0x61, 0x62,
+        0xff, 0xff, 0xff, 0xff, 0x01, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01,
+    ];
+
+    #[test]
+    fn encoding_matches_the_helper() {
+        let mut area = [0u8; 64];
+        let (mut len, mut overflow) = (0, None);
+        let mut request = Request {
+            area: &mut area,
+            len: &mut len,
+            overflow: &mut overflow,
+        };
+        request
+            .i32(-1)
+            .f64s(&[1.5, -2.0])
+            .string(Some(b"ab"))
+            .string(None);
+        request.scalar(true).u64(0x0102_0304_0506_0708);
+        assert_eq!(&area[..len], &SELF_TEST[..]);
+        assert_eq!(overflow, None);
+
+        let mut response = Response::new(&SELF_TEST, &[], 1);
+        assert_eq!(response.status().unwrap(), -1);
+        assert_eq!(response.array::<f64>().unwrap(), vec![1.5, -2.0]);
+        assert_eq!(response.string().unwrap(), Some(&b"ab"[..]));
+        assert_eq!(response.string().unwrap(), None);
+        assert!(response.scalar::<bool>().unwrap());
+        assert_eq!(response.u64().unwrap(), 0x0102_0304_0506_0708);
+        assert!(
+            matches!(response.u8(), Err(Error::Protocol(_))),
+            "reading past the end"
+        );
+    }
+
+    #[test]
+    fn a_request_that_outgrows_the_area_is_remembered() {
+        let mut area = [0u8; 8];
+        let (mut len, mut overflow) = (0, None);
+        let mut request = Request {
+            area: &mut area,
+            len: &mut len,
+            overflow: &mut overflow,
+        };
+        request.u32(1).f64s(&[1.0]);
+        assert_eq!(overflow, Some(16));
+    }
+
+    #[test]
+    fn malformed_responses_are_protocol_errors_not_panics() {
+        // A count larger than the bytes that follow.
+        let lying = [0xff, 0xff, 0xff, 0x7f, 0x00];
+        assert!(Response::new(&lying, &[], 1).array::<f64>().is_err());
+        assert!(Response::new(&lying, &[], 1).strings().is_err());
+        assert!(Response::new(&lying, &[], 1).string().is_err());
+        let mut wrong_count = Response::new(&[0x02, 0, 0, 0], &[], 1);
+        assert!(wrong_count.array_into(&mut [0.0f64; 3]).is_err());
+        // Log records cut short.
+        let log = [0x01, 0, 0, 0, 0x00, 0, 0, 0, 0x05, 0, 0, 0, b'a'];
+        assert!(Response::new(&[], &log, 0).log_records().is_err());
+        assert!(Response::new(&[], &[], 0).log_records().is_err());
+        // Every prefix of a valid message reads as an error, never a panic.
+        for end in 0..SELF_TEST.len() {
+            let mut response = Response::new(&SELF_TEST[..end], &[], 1);
+            let complete = response.status().is_ok()
+                && response.array::<f64>().is_ok()
+                && response.string().is_ok()
+                && response.string().is_ok()
+                && response.scalar::<bool>().is_ok()
+                && response.u64().is_ok();
+            assert!(!complete, "prefix of {end} bytes");
+        }
+    }
+}

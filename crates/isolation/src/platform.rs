@@ -4,9 +4,7 @@
 //! `binaries/<x86_64-linux|x86-linux|x86_64-windows|x86-windows>` (FMI 3.0 §2.5.1.4).
 
 use std::fmt;
-use std::path::{Path, PathBuf};
-
-use crate::binaries;
+use std::path::Path;
 
 /// A platform an FMU ships binaries for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -72,6 +70,17 @@ impl Platform {
     pub fn is_windows(self) -> bool {
         matches!(self, Platform::Win64 | Platform::Win32)
     }
+
+    /// A path of this machine as this platform's helper sees it: `Z:\dev\shm\…` for Windows
+    /// (Wine maps the Linux root to drive Z:), unchanged for Linux.
+    pub(crate) fn path_for_helper(self, path: &Path) -> String {
+        let text = path.to_string_lossy();
+        if self.is_windows() {
+            format!("Z:{}", text.replace('/', "\\"))
+        } else {
+            text.into_owned()
+        }
+    }
 }
 
 impl fmt::Display for Platform {
@@ -79,65 +88,4 @@ impl fmt::Display for Platform {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.fmi2_folder())
     }
-}
-
-/// Whether a helper for `platform` can run here. `Err` says what to install (Debian package
-/// names) and why: the helper was not built (its cross compiler was missing when mastersim was
-/// built: rebuild after installing it) or Wine is missing for Windows helpers.
-pub fn availability(platform: Platform) -> Result<(), String> {
-    if binaries::embedded(platform).is_none() {
-        let package = match platform {
-            Platform::Linux64 => "a C compiler (gcc)",
-            Platform::Linux32 => "gcc-multilib",
-            Platform::Win64 => "gcc-mingw-w64-x86-64",
-            Platform::Win32 => "gcc-mingw-w64-i686",
-        };
-        let wine = match platform {
-            Platform::Win64 => " and wine64",
-            Platform::Win32 => " and wine32 (after `dpkg --add-architecture i386`)",
-            _ => "",
-        };
-        return Err(format!(
-            "this mastersim was built without a {platform} helper; install {package}{wine}, \
-             then rebuild mastersim"
-        ));
-    }
-    if platform.is_windows() {
-        wine_program().ok_or_else(|| {
-            let package = if platform == Platform::Win64 {
-                "wine64"
-            } else {
-                "wine32 (after `dpkg --add-architecture i386`)"
-            };
-            format!("{platform} FMUs run under Wine, and `wine` is not on PATH; install {package}")
-        })?;
-        if platform == Platform::Win32 && !wine32_installed() {
-            return Err(
-                "win32 FMUs need 32-bit Wine, which is not installed; install wine32 (after \
-                 `dpkg --add-architecture i386`)"
-                    .to_string(),
-            );
-        }
-    }
-    Ok(())
-}
-
-/// `wine` on PATH.
-pub(crate) fn wine_program() -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|dir| dir.join("wine"))
-        .find(|candidate| is_executable(candidate))
-}
-
-fn is_executable(path: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-}
-
-/// Debian's 32-bit Wine loader (package wine32).
-fn wine32_installed() -> bool {
-    ["/usr/lib/wine/wine", "/usr/lib/i386-linux-gnu/wine/wine"]
-        .iter()
-        .any(|p| is_executable(Path::new(p)))
 }

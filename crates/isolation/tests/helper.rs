@@ -5,7 +5,7 @@
 
 mod common;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -29,12 +29,17 @@ fn faulty() -> (tempfile::TempDir, PathBuf) {
 }
 
 /// A Faulty instance, initialized, with `parameter` set to `value` before initialization.
-fn faulty_helper(parameter: Option<(u32, f64)>, timeout: Option<Duration>) -> (tempfile::TempDir, Helper) {
+fn faulty_helper(
+    parameter: Option<(u32, f64)>,
+    timeout: Option<Duration>,
+) -> (tempfile::TempDir, Helper) {
     let (dir, library) = faulty();
     let mut helper = launch(Platform::Linux64, &library, 2, timeout);
     let uri = helper.helper_file_uri(&dir.path().join("resources"));
     let status = call(&mut helper, FN_FMI2_INSTANTIATE, |r| {
-        r.string(Some(b"faulty")).i32(1).string(Some(FAULTY_GUID.as_bytes()));
+        r.string(Some(b"faulty"))
+            .i32(1)
+            .string(Some(FAULTY_GUID.as_bytes()));
         r.string(Some(uri.as_bytes())).i32(0).i32(1);
     })
     .unwrap();
@@ -42,7 +47,10 @@ fn faulty_helper(parameter: Option<(u32, f64)>, timeout: Option<Duration>) -> (t
     if let Some((vr, value)) = parameter {
         assert_eq!(set_real(&mut helper, &[vr], &[value]).unwrap(), 0);
     }
-    for id in [FN_FMI2_ENTER_INITIALIZATION_MODE, FN_FMI2_EXIT_INITIALIZATION_MODE] {
+    for id in [
+        FN_FMI2_ENTER_INITIALIZATION_MODE,
+        FN_FMI2_EXIT_INITIALIZATION_MODE,
+    ] {
         assert_eq!(call(&mut helper, id, |_| {}).unwrap(), 0);
     }
     (dir, helper)
@@ -52,7 +60,10 @@ fn faulty_helper(parameter: Option<(u32, f64)>, timeout: Option<Duration>) -> (t
 fn faulty_fmu_steps_through_the_helper_with_one_round_trip_per_step() {
     let (_dir, mut helper) = faulty_helper(None, None);
     assert!(helper.exports(FN_FMI2_DO_STEP) && helper.exports(FN_FMI2_GET_FMU_STATE));
-    assert!(!helper.exports(FN_FMI3_DO_STEP), "an FMI 2.0 library exports no FMI 3.0 function");
+    assert!(
+        !helper.exports(FN_FMI3_DO_STEP),
+        "an FMI 2.0 library exports no FMI 3.0 function"
+    );
     let mut t = 0.0;
     for step in 1..=10 {
         // setter, doStep and getter in one message, as crate fmi's proxies send them.
@@ -81,11 +92,20 @@ fn faulty_fmu_steps_through_the_helper_with_one_round_trip_per_step() {
     let before = get_real(&mut helper, &[Y]).unwrap();
     assert_eq!(do_step(&mut helper, t, 0.1).unwrap(), 0);
     assert_ne!(get_real(&mut helper, &[Y]).unwrap(), before);
-    assert_eq!(call(&mut helper, FN_FMI2_SET_FMU_STATE, |r| { r.u64(state); }).unwrap(), 0);
+    assert_eq!(
+        call(&mut helper, FN_FMI2_SET_FMU_STATE, |r| {
+            r.u64(state);
+        })
+        .unwrap(),
+        0
+    );
     assert_eq!(get_real(&mut helper, &[Y]).unwrap(), before);
     helper.request().call(FN_FMI2_FREE_FMU_STATE).u64(state);
     let mut response = helper.round_trip().unwrap();
-    assert_eq!((response.status().unwrap(), response.u64().unwrap()), (0, 0));
+    assert_eq!(
+        (response.status().unwrap(), response.u64().unwrap()),
+        (0, 0)
+    );
     assert_eq!(call(&mut helper, FN_FMI2_TERMINATE, |_| {}).unwrap(), 0);
     assert_eq!(call(&mut helper, FN_FMI2_FREE_INSTANCE, |_| {}).unwrap(), 0);
     let pid = helper.pid();
@@ -100,12 +120,24 @@ fn a_failing_call_ends_the_request_and_its_log_comes_back() {
     request.call(FN_FMI2_SET_REAL).u32s(&[U, Y]).f64s(&[1.0]); // counts differ
     request.call(FN_FMI2_DO_STEP).f64(0.0).f64(0.1).i32(1);
     let response = helper.round_trip().unwrap();
-    assert_eq!(response.answered(), 1, "the helper stops after the failing call");
+    assert_eq!(
+        response.answered(),
+        1,
+        "the helper stops after the failing call"
+    );
     let log = response.log_records().unwrap();
-    assert!(log[0].message.contains("1 values for 2 value references"), "{log:?}");
+    assert!(
+        log[0].message.contains("1 values for 2 value references"),
+        "{log:?}"
+    );
     // A function the library does not export: status fmiError and a log record naming it.
     let mut response = {
-        helper.request().call(FN_FMI3_DO_STEP).f64(0.0).f64(0.1).u8(0);
+        helper
+            .request()
+            .call(FN_FMI3_DO_STEP)
+            .f64(0.0)
+            .f64(0.1)
+            .u8(0);
         helper.round_trip().unwrap()
     };
     assert_eq!(response.status().unwrap(), 3);
@@ -113,12 +145,20 @@ fn a_failing_call_ends_the_request_and_its_log_comes_back() {
     assert!(log[0].message.contains("fmi3DoStep"), "{log:?}");
     // Arguments missing: nothing answered, a log record says which call was malformed.
     let response = {
-        helper.request().call(FN_FMI2_GET_DIRECTIONAL_DERIVATIVE).u32s(&[1]);
+        helper
+            .request()
+            .call(FN_FMI2_GET_DIRECTIONAL_DERIVATIVE)
+            .u32s(&[1]);
         helper.round_trip().unwrap()
     };
     assert_eq!(response.answered(), 0);
     let log = response.log_records().unwrap();
-    assert!(log[0].message.contains("malformed arguments of fmi2GetDirectionalDerivative"), "{log:?}");
+    assert!(
+        log[0]
+            .message
+            .contains("malformed arguments of fmi2GetDirectionalDerivative"),
+        "{log:?}"
+    );
 }
 
 #[test]
@@ -143,6 +183,19 @@ fn echo_and_a_request_too_large() {
     assert_eq!(helper.round_trip().unwrap().status().unwrap(), 0);
 }
 
+#[test]
+fn a_helper_outlives_the_thread_that_launched_it() {
+    let (_dir, library) = faulty();
+    let mut helper = std::thread::spawn(move || launch(Platform::Linux64, &library, 2, None))
+        .join()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(50));
+    helper.request().call(FN_ECHO).bytes(b"alive");
+    let mut response = helper.round_trip().expect("the helper still runs");
+    assert_eq!(response.status().unwrap(), 0);
+    assert_eq!(response.array::<u8>().unwrap(), b"alive");
+}
+
 /// Steps Faulty with `parameter` set so that the step to 0.3 s is fatal; returns the error.
 fn fatal_step(parameter: u32, timeout: Option<Duration>) -> (Error, u32) {
     let (_dir, mut helper) = faulty_helper(Some((parameter, 0.3)), timeout);
@@ -164,12 +217,23 @@ fn fatal_step(parameter: u32, timeout: Option<Duration>) -> (Error, u32) {
 fn a_segfault_is_reported_with_signal_and_function() {
     let (error, pid) = fatal_step(SEGFAULT_TIME, None);
     match &error {
-        Error::Crashed { function, signal_name, exit_code, .. } => {
-            assert_eq!((*function, *signal_name, *exit_code), ("fmi2DoStep", Some("SIGSEGV"), None));
+        Error::Crashed {
+            function,
+            signal_name,
+            exit_code,
+            ..
+        } => {
+            assert_eq!(
+                (*function, *signal_name, *exit_code),
+                ("fmi2DoStep", Some("SIGSEGV"), None)
+            );
         }
         other => panic!("expected Crashed, got {other:?}"),
     }
-    assert_eq!(error.to_string(), "the FMU's process was killed by SIGSEGV (signal 11) in fmi2DoStep");
+    assert_eq!(
+        error.to_string(),
+        "the FMU's process was killed by SIGSEGV (signal 11) in fmi2DoStep"
+    );
     assert!(gone(pid));
 }
 
@@ -177,7 +241,14 @@ fn a_segfault_is_reported_with_signal_and_function() {
 fn an_abort_is_reported_as_sigabrt() {
     let (error, _) = fatal_step(ABORT_TIME, None);
     assert!(
-        matches!(error, Error::Crashed { function: "fmi2DoStep", signal_name: Some("SIGABRT"), .. }),
+        matches!(
+            error,
+            Error::Crashed {
+                function: "fmi2DoStep",
+                signal_name: Some("SIGABRT"),
+                ..
+            }
+        ),
         "{error:?}"
     );
 }
@@ -186,59 +257,137 @@ fn an_abort_is_reported_as_sigabrt() {
 fn an_exit_is_reported_with_its_exit_code() {
     let (error, _) = fatal_step(EXIT_TIME, None);
     assert!(
-        matches!(error, Error::Crashed { function: "fmi2DoStep", signal: None, exit_code: Some(3), .. }),
+        matches!(
+            error,
+            Error::Crashed {
+                function: "fmi2DoStep",
+                signal: None,
+                exit_code: Some(3),
+                ..
+            }
+        ),
         "{error:?}"
     );
-    assert_eq!(error.to_string(), "the FMU's process exited with code 3 in fmi2DoStep");
+    assert_eq!(
+        error.to_string(),
+        "the FMU's process exited with code 3 in fmi2DoStep"
+    );
 }
 
 #[test]
 fn a_hang_ends_with_the_call_timeout() {
     let start = Instant::now();
     let (error, pid) = fatal_step(HANG_TIME, Some(Duration::from_secs(1)));
-    assert!(matches!(error, Error::Timeout { function: "fmi2DoStep", seconds: 1.0 }), "{error:?}");
-    assert!(start.elapsed() < Duration::from_secs(5), "{:?}", start.elapsed());
+    assert!(
+        matches!(
+            error,
+            Error::Timeout {
+                function: "fmi2DoStep",
+                seconds: 1.0
+            }
+        ),
+        "{error:?}"
+    );
+    assert!(
+        start.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        start.elapsed()
+    );
     assert!(gone(pid), "the hanging helper was killed and reaped");
 }
 
-/// Not a test of its own: the owner process of `the_helper_dies_with_its_master` (it launches
-/// a helper, writes its pid into the file `$MSIM_ISOLATION_OWNER` and waits to be killed).
+/// Not a test of its own: the owner process of `the_helper_dies_with_its_master`.
 #[test]
 fn owner_process_of_the_death_test() {
-    let Some(pid_file) = std::env::var_os("MSIM_ISOLATION_OWNER") else {
-        return;
-    };
-    let (_dir, library) = faulty();
-    let helper = launch(Platform::Linux64, &library, 2, None);
-    std::fs::write(pid_file, helper.pid().to_string()).unwrap();
-    std::thread::sleep(Duration::from_secs(30));
+    owner_process(|dir| {
+        extract_to(&workspace().join("fmus/packed/Faulty.fmu"), dir);
+        let library = library(dir, "Faulty", Platform::Linux64, 2);
+        launch(Platform::Linux64, &library, 2, None)
+    });
 }
 
 #[test]
 fn the_helper_dies_with_its_master() {
-    let dir = tempfile::tempdir().unwrap();
-    let pid_file = dir.path().join("helper.pid");
-    let mut owner = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "owner_process_of_the_death_test", "--test-threads=1"])
-        .env("MSIM_ISOLATION_OWNER", &pid_file)
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let start = Instant::now();
-    let pid = loop {
-        if let Ok(text) = std::fs::read_to_string(&pid_file)
-            && let Ok(pid) = text.parse::<u32>()
-        {
-            break pid;
+    helper_dies_with_its_owner("owner_process_of_the_death_test");
+}
+
+/// The C compiler and flags that build a shared library for `platform`.
+fn library_compiler(platform: Platform) -> (&'static str, &'static [&'static str]) {
+    match platform {
+        Platform::Linux64 => ("cc", &["-shared", "-fPIC"]),
+        Platform::Linux32 => ("gcc", &["-m32", "-shared", "-fPIC"]),
+        Platform::Win64 => ("x86_64-w64-mingw32-gcc", &["-shared"]),
+        Platform::Win32 => ("i686-w64-mingw32-gcc", &["-shared"]),
+    }
+}
+
+/// What ends the crash library's step of size `h` on `platform`.
+fn expected_end(platform: Platform, h: f64) -> String {
+    let exception = "the FMU's process ended with the Windows exception EXCEPTION_ACCESS_VIOLATION";
+    match (h as u32, platform.is_windows()) {
+        (1, false) => "the FMU's process was killed by SIGSEGV (signal 11) in fmi2DoStep".into(),
+        (1, true) => format!("{exception} (0xC0000005) in fmi2DoStep"),
+        (2, false) => "the FMU's process was killed by SIGABRT (signal 6) in fmi2DoStep".into(),
+        // The Windows C runtime's abort() exits with code 3.
+        (2, true) => "the FMU's process exited with code 3 in fmi2DoStep".into(),
+        (3, _) => "the FMU's process exited with code 7 in fmi2DoStep".into(),
+        _ => "the FMU did not return from fmi2DoStep within 1 s: its process was killed".into(),
+    }
+}
+
+#[test]
+fn crashes_and_hangs_are_reported_on_every_platform_that_runs_here() {
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/crash_library.c");
+    for platform in Platform::ALL {
+        if let Err(message) = isolation::availability(platform) {
+            assert!(message.contains("install"), "{platform}: {message}");
+            continue;
         }
-        assert!(owner.try_wait().unwrap().is_none(), "the owner process ended early");
-        assert!(start.elapsed() < Duration::from_secs(10), "no helper pid from the owner");
-        std::thread::sleep(Duration::from_millis(5));
-    };
-    assert!(!gone(pid), "the helper runs");
-    owner.kill().unwrap(); // SIGKILL: no destructor runs in the owner
-    owner.wait().unwrap();
-    assert!(wait_gone(pid, Duration::from_secs(5)), "helper {pid} outlived its master");
+        let dir = tempfile::tempdir().unwrap();
+        let library = dir
+            .path()
+            .join(format!("crash.{}", platform.library_extension()));
+        let (compiler, flags) = library_compiler(platform);
+        let output = Command::new(compiler)
+            .args(flags)
+            .arg("-o")
+            .arg(&library)
+            .arg(&source)
+            .output();
+        let output =
+            output.unwrap_or_else(|e| panic!("{platform}: `{compiler}` not runnable: {e}"));
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let ends: Vec<_> = std::thread::scope(|scope| {
+            let steps = [1.0, 2.0, 3.0, 4.0].map(|h| {
+                let library = &library;
+                scope.spawn(move || {
+                    let mut helper = launch(platform, library, 2, Some(Duration::from_secs(1)));
+                    let status = call(&mut helper, FN_FMI2_INSTANTIATE, |r| {
+                        r.string(Some(b"crash"))
+                            .i32(1)
+                            .string(None)
+                            .string(None)
+                            .i32(0)
+                            .i32(0);
+                    });
+                    assert_eq!(status.unwrap(), 0);
+                    let pid = helper.pid();
+                    let error = do_step(&mut helper, 0.0, h).expect_err("a fatal step");
+                    drop(helper);
+                    assert!(gone(pid), "{platform}: helper {pid} reaped");
+                    (h, error.to_string())
+                })
+            });
+            steps.map(|step| step.join().unwrap()).into_iter().collect()
+        });
+        for (h, end) in ends {
+            assert_eq!(end, expected_end(platform, h), "{platform}, h = {h}");
+        }
+    }
 }
 
 #[test]
@@ -264,7 +413,10 @@ fn every_built_helper_passes_its_self_test() {
         };
         let output = command.arg("--self-test").output().unwrap();
         let stdout = String::from_utf8_lossy(&output.stdout);
-        assert!(output.status.success() && stdout.contains("self-test: ok"), "{platform}: {stdout}");
+        assert!(
+            output.status.success() && stdout.contains("self-test: ok"),
+            "{platform}: {stdout}"
+        );
     }
 }
 
@@ -280,5 +432,8 @@ fn a_library_that_does_not_load_is_a_launch_error_with_the_loaders_message() {
     .unwrap_err();
     let text = error.to_string();
     assert!(matches!(error, Error::Launch { .. }), "{error:?}");
-    assert!(text.contains("NoSuch.so") && text.contains("No such file"), "{text}");
+    assert!(
+        text.contains("NoSuch.so") && text.contains("No such file"),
+        "{text}"
+    );
 }
