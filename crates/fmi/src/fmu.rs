@@ -7,8 +7,12 @@
 //! [`Instance3`](crate::Instance3) holds a clone, so the library stays loaded until the last
 //! instance has been freed. [`Fmu::instantiate`] and [`Fmu::instantiate_fmi3`] are implemented
 //! in the `instance` and `instance3` modules, next to the instance types, so that this module
-//! does not depend on them. This module has no `unsafe`: all of it lives in `ffi`, `instance`
-//! and `instance3`.
+//! does not depend on them. This module has no `unsafe`: all of it lives in `ffi`, `instance`,
+//! `instance3` and `isolated`.
+//!
+//! An isolated FMU ([`Fmu::load_isolated`], module `isolated`) is the same [`Fmu`] with a table
+//! of proxy functions instead of a loaded library, and an `Isolation`: its instances run in
+//! helper processes.
 
 use std::fmt;
 use std::path::{Path, PathBuf};

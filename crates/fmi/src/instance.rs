@@ -9,7 +9,7 @@
 //! times, and [`Instance::enter_initialization_mode`] calls `fmiInitializeSlave`, so a master can
 //! set start values and parameters before it (as FMI 1.0 requires).
 
-use std::ffi::{CString, c_char, c_int, c_void};
+use std::ffi::{CStr, CString, c_char, c_int, c_void};
 use std::fmt;
 use std::ptr;
 use std::sync::Arc;
@@ -110,7 +110,9 @@ pub struct Instance {
 // thread-safe, the environment must keep their calls sequential, and functions of different
 // instances may run in parallel in different threads (the FMU must not change global or thread
 // settings it does not restore). The shared `Fmu` is `Send + Sync` on its own (immutable
-// function table, atomics).
+// function table, atomics, the isolated FMU's spare helper behind a mutex). The component of an
+// isolated instance is its proxy (module `isolated`), which owns a `Send` helper and is only
+// used through the calls of this instance.
 unsafe impl Send for Instance {}
 
 impl fmt::Debug for Instance {
@@ -156,6 +158,34 @@ impl Fmu {
             Interface::CoSimulation,
         )
     }
+}
+
+/// `fmi2Instantiate` of an isolated FMU (in a helper process): the component (a proxy, or
+/// NULL when the FMU returned NULL) and the callbacks, whose logger gets the FMU's messages.
+fn instantiate_isolated(
+    fmu: &Fmu,
+    isolation: &crate::fmu::Isolation,
+    name: &CStr,
+    guid: &CStr,
+    interface: Interface,
+    options: &InstantiateOptions,
+) -> isolation::Result<(*mut c_void, Box<fmi2::fmi2CallbackFunctions>)> {
+    let callbacks = ffi::fmi2_callbacks();
+    let fmu_type = match interface {
+        Interface::CoSimulation => fmi2::fmi2CoSimulation,
+        Interface::ModelExchange => fmi2::fmi2ModelExchange,
+    };
+    let component = isolated::instantiate_fmi2(
+        fmu,
+        isolation,
+        name,
+        fmu_type,
+        guid,
+        &callbacks,
+        options.visible,
+        options.logging_on,
+    )?;
+    Ok((component, callbacks))
 }
 
 /// Converts a Rust bool to `fmi2Boolean`.
@@ -238,26 +268,15 @@ impl Instance {
         fmu.acquire_instance_slot(name)?;
         let (component, callbacks) = match (fmu.functions(), fmu.isolation_settings()) {
             (Functions::V2(_), Some(isolation)) => {
-                let callbacks = ffi::fmi2_callbacks();
-                let component = isolated::instantiate_fmi2(
-                    &fmu,
-                    isolation,
-                    &c_name,
-                    match interface {
-                        Interface::CoSimulation => fmi2::fmi2CoSimulation,
-                        Interface::ModelExchange => fmi2::fmi2ModelExchange,
-                    },
-                    &guid,
-                    &callbacks,
-                    options.visible,
-                    options.logging_on,
-                )
-                .inspect_err(|_| fmu.release_instance_slot())
-                .map_err(|source| Error::Isolated {
-                    instance: name.to_owned(),
-                    function,
-                    source,
-                })?;
+                let made =
+                    instantiate_isolated(&fmu, isolation, &c_name, &guid, interface, options);
+                let (component, callbacks) = made
+                    .inspect_err(|_| fmu.release_instance_slot())
+                    .map_err(|source| Error::Isolated {
+                        instance: name.to_owned(),
+                        function,
+                        source,
+                    })?;
                 (component, Some(callbacks))
             }
             (Functions::V2(f), None) => {

@@ -137,7 +137,9 @@ pub struct Instance3 {
 // calls is allowed by FMI 3.0's general properties of the C API: functions of one instance need
 // not be thread-safe and the importer must keep their calls free of races, and FMI functions
 // must not change global or thread settings they do not restore. The shared `Fmu` is
-// `Send + Sync` on its own (immutable function table, atomics).
+// `Send + Sync` on its own (immutable function table, atomics, the isolated FMU's spare helper
+// behind a mutex). The instance pointer of an isolated instance is its proxy (module
+// `isolated`), which owns a `Send` helper and is only used through the calls of this instance.
 unsafe impl Send for Instance3 {}
 
 impl fmt::Debug for Instance3 {
@@ -257,42 +259,26 @@ impl Instance3 {
                 true,
             ),
             (Some(_), None, Some(isolation)) => {
-                let transport = std::cell::RefCell::new(None);
-                let instantiate = |event_mode_used: bool| {
-                    let arguments = isolated::Fmi3Arguments {
-                        name: &c_name,
-                        token: &token,
-                        has_resources: resources.is_some(),
-                        flags: [
-                            options.visible,
-                            options.logging_on,
-                            event_mode_used,
-                            options.early_return_allowed,
-                        ],
-                        environment: c_name.as_ptr().cast_mut().cast::<c_void>(),
-                        log_message: Some(ffi::fmi3_log_message),
-                    };
-                    isolated::instantiate_fmi3(&fmu, isolation, &arguments).unwrap_or_else(
-                        |error| {
-                            transport.replace(Some(error));
-                            ptr::null_mut()
-                        },
-                    )
+                let arguments = isolated::Fmi3Arguments {
+                    name: &c_name,
+                    token: &token,
+                    has_resources: resources.is_some(),
+                    flags: [
+                        options.visible,
+                        options.logging_on,
+                        options.event_mode_used,
+                        options.early_return_allowed,
+                    ],
+                    environment: c_name.as_ptr().cast_mut().cast::<c_void>(),
+                    log_message: Some(ffi::fmi3_log_message),
                 };
-                let made = if options.event_mode_used {
-                    without_event_mode_if_refused(name, &fmu, instantiate)
-                } else {
-                    (instantiate(false), false)
-                };
-                if let Some(source) = transport.take() {
-                    fmu.release_instance_slot();
-                    return Err(Error::Isolated {
+                instantiate::isolated(name, &fmu, isolation, arguments)
+                    .inspect_err(|_| fmu.release_instance_slot())
+                    .map_err(|source| Error::Isolated {
                         instance: name.to_owned(),
                         function,
                         source,
-                    });
-                }
-                made
+                    })?
             }
             (Some(instantiate_co_simulation), None, None) => {
                 let instantiate = |event_mode_used: bool| {

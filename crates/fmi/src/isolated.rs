@@ -310,6 +310,7 @@ pub(crate) fn instantiate_fmi2(
 }
 
 /// The FMI 3.0 instantiation arguments an isolated instance passes on.
+#[derive(Clone, Copy)]
 pub(crate) struct Fmi3Arguments<'a> {
     /// `instanceName`.
     pub(crate) name: &'a CStr,

@@ -10,7 +10,8 @@
 //! log capture is process-wide.
 //!
 //! Model Exchange instances (FMI 3.0, and FMI 2.0 from `corpus/crosscheck/fmi2`) are tested in
-//! [`model_exchange`].
+//! [`model_exchange`], isolated instances (helper processes, win64 under Wine, linux32) in
+//! [`isolated`].
 //!
 //! Run with `cargo test -p mastersim-fmi --release --test fmi3`.
 
@@ -19,6 +20,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use fmi::archive::{ExtractOptions, extract};
 
+#[path = "fmi3/isolated.rs"]
+mod isolated;
 #[path = "fmi3/model_exchange.rs"]
 mod model_exchange;
 use fmi::{

@@ -401,8 +401,116 @@ fn refusals_and_shipped_platforms() {
     assert_eq!(shipped[0].availability, Ok(()));
     let library: PathBuf = prey3.path().join("binaries/x86_64-linux/Prey3.so");
     assert_eq!(shipped[0].library, library);
+    // A win32 library needs Wine's 32-bit part: without it, the error says what to install.
+    let fake = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        prey3.path().join("modelDescription.xml"),
+        fake.path().join("modelDescription.xml"),
+    )
+    .unwrap();
+    std::fs::create_dir_all(fake.path().join("binaries/x86-windows")).unwrap();
+    std::fs::write(fake.path().join("binaries/x86-windows/Prey3.dll"), b"MZ").unwrap();
+    let error = Fmu::load_isolated(fake.path(), Interface::CoSimulation, Platform::Win32, None)
+        .unwrap_err();
+    assert!(matches!(error, Error::IsolatedLoad { .. }), "{error}");
+    if let Err(what_to_install) = isolation::availability(Platform::Win32) {
+        assert!(error.to_string().contains(&what_to_install), "{error}");
+    }
     // No win64 library: loading for win64 says which folders the FMU has.
     let error = Fmu::load_isolated(prey3.path(), Interface::CoSimulation, Platform::Win64, None)
         .unwrap_err();
     assert!(matches!(error, Error::MissingLibrary { .. }), "{error}");
+}
+
+/// Collects the records logged with target `fmu` (the FMUs' messages).
+struct Capture(std::sync::Mutex<Vec<String>>);
+
+impl log::Log for Capture {
+    fn enabled(&self, _: &log::Metadata<'_>) -> bool {
+        true
+    }
+    fn log(&self, record: &log::Record<'_>) {
+        if record.target() == "fmu" {
+            let mut records = self.0.lock().unwrap_or_else(|p| p.into_inner());
+            records.push(format!("{} {}", record.level(), record.args()));
+        }
+    }
+    fn flush(&self) {}
+}
+
+static CAPTURE: Capture = Capture(std::sync::Mutex::new(Vec::new()));
+
+/// The captured FMU messages that contain `text` (tests run in parallel: each looks for its
+/// own messages).
+fn captured(text: &str) -> Vec<String> {
+    let _ = log::set_logger(&CAPTURE);
+    log::set_max_level(log::LevelFilter::Trace);
+    let records = CAPTURE.0.lock().unwrap_or_else(|p| p.into_inner());
+    records
+        .iter()
+        .filter(|r| r.contains(text))
+        .cloned()
+        .collect()
+}
+
+/// The FMU's log messages reach the instance's logger with the instance name, category and
+/// level, and an Error status of the FMU stays an FMU error (not a transport one).
+#[test]
+fn log_messages_and_fmu_errors_come_through() {
+    captured("");
+    let dir = extracted("Faulty");
+    let fmu = isolated(dir.path());
+    let mut faulty = fmu
+        .instantiate("logging", &InstantiateOptions::default())
+        .unwrap();
+    faulty.setup_experiment(None, 0.0, None).unwrap();
+    faulty.set_real(&[ValueRef(4)], &[0.05]).unwrap(); // errorTime
+    faulty.enter_initialization_mode().unwrap();
+    faulty.exit_initialization_mode().unwrap();
+    let error = (0..100)
+        .find_map(|k| faulty.do_step(f64::from(k) * H, H, true).err())
+        .expect("Faulty fails at errorTime");
+    assert!(
+        matches!(
+            error,
+            Error::CallFailed {
+                function: "fmi2DoStep",
+                status: fmi::FailureStatus::Error,
+                ..
+            }
+        ),
+        "{error}"
+    );
+    let messages = captured("[logging:logStatusError]");
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.starts_with("ERROR") && m.contains("errorTime = 0.05 s reached")),
+        "{messages:?}"
+    );
+}
+
+/// A deferred setter that fails makes the next call fail with its status, and a log message
+/// names the setter (AllTypes refuses an enumeration value outside its items).
+#[test]
+fn a_failing_deferred_setter_fails_the_next_call() {
+    captured("");
+    let dir = extracted("AllTypes");
+    let fmu = isolated(dir.path());
+    let mut all = initialized3(&fmu);
+    assert!(all.set_int64(&[ValueRef(27)], &[5]).is_ok(), "deferred");
+    let error = all.do_step(0.0, H, true).unwrap_err();
+    assert!(
+        matches!(
+            error,
+            Error::CallFailed {
+                function: "fmi3DoStep",
+                status: fmi::FailureStatus::Error,
+                ..
+            }
+        ),
+        "{error}"
+    );
+    let messages = captured("[inst3:mastersim-isolation] fmi3SetInt64 returned status 3");
+    assert_eq!(messages.len(), 1, "{messages:?}");
 }

@@ -199,7 +199,7 @@ impl Resolver<'_> {
                 found.ok().and_then(|s| *s)
             }
             Symbols::Proxies(proxy) => {
-                assert_eq!(size_of::<T>(), size_of::<*const c_void>());
+                const { assert!(size_of::<T>() == size_of::<*const c_void>()) };
                 // SAFETY: `T` is a function-pointer type of the symbol's prototype (caller's
                 // guarantee), and the proxy of that name has that prototype (`Symbols`); a
                 // function pointer and a data pointer have the same size on supported

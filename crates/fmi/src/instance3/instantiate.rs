@@ -1,12 +1,14 @@
-//! Helpers of FMI 3.0 instantiation: the resource path handed to the FMU, and the retry
-//! without Event Mode for a co-simulation FMU that refuses it.
+//! Helpers of FMI 3.0 instantiation: the resource path handed to the FMU, the retry without
+//! Event Mode for a co-simulation FMU that refuses it, and the instantiation of an isolated FMU.
 //!
 //! Spec: FMI 3.0 `fmi3InstantiateCoSimulation` (`resourcePath`, `eventModeUsed`).
 
+use std::cell::RefCell;
 use std::ffi::CString;
 
-use crate::Fmu;
 use crate::ffi::{self, fmi3};
+use crate::fmu::Isolation;
+use crate::{Fmu, isolated};
 
 /// `<directory>/resources/` as a NUL-terminated native path ending in `/`; `Ok(None)` when the
 /// FMU has no `resources` folder.
@@ -60,4 +62,41 @@ pub(super) fn without_event_mode_if_refused(
         fmu.directory().display()
     );
     (retried, false)
+}
+
+/// `fmi3InstantiateCoSimulation` of an isolated FMU (in a helper process), with the retry
+/// without Event Mode of [`without_event_mode_if_refused`] when `arguments` ask for Event Mode:
+/// the instance (a proxy, or NULL when the FMU returned NULL) and whether it uses Event Mode.
+///
+/// # Errors
+/// The transport's, when the helper does not start or dies.
+pub(super) fn isolated(
+    name: &str,
+    fmu: &Fmu,
+    isolation: &Isolation,
+    arguments: isolated::Fmi3Arguments<'_>,
+) -> isolation::Result<(fmi3::fmi3Instance, bool)> {
+    let event_mode_used = arguments.flags[2];
+    let transport = RefCell::new(None);
+    let instantiate = |event_mode_used: bool| {
+        if transport.borrow().is_some() {
+            // The helper died: no retry without Event Mode.
+            return std::ptr::null_mut();
+        }
+        let mut arguments = arguments;
+        arguments.flags[2] = event_mode_used;
+        isolated::instantiate_fmi3(fmu, isolation, &arguments).unwrap_or_else(|error| {
+            transport.replace(Some(error));
+            std::ptr::null_mut()
+        })
+    };
+    let made = if event_mode_used {
+        without_event_mode_if_refused(name, fmu, instantiate)
+    } else {
+        (instantiate(false), false)
+    };
+    match transport.take() {
+        Some(error) => Err(error),
+        None => Ok(made),
+    }
 }

@@ -107,6 +107,7 @@ impl Payload {
 }
 
 /// One getter call: function, value references, and for FMI 3.0 the number of values.
+#[derive(Clone)]
 pub(super) struct Getter {
     function: u32,
     vrs: Vec<u32>,
@@ -129,13 +130,21 @@ impl Getter {
     }
 }
 
+/// A getter call seen after a `doStep`.
+enum Seen {
+    /// The call at this position of the plan (answered from the prefetched values).
+    Planned(usize),
+    /// A call that was not planned.
+    New(Getter),
+}
+
 /// The getter calls made after a `doStep`, sent along with the next one.
 #[derive(Default)]
 struct Prefetch {
     /// From a `doStep` until the next call that is not a getter.
     after_step: bool,
     /// The getter calls since the last `doStep`: the next `doStep`'s plan.
-    seen: Vec<Getter>,
+    seen: Vec<Seen>,
     /// The getter calls to send with the next `doStep`.
     plan: Vec<Getter>,
     /// Status and outputs of the getters sent with the last `doStep` (by index in `plan`),
@@ -261,69 +270,66 @@ impl Proxy {
         if !self.prefetch.after_step {
             self.end_window();
         }
-        let cached = self
-            .prefetch
-            .plan
+        let planned = self.prefetch.answers.len().min(self.prefetch.plan.len());
+        let cached = self.prefetch.plan[..planned]
             .iter()
-            .zip(&self.prefetch.answers)
-            .find(|(getter, _)| getter.matches(function, vrs, n_values))
-            .map(|(_, answer)| answer);
-        let status = match cached {
-            Some((status, payload)) => {
-                store(payload);
-                *status
-            }
-            None => {
-                let getter = Getter {
-                    function,
-                    vrs: vrs.to_vec(),
-                    n_values,
-                    read,
-                };
-                let mut payload = None;
-                let status = self.exchange(
-                    function,
-                    |request| {
-                        request.u32s(vrs);
-                        if let Some(n) = n_values {
-                            request.u64(n);
-                        }
-                    },
-                    |response| {
-                        payload = Some(read(response)?);
-                        Ok(())
-                    },
-                    false,
-                );
-                if let Some(payload) = &payload {
-                    store(payload);
+            .position(|getter| getter.matches(function, vrs, n_values));
+        if let Some(index) = cached {
+            let (status, payload) = &self.prefetch.answers[index];
+            store(payload);
+            self.prefetch.seen.push(Seen::Planned(index));
+            return *status;
+        }
+        let mut payload = None;
+        let status = self.exchange(
+            function,
+            |request| {
+                request.u32s(vrs);
+                if let Some(n) = n_values {
+                    request.u64(n);
                 }
-                if self.prefetch.after_step {
-                    self.prefetch.seen.push(getter);
-                }
-                return status;
-            }
-        };
+            },
+            |response| {
+                payload = Some(read(response)?);
+                Ok(())
+            },
+            false,
+        );
+        if let Some(payload) = &payload {
+            store(payload);
+        }
         if self.prefetch.after_step {
-            let getter = Getter {
+            self.prefetch.seen.push(Seen::New(Getter {
                 function,
                 vrs: vrs.to_vec(),
                 n_values,
                 read,
-            };
-            self.prefetch.seen.push(getter);
+            }));
         }
         status
     }
 
-    /// Ends the getters' window after a `doStep`: the getters seen become the next plan, and
-    /// the prefetched answers are dropped.
+    /// Ends the getters' window after a `doStep`: the getters seen become the next plan (kept
+    /// as it is when they were the plan's calls in its order, the usual case, which allocates
+    /// nothing), and the prefetched answers are dropped.
     fn end_window(&mut self) {
-        if self.prefetch.after_step {
-            self.prefetch.plan = std::mem::take(&mut self.prefetch.seen);
-            self.prefetch.after_step = false;
+        let prefetch = &mut self.prefetch;
+        if prefetch.after_step {
+            let unchanged = prefetch.seen.len() == prefetch.plan.len()
+                && (prefetch.seen.iter().enumerate())
+                    .all(|(i, seen)| matches!(seen, Seen::Planned(j) if *j == i));
+            if !unchanged {
+                let plan = &prefetch.plan;
+                let next = (prefetch.seen.drain(..)).map(|seen| match seen {
+                    Seen::Planned(index) => plan[index].clone(),
+                    Seen::New(getter) => getter,
+                });
+                prefetch.plan = next.collect();
+            }
+            prefetch.seen.clear();
+            prefetch.after_step = false;
         }
-        self.prefetch.answers.clear();
+        prefetch.answers.clear();
     }
 
     /// One round trip: the deferred setters, the call, and with `prefetch` the planned
@@ -346,7 +352,7 @@ impl Proxy {
             }
         }
         self.round_trips += 1;
-        let deferred = std::mem::take(&mut self.deferred);
+        let mut deferred = std::mem::take(&mut self.deferred);
         let plan = if prefetch {
             &self.prefetch.plan[..]
         } else {
@@ -362,6 +368,8 @@ impl Proxy {
             }
             status
         });
+        deferred.clear();
+        self.deferred = deferred;
         match outcome {
             Ok(status) => status,
             Err(error) => {
