@@ -189,7 +189,7 @@ pub fn choose(
 ///
 /// # Errors
 /// Each platform with what it needs (from [`fmi::isolation::availability`]), `; `-separated.
-pub fn pick(shipped: &[ShippedPlatform]) -> std::result::Result<Platform, String> {
+fn pick(shipped: &[ShippedPlatform]) -> std::result::Result<Platform, String> {
     let others = shipped.iter().filter(|s| s.platform != Platform::native());
     let mut missing = Vec::new();
     for binary in others {
