@@ -191,7 +191,7 @@ fn without_native_binary(contents: &FmuContents, platform: &str) -> Option<Strin
     let supports: Vec<PlatformSupport> = contents
         .platforms
         .iter()
-        .map(|f| PlatformSupport::of(f, false))
+        .map(|f| PlatformSupport::of(f, md.fmi_version, false))
         .collect();
     if supports.iter().any(|s| s.runs) {
         return None;
@@ -500,7 +500,7 @@ impl<'a> Info<'a> {
                         .library
                         .as_ref()
                         .is_some_and(|l| l.foreign_architecture.is_none());
-                    PlatformSupport::of(f, native)
+                    PlatformSupport::of(f, md.fmi_version, native)
                 })
                 .collect(),
             source_files: &contents.source_files,

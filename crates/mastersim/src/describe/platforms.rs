@@ -23,10 +23,16 @@ pub struct PlatformSupport {
 }
 
 impl PlatformSupport {
-    /// How `folder` (a folder under `binaries/`) runs here; `native_library` tells whether the
-    /// FMU's library for this machine is in the archive and built for it.
-    pub fn of(folder: &str, native_library: bool) -> PlatformSupport {
-        let (runs, how) = match Platform::from_name(folder) {
+    /// How `folder` (a folder under `binaries/` of an FMU of FMI version `version`: FMI 2.0
+    /// folder names for FMI 1.0 and 2.0, platform tuples for FMI 3.0) runs here;
+    /// `native_library` tells whether the FMU's library for this machine is in the archive and
+    /// built for it.
+    pub fn of(folder: &str, version: fmi::FmiVersion, native_library: bool) -> PlatformSupport {
+        let platform = Platform::ALL.into_iter().find(|p| match version {
+            fmi::FmiVersion::V3 => p.fmi3_folder() == folder,
+            _ => p.fmi2_folder() == folder,
+        });
+        let (runs, how) = match platform {
             None => (false, "no: not a platform mastersim runs".to_owned()),
             Some(p) if p == Platform::native() && native_library => (true, "in-process".into()),
             Some(p) if p == Platform::native() => (
