@@ -156,30 +156,6 @@ pub enum Error {
 }
 
 impl Error {
-    /// How a run that this error ended ends: [`Ending::TimedOut`](crate::report::Ending) when
-    /// an isolated slave's call exceeded the step timeout (its helper process was killed, the
-    /// run's results are kept), else `Failed`; with [`Error::chain_text`] as the message.
-    ///
-    /// Spec: `docs/isolation.md`, `docs/robustness.md` (outcomes).
-    pub fn ending(&self) -> crate::report::Ending {
-        let mut source: Option<&(dyn std::error::Error + 'static)> = Some(self);
-        while let Some(cause) = source {
-            // A boxed source may be seen as the box or as what it holds.
-            let fmi = cause
-                .downcast_ref::<fmi::Error>()
-                .or_else(|| cause.downcast_ref::<Box<fmi::Error>>().map(|b| &**b));
-            if let Some(fmi::Error::Isolated {
-                source: fmi::isolation::Error::Timeout { .. },
-                ..
-            }) = fmi
-            {
-                return crate::report::Ending::TimedOut(self.chain_text());
-            }
-            source = cause.source();
-        }
-        crate::report::Ending::Failed(self.chain_text())
-    }
-
     /// The message and all its causes on one line, `: `-separated, each cause once (several
     /// errors of the master and of `fmi` already include their source in their own message).
     pub fn chain_text(&self) -> String {

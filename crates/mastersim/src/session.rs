@@ -205,7 +205,7 @@ impl Session {
     pub fn initialize(&mut self) -> Result<()> {
         let result = self.initialize_once();
         if let Err(e) = &result {
-            self.failure = Some(e.ending());
+            self.failure = Some(Ending::of_error(&e));
         }
         result
     }
@@ -243,7 +243,7 @@ impl Session {
     /// Records `e` as the failure that ended the run.
     fn failed(&mut self, e: master::Error) -> Error {
         let e = Error::Master(e);
-        self.failure = Some(e.ending());
+        self.failure = Some(Ending::of_error(&e));
         e
     }
 
