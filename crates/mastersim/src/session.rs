@@ -205,7 +205,7 @@ impl Session {
     pub fn initialize(&mut self) -> Result<()> {
         let result = self.initialize_once();
         if let Err(e) = &result {
-            self.failure = Some(Ending::of_error(&e));
+            self.failure = Some(Ending::of_error(e));
         }
         result
     }

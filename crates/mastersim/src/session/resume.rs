@@ -289,7 +289,7 @@ impl Session {
     fn resume(&mut self, checkpoint: &Checkpoint) -> Result<()> {
         let result = self.resume_once(checkpoint);
         if let Err(e) = &result {
-            self.failure = Some(Ending::of_error(&e));
+            self.failure = Some(Ending::of_error(e));
         }
         result
     }

@@ -94,7 +94,7 @@ impl Session {
         let result = self.rewind(&checkpoint, states);
         match &result {
             Ok(()) => self.failure = None,
-            Err(e) => self.failure = Some(Ending::of_error(&e)),
+            Err(e) => self.failure = Some(Ending::of_error(e)),
         }
         result
     }
