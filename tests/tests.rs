@@ -13,6 +13,7 @@ mod first_hour;
 mod fmi3;
 mod hostile;
 mod info;
+mod isolation;
 mod live_seek;
 mod live_view;
 mod model_exchange;

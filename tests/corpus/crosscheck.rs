@@ -348,6 +348,43 @@ fn twenty_sim_threetank() {
     matches_everywhere(&case(&["--time-arithmetic", "mastersim"]));
 }
 
+/// Threetank's other binaries in helper processes (`docs/isolation.md`): its `linux32` binary
+/// (a 32-bit helper) and its `win64` binary (a helper under Wine), chosen by `isolate` lines
+/// given as `--set`, match the reference at every reference time as the in-process `linux64`
+/// binary does (`--time-arithmetic mastersim`, see above).
+#[test]
+fn twenty_sim_threetank_other_platforms_in_helpers() {
+    for args in [
+        &[
+            "--time-arithmetic",
+            "mastersim",
+            "--set",
+            "isolate=Threetank platform=linux32",
+        ],
+        &[
+            "--time-arithmetic",
+            "mastersim",
+            "--set",
+            "isolate=Threetank platform=win64",
+        ],
+    ] {
+        let started = std::time::Instant::now();
+        matches_everywhere(&Case {
+            dir: "crosscheck/fmi2/20sim/4.6.4.8004/Threetank",
+            model: "Threetank",
+            step: None,
+            args,
+            parameters: NO_PARAMETERS,
+            rel_tol: false,
+        });
+        println!(
+            "Threetank {}: matches the reference ({:.1} s)",
+            args[3],
+            started.elapsed().as_secs_f64()
+        );
+    }
+}
+
 /// Reference FMUs 0.0.1 run at this communication step (issue 3).
 const STEP: f64 = 1e-3;
 

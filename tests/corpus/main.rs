@@ -8,6 +8,7 @@ mod crosscheck;
 mod first_hour;
 mod fmi1;
 mod fmi3;
+mod isolation;
 mod leaks;
 mod mastersim;
 mod model_exchange;

@@ -28,7 +28,7 @@ const H: f64 = 1e-3;
 const STEPS: usize = 10_000;
 
 /// The Feedthrough FMU of the corpus.
-fn feedthrough(corpus: &Path) -> std::path::PathBuf {
+pub fn feedthrough(corpus: &Path) -> std::path::PathBuf {
     let fmu = corpus.join("crosscheck/fmi2/TestFMUs-0.0.1/Feedthrough/Feedthrough.fmu");
     assert!(
         fmu.is_file(),
@@ -38,17 +38,17 @@ fn feedthrough(corpus: &Path) -> std::path::PathBuf {
     fmu
 }
 
-/// Writes the chain project into `dir`.
-fn project(dir: &Path, fmu: &Path) -> std::path::PathBuf {
+/// Writes the chain project of `n` slaves of `fmu` into `dir` (h = 1 ms, 0–10 s).
+pub fn chain_project(dir: &Path, fmu: &Path, n: usize) -> std::path::PathBuf {
     let mut text = format!(
         "tStart 0 s\ntEnd {} s\nhStart {H} s\nhOutputMin 1 s\nMasterMode GAUSS_SEIDEL\n\
          ErrorControlMode NONE\nmaxIterations 1\n",
         STEPS as f64 * H
     );
-    for i in 0..N {
+    for i in 0..n {
         let _ = writeln!(text, "simulator {i} 0 S{i} #000000 \"{}\"", fmu.display());
     }
-    for i in 1..N {
+    for i in 1..n {
         let _ = writeln!(
             text,
             "graph S{}.real_continuous_out S{i}.real_continuous_in",
@@ -130,7 +130,7 @@ fn lower_bound_process(extracted: &Path) -> (f64, f64) {
 pub fn compare(mastersim: &Path, corpus: &Path, runs: usize) {
     let fmu = feedthrough(corpus);
     let dir = tempfile::tempdir().expect("temp dir");
-    let project = project(dir.path(), &fmu);
+    let project = chain_project(dir.path(), &fmu, N);
     let extracted = dir.path().join("lower-bound");
     fmi::archive::extract(&fmu, &extracted, &Default::default()).expect("extract");
     let wd = dir.path().join("wd");

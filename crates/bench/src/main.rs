@@ -20,6 +20,9 @@
 //!   driven by `doStep` and the connected get/set only;
 //! - `multirate`: 100 `Busy` FMUs at 1 ms against 1 at 1 ms and 99 at 100 ms over 10 s:
 //!   `doStep` calls and whole-process wall time, and their ratios;
+//! - `isolation`: a chain of 10 Reference FMU Feedthroughs and two corpus FMUs in-process
+//!   against `--isolate`: the cost of a round trip per isolated slave-step, and the ratio of
+//!   whole runs (`docs/isolation.md`);
 //! - `sweep`: `mastersim sweep run` of 100 Lotka-Volterra cases, 2 jobs against 1 (speed-up),
 //!   and against the same cases as plain runs one after another (cost per case).
 //!
@@ -27,13 +30,14 @@
 //! `loop` and `corpus` with both binaries, alternating their runs, and prints the ratio.
 //!
 //! Run: `cargo run --release -p mastersim-bench --
-//! [loop|write|parallel|corpus|lower-bound|multirate|checkpoint|sweep]...
+//! [loop|write|parallel|corpus|lower-bound|multirate|checkpoint|sweep|isolation]...
 //! [--baseline <commit>]` (all suites when none is named).
 
 mod baseline;
 mod checkpoint;
 mod corpus;
 mod generated;
+mod isolation;
 mod lower_bound;
 mod multirate;
 mod process;
@@ -95,6 +99,8 @@ enum Suite {
     Checkpoint,
     /// Sweeps of 100 cases: 2 jobs against 1, and the cost per case over plain runs.
     Sweep,
+    /// Slaves in helper processes against in-process (`--isolate`).
+    Isolation,
 }
 
 fn main() {
@@ -168,6 +174,7 @@ fn main() {
                 8.0,
             ),
             Suite::Sweep => sweep::cost(mastersim, cli.runs.unwrap_or(3)),
+            Suite::Isolation => isolation::cost(mastersim, &corpus(), cli.runs.unwrap_or(5)),
         }
     }
 }

@@ -126,16 +126,13 @@ struct Args {
     /// Relative threshold of the adaptive output filter [default: the project's outputThreshold, off].
     #[arg(long, value_name = "THRESHOLD")]
     output_threshold: Option<f64>,
-    /// Largest total size an FMU or .ssp archive may extract to, in MiB (protects against zip
-    /// bombs).
+    /// Largest total size an FMU or .ssp archive may extract to, in MiB (protects against zip bombs).
     #[arg(long, value_name = "MIB", default_value_t = 4096)]
     max_fmu_size: u64,
-    /// Abandon the run when one FMU call (doStep, state or initialization call) takes longer
-    /// than this many seconds of wall time; exit code 124 [default: no limit].
+    /// Abandon the run when one FMU call (doStep, state or initialization call) takes longer than this many seconds of wall time; exit code 124 [default: no limit].
     #[arg(long, value_name = "SECONDS")]
     step_timeout: Option<f64>,
-    /// Threads that step the slaves of Gauss-Jacobi in parallel [default: the number of cores].
-    /// Results do not depend on it.
+    /// Threads that step the slaves of Gauss-Jacobi in parallel [default: the number of cores]. Results do not depend on it.
     #[arg(long, value_name = "N", value_parser = at_least_one)]
     threads: Option<usize>,
     /// Time arithmetic [default: the project's timeArithmetic, exact]: `exact` computes fixed
@@ -148,12 +145,10 @@ struct Args {
     /// run (a checkpoint is also written when SIGINT or SIGTERM stops the run).
     #[arg(long, value_name = "SECONDS")]
     checkpoint_interval: Option<f64>,
-    /// Continue the run interrupted at the last checkpoint in the working directory; the
-    /// results end exactly as those of an unbroken run.
+    /// Continue the run interrupted at the last checkpoint in the working directory; the results end exactly as those of an unbroken run.
     #[arg(long)]
     resume: bool,
-    /// Pace the run: FACTOR simulated seconds per wall-clock second [default FACTOR: 1].
-    /// Overruns are counted; summary.txt reports the factor achieved.
+    /// Pace the run: FACTOR simulated seconds per wall-clock second [default FACTOR: 1]. Overruns are counted; summary.txt reports the factor achieved.
     #[arg(long, value_name = "FACTOR", num_args = 0..=1, default_missing_value = "1")]
     real_time: Option<f64>,
     /// Override a setting or parameter as if it were one more line of the project:
@@ -164,12 +159,10 @@ struct Args {
     /// Start time, s (a number) or with a unit ("2 min"); a --set tStart=… wins.
     #[arg(long, value_name = "TIME", value_parser = Options::parse_time)]
     start_time: Option<f64>,
-    /// Stop time, s or with a unit; a --set tEnd=… wins [default for an FMU: its default
-    /// experiment, else 1 s].
+    /// Stop time, s or with a unit; a --set tEnd=… wins [default for an FMU: its default experiment, else 1 s].
     #[arg(long, value_name = "TIME", value_parser = Options::parse_time)]
     stop_time: Option<f64>,
-    /// Communication step size, s or with a unit; a --set hStart=… wins [default for an
-    /// FMU: its default experiment, else 1/500 of the run].
+    /// Communication step size, s or with a unit; a --set hStart=… wins [default for an FMU: its default experiment, else 1/500 of the run].
     #[arg(long, value_name = "TIME", value_parser = Options::parse_time)]
     step_size: Option<f64>,
     /// FMU runs: a CSV/TSV table whose columns feed the FMU inputs of the same name.
@@ -184,12 +177,16 @@ struct Args {
     /// FMU runs as Model Exchange: relative tolerance [default: the FMU's default experiment, else 1e-6].
     #[arg(long, value_name = "TOL")]
     relative_tolerance: Option<f64>,
-    /// SSP systems: where an element binds several parameter sets, use the one of this name
-    /// (default: the first of each element).
+    /// Run every FMU slave in a helper process of its own (a crash or hang of the FMU then ends the run with its results, not the process; docs/isolation.md).
+    #[arg(long)]
+    isolate: bool,
+    /// FMU runs: the FMU binary to run, linux64, linux32, win64 or win32 (other than this machine's: in a helper process) [default: this machine's, else one a helper can run].
+    #[arg(long, value_name = "NAME", value_parser = Options::parse_platform)]
+    platform: Option<mastersim::master::isolation::Platform>,
+    /// SSP systems: where an element binds several parameter sets, use the one of this name (default: the first of each element).
     #[arg(long, value_name = "NAME")]
     parameter_set: Option<String>,
-    /// SSP systems: let references (component FMUs, nested systems, .ssv and .ssm files) lead
-    /// outside the archive or folder (refused by default: an SSP is a self-contained package).
+    /// SSP systems: let references (component FMUs, nested systems, .ssv and .ssm files) lead outside the archive or folder (refused by default: an SSP is a self-contained package).
     #[arg(long)]
     allow_outside_references: bool,
     /// Save the project as run (overrides and defaults written out) to this .msim file.
@@ -338,6 +335,8 @@ fn options(args: &Args) -> Result<Options, RunEnd> {
         fmi_type: args.fmi_type,
         solver: args.solver,
         relative_tolerance: args.relative_tolerance,
+        isolate: args.isolate,
+        platform: args.platform,
     };
     options.validate().map_err(|e| match e {
         mastersim::Error::InvalidOption {

@@ -308,6 +308,23 @@ pub enum Error {
         /// What happened.
         reason: String,
     },
+    /// The helper process of an isolated slave failed during a step: the FMU crashed, called
+    /// `exit()`, or did not return within the call timeout (`docs/isolation.md`). The message
+    /// is that of [`Error::StepFailed`]; the source names the FMI function in progress and
+    /// the signal, exit code or timeout.
+    #[error("slave '{slave}': {function} failed at t={} s with h={} s: {source}", Readable(*.t), Readable(*.h))]
+    HelperFailed {
+        /// Slave name.
+        slave: String,
+        /// FMI function (e.g. `doStep`).
+        function: &'static str,
+        /// Communication point, s.
+        t: f64,
+        /// Communication step size, s.
+        h: f64,
+        /// The `fmi` error ([`fmi::Error::Isolated`]).
+        source: Box<fmi::Error>,
+    },
     /// A Model Exchange slave failed at time `t`: its integrator, a derivative that is not
     /// finite, an event iteration that did not end, chattering.
     #[error("slave '{slave}' (Model Exchange) failed at t={} s: {reason}", Readable(*.t))]

@@ -523,6 +523,13 @@ impl Fmi3Slave {
                 status: FailureStatus::Error,
                 ..
             } => Ok(StepOutcome::Rejected(RejectReason::Error)),
+            e @ fmi::Error::Isolated { .. } => Err(Error::HelperFailed {
+                slave: self.name.clone(),
+                function: "fmi3DoStep",
+                t,
+                h,
+                source: Box::new(e),
+            }),
             e => Err(Error::StepFailed {
                 slave: self.name.clone(),
                 function: "fmi3DoStep",

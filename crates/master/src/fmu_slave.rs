@@ -84,6 +84,13 @@ impl FmuSlave {
                 status: FailureStatus::Error,
                 ..
             } => Ok(StepOutcome::Rejected(RejectReason::Error)),
+            e @ fmi::Error::Isolated { .. } => Err(Error::HelperFailed {
+                slave: self.name.clone(),
+                function: "doStep",
+                t,
+                h,
+                source: Box::new(e),
+            }),
             e => Err(Error::StepFailed {
                 slave: self.name.clone(),
                 function: "doStep",

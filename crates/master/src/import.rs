@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 use fmi::archive::ExtractOptions;
 use fmi::{Fmi3InstantiateOptions, Fmu, InstantiateOptions};
@@ -17,6 +18,7 @@ use crate::file_reader::FileReaderSlave;
 use crate::fmi3_slave::Fmi3Slave;
 use crate::fmu_slave::FmuSlave;
 use crate::model_exchange;
+use crate::placement::{self, Offer, Placement};
 use crate::plan::{SimulationPlan, SlaveKind};
 use crate::project::{FmiType, Project, SimulatorDef};
 use crate::table::Table;
@@ -49,28 +51,53 @@ pub struct ImportOptions {
     pub skip_unzip: bool,
     /// Limits applied while extracting.
     pub extract: ExtractOptions,
+    /// Run every FMU slave in a helper process of its own (`--isolate`), as if each had an
+    /// `isolate` line (a slave's own line keeps its platform).
+    pub isolate_all: bool,
+    /// The longest one call into an isolated slave may take (`--step-timeout`): a call that
+    /// takes longer ends its helper process, and the call fails (default: no limit).
+    pub call_timeout: Option<Duration>,
 }
 
 /// The FMUs of a project, loaded, keyed by the absolute path of their `.fmu` file: each once
-/// per interface its slaves run (co-simulation, Model Exchange).
+/// per interface its slaves run (co-simulation, Model Exchange) and per placement (in-process,
+/// isolated with one platform's binary); and where each slave runs.
 #[derive(Debug, Default)]
 pub struct ImportedFmus {
-    fmus: BTreeMap<PathBuf, Vec<Arc<Fmu>>>,
+    fmus: BTreeMap<PathBuf, Vec<(Placement, Arc<Fmu>)>>,
+    placements: BTreeMap<String, Placement>,
 }
 
 impl ImportedFmus {
     /// The loaded FMU of an `.fmu` path, if it was imported (loaded for the interface of its
     /// first slave).
     pub fn get(&self, path: &Path) -> Option<&Arc<Fmu>> {
-        self.fmus.get(path).and_then(|loaded| loaded.first())
+        self.fmus
+            .get(path)
+            .and_then(|loaded| loaded.first())
+            .map(|(_, fmu)| fmu)
     }
 
-    /// The FMU of an `.fmu` path loaded for `interface`, if it was imported so.
-    pub fn get_as(&self, path: &Path, interface: fmi::Interface) -> Option<&Arc<Fmu>> {
+    /// The FMU of an `.fmu` path loaded for `interface` and `placement`, if it was imported so.
+    pub fn get_as(
+        &self,
+        path: &Path,
+        interface: fmi::Interface,
+        placement: Placement,
+    ) -> Option<&Arc<Fmu>> {
         self.fmus
             .get(path)?
             .iter()
-            .find(|fmu| fmu.interface() == interface)
+            .find(|(p, fmu)| *p == placement && fmu.interface() == interface)
+            .map(|(_, fmu)| fmu)
+    }
+
+    /// Where slave `slave` runs its FMU (in-process for a slave that is no FMU or unknown).
+    pub fn placement(&self, slave: &str) -> Placement {
+        self.placements
+            .get(slave)
+            .copied()
+            .unwrap_or(Placement::InProcess)
     }
 
     /// Number of distinct FMU files.
@@ -165,37 +192,76 @@ pub fn import_fmus(
         // Read once: its warnings (e.g. repeated variable names) are logged once.
         let Some(description) = description else {
             let fmu = Fmu::load(&dir).map_err(import_error)?;
-            imported.fmus.insert(path.to_path_buf(), vec![fmu]);
+            imported
+                .fmus
+                .insert(path.to_path_buf(), vec![(Placement::InProcess, fmu)]);
             continue;
         };
-        // The interfaces in the order first used, each with the slaves that use it.
-        let mut interfaces: Vec<(fmi::Interface, Vec<&str>)> = Vec::new();
+        // The loads in the order first used, each with the slaves that use it.
+        let mut loads: Vec<((fmi::Interface, Placement), Vec<&str>)> = Vec::new();
         for def in defs {
             let chosen =
                 model_exchange::interface_of(project, &def.name, def.line, path, &description)?;
-            let interface = fmi::Interface::from(chosen);
-            match interfaces.iter_mut().find(|(i, _)| *i == interface) {
+            let placement = place(project, def, options, path, &dir, &description, chosen)?;
+            imported.placements.insert(def.name.clone(), placement);
+            let load = (fmi::Interface::from(chosen), placement);
+            match loads.iter_mut().find(|(l, _)| *l == load) {
                 Some((_, slaves)) => slaves.push(&def.name),
-                None => interfaces.push((interface, vec![&def.name])),
+                None => loads.push((load, vec![&def.name])),
             }
         }
         let mut loaded = Vec::new();
-        for (interface, slaves) in interfaces {
-            let fmu =
-                Fmu::load_described_as(&dir, description.clone(), interface).map_err(|source| {
-                    Error::SlaveImport {
-                        slaves: slaves.join("', '"),
-                        interface,
-                        t: project.t_start.seconds,
-                        fmu: path.to_path_buf(),
-                        source: Box::new(source),
-                    }
-                })?;
-            loaded.push(fmu);
+        for ((interface, placement), slaves) in loads {
+            let fmu = match placement {
+                Placement::InProcess => {
+                    Fmu::load_described_as(&dir, description.clone(), interface)
+                }
+                Placement::Isolated(platform) => Fmu::load_described_isolated(
+                    &dir,
+                    description.clone(),
+                    interface,
+                    platform,
+                    options.call_timeout,
+                ),
+            };
+            let fmu = fmu.map_err(|source| Error::SlaveImport {
+                slaves: slaves.join("', '"),
+                interface,
+                t: project.t_start.seconds,
+                fmu: path.to_path_buf(),
+                source: Box::new(source),
+            })?;
+            loaded.push((placement, fmu));
         }
         imported.fmus.insert(path.to_path_buf(), loaded);
     }
     Ok(imported)
+}
+
+/// Where slave `def` runs its FMU `fmu` (extracted into `dir`, described by `description`) as
+/// `interface` ([`placement::choose`]).
+///
+/// # Errors
+/// The refusals of [`placement::choose`].
+fn place(
+    project: &Project,
+    def: &SimulatorDef,
+    options: &ImportOptions,
+    fmu: &Path,
+    dir: &Path,
+    description: &fmi::ModelDescription,
+    interface: FmiType,
+) -> Result<Placement> {
+    let model_exchange = interface == FmiType::ModelExchange;
+    let shipped = fmi::shipped_platforms(dir, description);
+    let offer = Offer {
+        fmu,
+        version: description.fmi_version,
+        model_exchange,
+        shipped: &shipped,
+    };
+    let request = placement::Request::of(project, &def.name, options.isolate_all);
+    placement::choose(project, def, request, offer)
 }
 
 /// What backs the slave of `def`: an imported FMU or a table read from its file.
@@ -224,8 +290,9 @@ pub fn resolve_slave(
                 &def.path,
                 any.description(),
             )?;
+            let placement = fmus.placement(&def.name);
             let fmu = fmus
-                .get_as(&def.path, interface.into())
+                .get_as(&def.path, interface.into(), placement)
                 .ok_or_else(not_found)?
                 .clone();
             let model_exchange = (interface == FmiType::ModelExchange)
@@ -234,6 +301,7 @@ pub fn resolve_slave(
                 fmu,
                 path: def.path.clone(),
                 model_exchange,
+                placement,
             })
         }
         SlaveFile::Table => {

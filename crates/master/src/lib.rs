@@ -20,6 +20,7 @@ mod multirate;
 pub mod number;
 pub mod observer;
 pub mod path_name;
+pub mod placement;
 pub mod plan;
 pub mod project;
 mod rows;
@@ -40,6 +41,9 @@ mod workers;
 pub use any_slave::AnySlave;
 pub use checkpoint::MasterState;
 pub use error::{Error, Result};
+/// The transport to helper processes (crate `mastersim-isolation`, through `fmi`): platforms
+/// and their availability.
+pub use fmi::isolation;
 pub use import::{ImportOptions, ImportedFmus, import_fmus, instantiate, resolve_slave};
 pub use index::{GlobalIndex, LocalIndex, SlaveIndex};
 pub use observer::{ColumnAlias, Observer, ObserverError, Observers, OutputColumn, OutputLayout};

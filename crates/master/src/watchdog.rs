@@ -9,7 +9,7 @@
 //! Spec: issue "Robustness" (timeout of hanging FMU calls); FMI 2.0.2 §2.1 (calls of one
 //! instance are sequential; calls of different instances may run on different threads).
 
-use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::statistics::SlaveStatistics;
@@ -71,6 +71,8 @@ struct Slot {
     h: AtomicU64,
     counts: [AtomicU64; 3],
     totals: [AtomicU64; 3],
+    /// The slave runs in a helper process whose calls end themselves at the limit.
+    contained: AtomicBool,
 }
 
 /// Index of the calls whose time [`CallMonitor::slave_statistics`] reports.
@@ -96,6 +98,9 @@ pub struct BusyCall {
     pub h: f64,
     /// Wall time the call has taken so far.
     pub elapsed: Duration,
+    /// The slave runs in a helper process ([`CallMonitor::contain`]): its call is ended at
+    /// the limit by killing the helper, and the run goes on to report it.
+    pub contained: bool,
 }
 
 /// Which slave is in which call since when; shared between the simulation and a watchdog.
@@ -111,6 +116,15 @@ impl CallMonitor {
         CallMonitor {
             origin: Instant::now(),
             slots: (0..slaves).map(|_| Slot::default()).collect(),
+        }
+    }
+
+    /// Marks `slave` as one that runs in a helper process with the same call timeout: a
+    /// watchdog gives its calls a grace period beyond the limit, in which the helper is killed
+    /// and the failed call reported by the stepping thread itself.
+    pub fn contain(&self, slave: usize) {
+        if let Some(slot) = self.slots.get(slave) {
+            slot.contained.store(true, Ordering::Relaxed);
         }
     }
 
@@ -177,6 +191,7 @@ impl CallMonitor {
                     t: f64::from_bits(slot.t.load(Ordering::Relaxed)),
                     h: f64::from_bits(slot.h.load(Ordering::Relaxed)),
                     elapsed: Duration::from_nanos(now.saturating_sub(started)),
+                    contained: slot.contained.load(Ordering::Relaxed),
                 })
             })
             .max_by_key(|c| c.elapsed)

@@ -27,7 +27,10 @@
 //! FMI 1.0 CS §3 (`Capabilities`); FMI 3.0 §2.4 (FMU description), §2.4.7.5 (`Clock`),
 //! §2.4.7.6 (arrays), §4.3.1 (`CoSimulation`).
 
+mod platforms;
 mod text;
+
+pub use platforms::PlatformSupport;
 
 use std::path::Path;
 
@@ -81,6 +84,9 @@ pub struct Info<'a> {
     /// `platforms`: the folders under `binaries/`, sorted (e.g. `["linux64", "win64"]`;
     /// empty when the FMU has no binaries).
     pub platforms: &'a [String],
+    /// `platformSupport`: for each of `platforms`, whether and how this installation runs
+    /// its binary (in-process, in a helper process, under Wine; or what to install).
+    pub platform_support: Vec<PlatformSupport>,
     /// `sourceFiles`: the files under `sources/` (archive paths; empty when the FMU comes
     /// without sources).
     pub source_files: &'a [String],
@@ -137,16 +143,9 @@ impl RunCheck {
         let platform = fmi::Fmu::platform_folder(md.fmi_version);
         match &contents.library {
             None => {
-                let others = if contents.platforms.is_empty() {
-                    "it has no binaries".to_owned()
-                } else {
-                    format!("it has: {}", contents.platforms.join(", "))
-                };
-                refusals.push(format!(
-                    "no binary for this platform: binaries/{platform}/{}.so is not in the \
-                     archive ({others})",
-                    md.model_identifier
-                ));
+                if let Some(refusal) = without_native_binary(contents, platform) {
+                    refusals.push(refusal);
+                }
             }
             Some(library) => {
                 if let Some(architecture) = &library.foreign_architecture {
@@ -169,6 +168,39 @@ impl RunCheck {
             refusals,
         }
     }
+}
+
+/// What a run refuses of an FMU of `contents` without a library for this machine's `platform`
+/// folder: nothing when a helper process can run one of its other binaries (a run isolates it
+/// automatically; FMI 2.0 and 3.0 co-simulation only), else that and what to install.
+fn without_native_binary(contents: &FmuContents, platform: &str) -> Option<String> {
+    let md = &contents.description;
+    let missing = format!(
+        "no binary for this platform: binaries/{platform}/{}.so is not in the archive",
+        md.model_identifier
+    );
+    if contents.platforms.is_empty() {
+        return Some(format!("{missing} (it has no binaries)"));
+    }
+    let has = contents.platforms.join(", ");
+    if md.fmi_version == FmiVersion::V1 || !md.interfaces.co_simulation {
+        return Some(format!(
+            "{missing} (it has: {has}; helper processes run FMI 2.0 and 3.0 co-simulation only)"
+        ));
+    }
+    let supports: Vec<PlatformSupport> = contents
+        .platforms
+        .iter()
+        .map(|f| PlatformSupport::of(f, md.fmi_version, false))
+        .collect();
+    if supports.iter().any(|s| s.runs) {
+        return None;
+    }
+    let why: Vec<String> = supports
+        .iter()
+        .map(|s| format!("{}: {}", s.platform, s.how))
+        .collect();
+    Some(format!("{missing} (it has {})", why.join("; ")))
 }
 
 /// One FMI 3.0 clock.
@@ -460,6 +492,17 @@ impl<'a> Info<'a> {
             generation_date_and_time: contents.generation_date_and_time.as_deref(),
             model_version: contents.model_version.as_deref(),
             platforms: &contents.platforms,
+            platform_support: contents
+                .platforms
+                .iter()
+                .map(|f| {
+                    let native = contents
+                        .library
+                        .as_ref()
+                        .is_some_and(|l| l.foreign_architecture.is_none());
+                    PlatformSupport::of(f, md.fmi_version, native)
+                })
+                .collect(),
             source_files: &contents.source_files,
             capabilities: CapabilitiesInfo::new(md),
             model_exchange: ModelExchangeInfo::new(md),

@@ -117,6 +117,14 @@ pub struct Options {
     /// (`--relative-tolerance`, FMPy's name; default: the FMU's `DefaultExperiment`
     /// tolerance, else 1e-6).
     pub relative_tolerance: Option<f64>,
+    /// Run every FMU slave in a helper process of its own (`--isolate`; default false: only
+    /// the slaves of `isolate` lines, and those whose FMU has no binary for this machine). See
+    /// `docs/isolation.md`.
+    pub isolate: bool,
+    /// In a run of one FMU: the binary of the FMU to run (`--platform`; default: this
+    /// machine's, else the first a helper can run). Any other platform than this machine's
+    /// runs in a helper process. Applied as the project line `isolate <slave> platform=…`.
+    pub platform: Option<master::isolation::Platform>,
 }
 
 impl Default for Options {
@@ -147,6 +155,8 @@ impl Default for Options {
             fmi_type: None,
             solver: None,
             relative_tolerance: None,
+            isolate: false,
+            platform: None,
         }
     }
 }
@@ -180,12 +190,14 @@ impl Options {
             .join("state.bin")
     }
 
-    /// The name of the first of `--fmi-type`, `--solver`, `--relative-tolerance` that is set.
-    pub fn model_exchange_option(&self) -> Option<&'static str> {
+    /// The name of the first of `--fmi-type`, `--solver`, `--relative-tolerance` and
+    /// `--platform` that is set (options of a run of one FMU).
+    pub fn single_fmu_option(&self) -> Option<&'static str> {
         [
             ("fmi-type", self.fmi_type.is_some()),
             ("solver", self.solver.is_some()),
             ("relative-tolerance", self.relative_tolerance.is_some()),
+            ("platform", self.platform.is_some()),
         ]
         .into_iter()
         .find_map(|(name, set)| set.then_some(name))
@@ -211,10 +223,20 @@ impl Options {
         Some(text)
     }
 
+    /// The `isolate` override of [`Options::platform`] for slave `slave`: `isolate=<slave>
+    /// platform=<name>` when a platform other than this machine's is chosen, or this machine's
+    /// with [`Options::isolate`] (this machine's binary alone runs in-process: no line).
+    pub fn platform_override(&self, slave: &str) -> Option<String> {
+        let platform = self.platform?;
+        let native = platform == master::isolation::Platform::native();
+        (!native || self.isolate)
+            .then(|| format!("isolate={slave} platform={}", platform.fmi2_folder()))
+    }
+
     /// The project lines these options stand for, in the order applied: `tStart=<s> s`,
     /// `tEnd=<s> s` and `hStart=<s> s` for the typed times that are set, the
-    /// [`Options::fmi_type_override`] of a run of one FMU (with the slave name `*`), then
-    /// [`Options::overrides`]. A resume hashes them with the project file, so that a
+    /// [`Options::fmi_type_override`] and [`Options::platform_override`] of a run of one FMU
+    /// (with the slave name `*`), then [`Options::overrides`]. A resume hashes them with the project file, so that a
     /// checkpoint is refused when they differ.
     pub fn project_overrides(&self) -> Vec<String> {
         self.overrides_for("*")
@@ -230,6 +252,7 @@ impl Options {
         .into_iter()
         .filter_map(|(keyword, value)| value.map(|v| format!("{keyword}={v} s")))
         .chain(self.fmi_type_override(slave))
+        .chain(self.platform_override(slave))
         .chain(self.overrides.iter().cloned())
         .collect()
     }
@@ -290,6 +313,17 @@ impl Options {
             })?,
         };
         Ok(unit.to_seconds(value))
+    }
+
+    /// Reads a platform name for `--platform`: an FMI 2.0 folder name (`linux64`, `linux32`,
+    /// `win64`, `win32`) or an FMI 3.0 platform tuple (`x86_64-linux`, …).
+    ///
+    /// # Errors
+    /// A message listing the names expected.
+    pub fn parse_platform(text: &str) -> std::result::Result<master::isolation::Platform, String> {
+        master::isolation::Platform::from_name(text.trim()).ok_or_else(|| {
+            format!("'{text}' is not a platform: expected linux64, linux32, win64 or win32")
+        })
     }
 
     /// Checks the ranges of the numeric options.

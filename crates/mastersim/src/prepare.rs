@@ -220,11 +220,25 @@ pub(crate) fn prepare(
             expected: "a run of one FMU (an input table feeds the inputs of that FMU)",
         });
     }
-    if let (Some(option), false) = (options.model_exchange_option(), fmu_run) {
+    if let (Some(option), false) = (options.single_fmu_option(), fmu_run) {
+        let (value, expected) = match option {
+            "platform" => (
+                options
+                    .platform
+                    .map(|p| p.fmi2_folder())
+                    .unwrap_or_default()
+                    .to_owned(),
+                "a run of one FMU (in a project, an 'isolate <slave> platform=…' line chooses per slave)",
+            ),
+            _ => (
+                options.fmi_type_override("<slave>").unwrap_or_default(),
+                "a run of one FMU (in a project, an fmiType line chooses per slave)",
+            ),
+        };
         return Err(Error::InvalidOption {
             option,
-            value: options.fmi_type_override("<slave>").unwrap_or_default(),
-            expected: "a run of one FMU (in a project, an fmiType line chooses per slave)",
+            value,
+            expected,
         });
     }
     let single_slave = fmu_run.then(|| project.simulators[0].name.clone());
@@ -332,6 +346,8 @@ fn import_and_plan(
         extract: fmi::archive::ExtractOptions {
             max_total_size: options.max_fmu_size,
         },
+        isolate_all: options.isolate,
+        call_timeout: options.step_timeout.map(|t| t.limit),
     };
     let fmus = master::import_fmus(project, wd, &import)?;
     if let Some(input) = &options.input {

@@ -233,7 +233,10 @@ pub fn run_to_end(mut session: Session, control: &Control<'_>) -> RunEnd {
             "{cause}: simulation stopped at t = {} s; results up to there are complete.",
             times.show(*t)
         ),
-        Ending::Completed | Ending::Failed(_) | Ending::TimedOut(_) | Ending::FmuExited { .. } => {}
+        // A call into an isolated slave that timed out: the helper was killed, the run ended
+        // here (an in-process hang is reported by the supervisor, which ends the process).
+        Ending::TimedOut(message) => log::error!("{message}"),
+        Ending::Completed | Ending::Failed(_) | Ending::FmuExited { .. } => {}
     }
     let summary_message = ending
         .summary_lines(&times)

@@ -75,8 +75,9 @@ pub struct Session {
     /// The pacing figures of a steered run that was paced, shared with the progress line;
     /// written to `summary.txt`.
     pacing: Arc<PacingSlot>,
-    /// The message of the error that ended the run, for `summary.txt`.
-    failure: Option<String>,
+    /// How the error that ended the run ends it (failed, or timed out in a helper process),
+    /// with its message, for `summary.txt`.
+    failure: Option<Ending>,
     /// How far the session's life has come.
     stage: Stage,
 }
@@ -204,7 +205,7 @@ impl Session {
     pub fn initialize(&mut self) -> Result<()> {
         let result = self.initialize_once();
         if let Err(e) = &result {
-            self.failure = Some(e.chain_text());
+            self.failure = Some(Ending::of_error(e));
         }
         result
     }
@@ -242,7 +243,7 @@ impl Session {
     /// Records `e` as the failure that ended the run.
     fn failed(&mut self, e: master::Error) -> Error {
         let e = Error::Master(e);
-        self.failure = Some(e.chain_text());
+        self.failure = Some(Ending::of_error(&e));
         e
     }
 
@@ -480,8 +481,8 @@ impl Session {
     /// How the run ended, as `summary.txt` will report it: the failure of the last error, else
     /// the run's outcome, else interrupted at the current communication point.
     pub fn ending(&self) -> Ending {
-        if let Some(message) = &self.failure {
-            return Ending::Failed(message.clone());
+        if let Some(ending) = &self.failure {
+            return ending.clone();
         }
         match self.sim.outcome() {
             Some(RunOutcome::Completed) => Ending::Completed,

@@ -215,7 +215,7 @@ impl Supervisor {
                     }
                     if let Some(w) = &watch
                         && let Some(call) = w.monitor.longest_call()
-                        && call.elapsed > w.timeout.limit
+                        && call.elapsed > w.timeout.limit + grace(&call)
                     {
                         abandon(&record, w, call);
                     }
@@ -244,6 +244,20 @@ impl Drop for Supervisor {
         self.stop();
     }
 }
+
+/// How long past the step timeout the watchdog waits for `call`: [`CONTAINED_GRACE`] for a
+/// slave in a helper process, whose call ends itself at the limit (the helper is killed and
+/// the stepping thread reports the failure with the results kept); nothing for the others.
+fn grace(call: &BusyCall) -> Duration {
+    if call.contained {
+        CONTAINED_GRACE
+    } else {
+        Duration::ZERO
+    }
+}
+
+/// The grace period of [`grace`]: enough for killing and reaping a helper process.
+const CONTAINED_GRACE: Duration = Duration::from_secs(10);
 
 /// Abandons the run after `call` exceeded the timeout: reports the slave, call, `t` and `h`,
 /// finishes the result files, writes `summary.txt` from the last completed step (per-slave

@@ -49,6 +49,9 @@ pub enum SlaveKind {
         /// `Some` when the slave runs the FMU's Model Exchange interface, with its integrator
         /// settings; `None` for co-simulation.
         model_exchange: Option<crate::model_exchange::MeOptions>,
+        /// Where the slave runs its FMU: in-process, or in a helper process with one
+        /// platform's binary (`docs/isolation.md`).
+        placement: crate::placement::Placement,
     },
     /// A CSV/TSV table read by a file-reader slave.
     FileReader {

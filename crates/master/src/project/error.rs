@@ -297,6 +297,19 @@ pub enum ProjectError {
         /// What a valid line looks like.
         expected: &'static str,
     },
+    /// A malformed `isolate` line, or one naming an unknown slave or platform or repeating a
+    /// slave.
+    #[error("{}:{line}: {problem}, expected {expected}", file.display())]
+    BadIsolate {
+        /// The project file.
+        file: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// What is wrong.
+        problem: String,
+        /// What a valid line looks like.
+        expected: &'static str,
+    },
     /// A `--set` override that would be an invalid line in the project file.
     #[error("{option}: {reason}")]
     Override {
@@ -334,7 +347,8 @@ impl ProjectError {
             | ProjectError::BadParameterName { line, .. }
             | ProjectError::UnknownParameterSlave { line, .. }
             | ProjectError::BadCommunication { line, .. }
-            | ProjectError::BadFmiType { line, .. } => Some(*line),
+            | ProjectError::BadFmiType { line, .. }
+            | ProjectError::BadIsolate { line, .. } => Some(*line),
         }
     }
 }

@@ -11,6 +11,7 @@ mod build;
 mod communication;
 mod error;
 mod fmi_type;
+mod isolate;
 mod lexer;
 mod parser;
 #[cfg(test)]
@@ -23,6 +24,7 @@ use std::path::{Path, PathBuf};
 
 pub use error::ProjectError;
 pub use fmi_type::{FmiType, FmiTypeDef, SolverSettings};
+pub use isolate::IsolateDef;
 pub use units::{NotATimeUnit, TimeUnit};
 
 /// The master algorithm (`MasterMode`): how the slaves of a cycle exchange values within one
@@ -373,6 +375,9 @@ pub struct Project {
     /// `fmiType` lines in file order (at most one per slave, after its `simulator` line): the
     /// interface each named slave runs and its integrator settings.
     pub fmi_types: Vec<FmiTypeDef>,
+    /// `isolate` lines in file order (at most one per slave, after its `simulator` line): the
+    /// slaves that run in a helper process, and the platform of the binary each runs.
+    pub isolated: Vec<IsolateDef>,
     /// `outputOnly` patterns with their line numbers (each line may hold several
     /// whitespace-separated glob patterns over `slave.variable`).
     pub output_only: Vec<(String, usize)>,
@@ -459,6 +464,7 @@ impl Project {
             parameters: Vec::new(),
             communication: Vec::new(),
             fmi_types: Vec::new(),
+            isolated: Vec::new(),
             output_only: Vec::new(),
             result_formats: vec![ResultFormat::Csv],
             output_threshold: None,

@@ -40,7 +40,7 @@ const KEYWORDS: [&str; 22] = [
 ];
 
 /// The words that start the other line types.
-const LINE_TYPES: [&str; 8] = [
+const LINE_TYPES: [&str; 9] = [
     "simulator",
     "graph",
     "parameter",
@@ -49,6 +49,7 @@ const LINE_TYPES: [&str; 8] = [
     "communicationOffset",
     "communicationTrigger",
     "fmiType",
+    "isolate",
 ];
 
 /// Parses the text of a project file; `path` names the file for errors and relative paths.
@@ -109,6 +110,7 @@ pub(super) fn parse(text: &str, path: &Path) -> Result<Project, ProjectError> {
                 project.communication.push(def);
             }
             "fmiType" => super::fmi_type::read(&mut project, path, ctx.line, rest, false)?,
+            "isolate" => super::isolate::read(&mut project, path, ctx.line, rest, false)?,
             "outputOnly" => {
                 let pattern = strip_comment(rest).trim_end_matches([' ', '\t']);
                 if pattern.is_empty() {
@@ -170,6 +172,9 @@ pub(super) fn apply_override(
     }
     if name == "fmiType" {
         return super::fmi_type::read(project, &file, line, value, true).map_err(wrap);
+    }
+    if name == "isolate" {
+        return super::isolate::read(project, &file, line, value, true).map_err(wrap);
     }
     let (slave, variable) = match (single_slave, name.split_once('.')) {
         (Some(slave), _) => (

@@ -161,6 +161,9 @@ impl Project {
         for def in &self.fmi_types {
             let _ = writeln!(s, "{}", super::fmi_type::line_text(def, time));
         }
+        for def in &self.isolated {
+            let _ = writeln!(s, "{}", super::isolate::line_text(def));
+        }
         for (pattern, _) in &self.output_only {
             let _ = writeln!(s, "outputOnly {pattern}");
         }

@@ -67,7 +67,12 @@ impl Info<'_> {
         let platforms = if self.platforms.is_empty() {
             "none (no binaries/ folder)".to_owned()
         } else {
-            self.platforms.join(", ")
+            let runs: Vec<String> = self
+                .platform_support
+                .iter()
+                .map(|p| format!("{} ({})", p.platform, p.how))
+                .collect();
+            runs.join(", ")
         };
         let sources = match self.source_files.len() {
             0 => "no".to_owned(),

@@ -59,6 +59,30 @@ pub enum Ending {
 }
 
 impl Ending {
+    /// How a run that `error` ended ends: [`Ending::TimedOut`] when an isolated slave's call
+    /// exceeded the step timeout (its helper process was killed, the run's results are kept),
+    /// else [`Ending::Failed`]; with [`Error::chain_text`] as the message.
+    ///
+    /// Spec: `docs/isolation.md`, `docs/robustness.md` (outcomes).
+    pub fn of_error(error: &Error) -> Ending {
+        let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
+        while let Some(cause) = source {
+            // A boxed source may be seen as the box or as what it holds.
+            let fmi = cause
+                .downcast_ref::<fmi::Error>()
+                .or_else(|| cause.downcast_ref::<Box<fmi::Error>>().map(|b| &**b));
+            if let Some(fmi::Error::Isolated {
+                source: fmi::isolation::Error::Timeout { .. },
+                ..
+            }) = fmi
+            {
+                return Ending::TimedOut(error.chain_text());
+            }
+            source = cause.source();
+        }
+        Ending::Failed(error.chain_text())
+    }
+
     /// The lines appended to `summary.txt`: none for a completed run (so the key set stays
     /// MasterSim's), otherwise `Outcome=<word>` and `Message=<one line>`, whose times are
     /// printed by `times` (to the precision of the run's time grid).

@@ -128,7 +128,7 @@ impl Session {
         let summary_path = wd.join("log").join("summary.txt");
         let names: Vec<String> = plan.slaves.iter().map(|s| s.name.clone()).collect();
         let watch = options.step_timeout.map(|timeout| Watch {
-            monitor: Arc::new(CallMonitor::new(names.len())),
+            monitor: contained_monitor(&plan),
             timeout,
             summary_path: summary_path.clone(),
             run: run_info.clone(),
@@ -236,4 +236,19 @@ fn simulation(
         sim.set_call_monitor(watch.monitor.clone());
     }
     Ok(sim)
+}
+
+/// The call monitor of `plan`'s slaves, with the isolated ones marked as contained: their
+/// calls end themselves at the step timeout (the helper process is killed), so the watchdog
+/// gives them a grace period instead of ending the process.
+fn contained_monitor(plan: &SimulationPlan) -> Arc<CallMonitor> {
+    let monitor = CallMonitor::new(plan.slaves.len());
+    for (i, slave) in plan.slaves.iter().enumerate() {
+        if let master::SlaveKind::Fmu { placement, .. } = &slave.kind
+            && placement.isolated().is_some()
+        {
+            monitor.contain(i);
+        }
+    }
+    Arc::new(monitor)
 }

@@ -15,6 +15,7 @@ use output::result_file::ResultTable;
 
 use super::Session;
 use crate::checkpoint::{Checkpoint, SlaveStates, Sources, Unrestorable};
+use crate::report::Ending;
 use crate::results::Continued;
 use crate::{Error, Options, Result};
 
@@ -106,7 +107,7 @@ impl Session {
                 e.chain_text()
             ),
             Err(e) => {
-                self.failure = Some(e.chain_text());
+                self.failure = Some(Ending::of_error(&e));
                 return Err(e);
             }
         }
@@ -288,7 +289,7 @@ impl Session {
     fn resume(&mut self, checkpoint: &Checkpoint) -> Result<()> {
         let result = self.resume_once(checkpoint);
         if let Err(e) = &result {
-            self.failure = Some(e.chain_text());
+            self.failure = Some(Ending::of_error(e));
         }
         result
     }

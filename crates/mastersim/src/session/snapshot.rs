@@ -12,6 +12,7 @@ use master::Observer as _;
 use super::Session;
 use super::resume::replay_reason;
 use crate::checkpoint::{Checkpoint, SlaveStates};
+use crate::report::Ending;
 use crate::results::Continued;
 use crate::{Error, Result};
 
@@ -33,7 +34,7 @@ impl Session {
         let checkpoint = match self.checkpoint() {
             Ok(checkpoint) => checkpoint?,
             Err(e) => {
-                self.failure = Some(e.chain_text());
+                self.failure = Some(Ending::of_error(&e));
                 return Err(e);
             }
         };
@@ -93,7 +94,7 @@ impl Session {
         let result = self.rewind(&checkpoint, states);
         match &result {
             Ok(()) => self.failure = None,
-            Err(e) => self.failure = Some(e.chain_text()),
+            Err(e) => self.failure = Some(Ending::of_error(e)),
         }
         result
     }
