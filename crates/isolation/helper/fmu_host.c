@@ -16,6 +16,7 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <linux/futex.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -98,6 +99,9 @@ static void wait_request(uint32_t last)
 }
 
 static void wake_master(void) {}
+
+/* Windows helpers run under Wine, which places its threads itself. */
+static void follow_master(void) {}
 static void wake_ready(void) {}
 
 static int open_library(const char *path)
@@ -175,6 +179,19 @@ static void wait_request(uint32_t last)
         if (load_seq(MSIM_OFF_REQUEST_SEQ) == last) futex(MSIM_OFF_REQUEST_SEQ, FUTEX_WAIT, last);
         store_seq(MSIM_OFF_HELPER_SLEEPING, 0);
     }
+}
+
+/* Moves this helper to the processor the master's calling thread is on (MSIM_OFF_MASTER_CPU),
+ * when it changed. */
+static void follow_master(void)
+{
+    static uint32_t followed = 0;
+    uint32_t cpu = load_acquire(MSIM_OFF_MASTER_CPU);
+    if (cpu == 0 || cpu == followed || cpu > CPU_SETSIZE) return;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET((int)(cpu - 1), &set);
+    if (sched_setaffinity(0, sizeof set, &set) == 0) followed = cpu;
 }
 
 static void wake_master(void)
@@ -553,6 +570,7 @@ int main(int argc, char **argv)
     for (;;) {
         wait_request(last);
         last = load_acquire(MSIM_OFF_REQUEST_SEQ);
+        follow_master();
         int quit = answer();
         store_seq(MSIM_OFF_RESPONSE_SEQ, last);
         wake_master();

@@ -12,8 +12,9 @@ use crate::message::{Request, Response};
 use crate::platform::Platform;
 use crate::protocol::{
     self, FN_LOAD, FN_QUIT, OFF_EXCEPTION_CODE, OFF_FUNCTION_IN_PROGRESS, OFF_HELPER_SLEEPING,
-    OFF_LOG_OFFSET, OFF_MASTER_SLEEPING, OFF_READY, OFF_REQUEST_LEN, OFF_REQUEST_SEQ,
-    OFF_RESPONSE_CALLS, OFF_RESPONSE_LEN, OFF_RESPONSE_SEQ, OFF_SPIN_MICROSECONDS, READY_VALUE,
+    OFF_LOG_OFFSET, OFF_MASTER_CPU, OFF_MASTER_SLEEPING, OFF_READY, OFF_REQUEST_LEN,
+    OFF_REQUEST_SEQ, OFF_RESPONSE_CALLS, OFF_RESPONSE_LEN, OFF_RESPONSE_SEQ, OFF_SPIN_MICROSECONDS,
+    READY_VALUE,
 };
 use crate::region::Region;
 use crate::spin::Spin;
@@ -244,9 +245,16 @@ impl Helper {
     /// helper if it sleeps.
     fn send(&mut self, len: usize) {
         self.sequence = self.sequence.wrapping_add(1);
-        self.spin_microseconds = self.spin.budget();
+        // A Linux helper follows the master's processor (`master_cpu`): spinning would only
+        // keep it from running.
+        self.spin_microseconds = if self.platform.is_windows() {
+            self.spin.budget()
+        } else {
+            0
+        };
         let word = |offset| self.region.word(offset);
         word(OFF_SPIN_MICROSECONDS).store(self.spin_microseconds, Ordering::Relaxed);
+        word(OFF_MASTER_CPU).store(master_cpu(self.platform), Ordering::Relaxed);
         word(OFF_REQUEST_LEN).store(len as u32, Ordering::Relaxed);
         word(OFF_REQUEST_SEQ).store(self.sequence, Ordering::SeqCst);
         if word(OFF_HELPER_SLEEPING).load(Ordering::SeqCst) != 0 {
@@ -475,4 +483,33 @@ pub fn signal_name(signal: i32) -> Option<&'static str> {
         libc::SIGSYS => "SIGSYS",
         _ => return None,
     })
+}
+
+/// The processor the calling thread runs on, plus 1, for a Linux helper to follow
+/// (`MSIM_OFF_MASTER_CPU` of `protocol.h`); 0 for Windows helpers and when it is unknown.
+fn master_cpu(platform: Platform) -> u32 {
+    if platform.is_windows() {
+        return 0;
+    }
+    // SAFETY: `sched_getcpu` has no arguments and only reads the calling thread's processor.
+    let cpu = unsafe { libc::sched_getcpu() };
+    let Ok(cpu) = usize::try_from(cpu) else {
+        return 0;
+    };
+    // The calling thread stays on this processor too: woken by its helper, it would otherwise
+    // often resume on the other, idle processor, and the helper would have to follow it.
+    thread_local!(static PINNED: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) });
+    if PINNED.get() != Some(cpu) {
+        // SAFETY: a zeroed `cpu_set_t` is the empty set; `CPU_SET` and `sched_setaffinity`
+        // only touch `set`, which lives across the call; 0 is the calling thread.
+        let pinned = unsafe {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            libc::CPU_SET(cpu, &mut set);
+            libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0
+        };
+        if pinned {
+            PINNED.set(Some(cpu));
+        }
+    }
+    u32::try_from(cpu + 1).unwrap_or(0)
 }

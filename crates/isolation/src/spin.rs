@@ -1,4 +1,6 @@
-//! Whether a waiter spins before it sleeps, and how long: adaptive, per helper.
+//! Whether a waiter spins before it sleeps, and how long: adaptive, per helper. Used for
+//! Windows helpers, which poll; a Linux helper shares the master thread's processor
+//! (`MSIM_OFF_MASTER_CPU` of `protocol.h`), where nobody spins.
 //!
 //! Waking a sleeping process costs tens of microseconds on a virtual machine (more than a
 //! cheap slave-step), so spinning pays when the master and the helper each have a processor:
