@@ -12,9 +12,9 @@
 
 use std::path::Path;
 
-use mastersim_tests::{ResultTable, read_summary};
+use mastersim_tests::read_summary;
 
-use super::rows::{Case, Input, Sandbox, case, check_table};
+use super::rows::{Case, Input, Sandbox, case, check_table, kept_rows};
 
 /// The project of Faulty (`F`, isolated) feeding Scale (`S`) with `fault` at 0.95 s and
 /// `extra` lines.
@@ -34,31 +34,8 @@ fn faulty_project(s: &Sandbox, fault: &str, extra: &str) -> Input {
 /// hold exactly the rows of 0, 0.1, …, 0.9 s with `S.y = t`, and `summary.txt` the outcome
 /// with a message naming the slave and `fmi2DoStep`.
 fn kept_to_last_point(wd: &Path, outcome: &str) -> Vec<String> {
-    let mut problems = Vec::new();
-    let values = wd.join("results").join("values.csv");
-    if !values.is_file() {
-        return vec![format!("no '{}'", values.display())];
-    }
-    let table = ResultTable::read(&values);
-    let time = table.numbers("Time");
-    let expected: Vec<f64> = (0..=9).map(|k| f64::from(k) * 0.1).collect();
-    let same = time.len() == expected.len()
-        && time
-            .iter()
-            .zip(&expected)
-            .all(|(a, b)| (a - b).abs() < 1e-12);
-    if !same {
-        problems.push(format!("values.csv times {time:?}, expected 0 to 0.9 s"));
-    }
-    for (t, y) in time.iter().zip(table.numbers("S.y")) {
-        if (y - t).abs() > 1e-12 {
-            problems.push(format!("S.y at t={t}: {y}"));
-        }
-    }
+    let mut problems = kept_rows(wd, 9, "S.y", |t| t, 1e-12, outcome);
     let summary = read_summary(&wd.join("log").join("summary.txt"));
-    if summary.get("Outcome").map(String::as_str) != Some(outcome) {
-        problems.push(format!("summary.txt Outcome {:?}", summary.get("Outcome")));
-    }
     let message = summary.get("Message").cloned().unwrap_or_default();
     if !(message.contains("slave 'F'") && message.contains("fmi2DoStep")) {
         problems.push(format!("summary.txt Message {message:?}"));

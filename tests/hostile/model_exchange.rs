@@ -16,9 +16,9 @@
 
 use std::path::Path;
 
-use mastersim_tests::{ResultTable, read_summary};
-
-use super::rows::{Case, Input, Sandbox, case, check_table, fmu_entries, replace_once, zip_bytes};
+use super::rows::{
+    Case, Input, Sandbox, case, check_table, fmu_entries, kept_rows, replace_once, zip_bytes,
+};
 
 /// The project of one Model Exchange slave `M` of `fmus/<model>.fmu`, 0 to 1 s by 0.1 s.
 fn me_project(s: &Sandbox, model: &str) -> Input {
@@ -38,32 +38,7 @@ fn packed_me(s: &Sandbox, model: &str, kept: fn(&Path) -> Vec<String>) -> Input 
 /// the rows of 0, 0.1, …, 0.4 s with `M.x` = `exact(t)` (within 1e-5, the integrator's
 /// tolerance with margin), and `summary.txt` must say `Outcome=Failed`.
 fn kept_before_half(wd: &Path, exact: fn(f64) -> f64) -> Vec<String> {
-    let mut problems = Vec::new();
-    let values = wd.join("results").join("values.csv");
-    if !values.is_file() {
-        return vec![format!("no '{}'", values.display())];
-    }
-    let table = ResultTable::read(&values);
-    let time = table.numbers("Time");
-    let expected: Vec<f64> = (0..=4).map(|k| f64::from(k) * 0.1).collect();
-    let same_times = time.len() == expected.len()
-        && time
-            .iter()
-            .zip(&expected)
-            .all(|(a, b)| (a - b).abs() < 1e-12);
-    if !same_times {
-        problems.push(format!("values.csv times {time:?}, expected 0 to 0.4 s"));
-    }
-    for (t, x) in time.iter().zip(table.numbers("M.x")) {
-        if (x - exact(*t)).abs() > 1e-5 {
-            problems.push(format!("M.x at t={t}: {x}, expected {}", exact(*t)));
-        }
-    }
-    let summary = read_summary(&wd.join("log").join("summary.txt"));
-    if summary.get("Outcome").map(String::as_str) != Some("Failed") {
-        problems.push(format!("summary.txt Outcome {:?}", summary.get("Outcome")));
-    }
-    problems
+    kept_rows(wd, 4, "M.x", exact, 1e-5, "Failed")
 }
 
 /// `Gain.fmu` with its `CoSimulation` element renamed `ModelExchange`: a Model Exchange FMU

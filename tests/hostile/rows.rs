@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 
 use std::time::Duration;
 
-use mastersim_tests::{Run, example_workspace, run_mastersim_within};
+use mastersim_tests::{ResultTable, Run, example_workspace, read_summary, run_mastersim_within};
 
 /// The longest a row may run, unless it says otherwise ([`Input::limit`]).
 pub const ROW_LIMIT: Duration = Duration::from_secs(30);
@@ -422,4 +422,49 @@ pub fn repeated_part(line: &str) -> Option<&str> {
         .enumerate()
         .find(|(i, p)| p.len() > 20 && p.contains(' ') && parts[i + 1..].contains(p))
         .map(|(_, p)| *p)
+}
+
+/// What is wrong with the results a run that ended early kept in `wd`: `values.csv` must hold
+/// exactly the rows of 0, 0.1, …, `last_row` × 0.1 s with `column` = `exact(t)` within `tolerance`,
+/// and `summary.txt` must say `Outcome=<outcome>`.
+pub fn kept_rows(
+    wd: &Path,
+    last_row: u32,
+    column: &str,
+    exact: impl Fn(f64) -> f64,
+    tolerance: f64,
+    outcome: &str,
+) -> Vec<String> {
+    let values = wd.join("results").join("values.csv");
+    if !values.is_file() {
+        return vec![format!("no '{}'", values.display())];
+    }
+    let mut problems = Vec::new();
+    let table = ResultTable::read(&values);
+    let time = table.numbers("Time");
+    let expected: Vec<f64> = (0..=last_row).map(|k| f64::from(k) * 0.1).collect();
+    let same_times = time.len() == expected.len()
+        && time
+            .iter()
+            .zip(&expected)
+            .all(|(a, b)| (a - b).abs() < 1e-12);
+    if !same_times {
+        problems.push(format!(
+            "values.csv times {time:?}, expected 0 to {} s",
+            f64::from(last_row) * 0.1
+        ));
+    }
+    for (t, value) in time.iter().zip(table.numbers(column)) {
+        if (value - exact(*t)).abs() > tolerance {
+            problems.push(format!(
+                "{column} at t={t}: {value}, expected {}",
+                exact(*t)
+            ));
+        }
+    }
+    let summary = read_summary(&wd.join("log").join("summary.txt"));
+    if summary.get("Outcome").map(String::as_str) != Some(outcome) {
+        problems.push(format!("summary.txt Outcome {:?}", summary.get("Outcome")));
+    }
+    problems
 }
