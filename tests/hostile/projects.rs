@@ -206,6 +206,21 @@ fn cases() -> Vec<Case> {
                 with(s, "simulator 4 2 Part3 #ff0000 \"model.zip\"")
             },
         ),
+        case(
+            // The scene the live view would draw names a variable the run does not have: the
+            // run is refused before it starts, also without --live (docs/live.md, "Scenes").
+            "scene_naming_an_unknown_variable",
+            2,
+            "views/scene.toml:7:",
+            "object 'dot': x: variable 'Part1.x9' does not exist in the project's results",
+            &["bad.msim:9: scene", "expected a numeric result variable such as Part1."],
+            |s| {
+                let scene = "[frame]\nx = [0, 1]\n\n[[object]]\nid = \"dot\"\n\
+                             kind = \"point\"\nx = \"Part1.x9\"\ny = 0\n";
+                s.write("views/scene.toml", scene.as_bytes());
+                with(s, "scene views/scene.toml")
+            },
+        ),
     ]
 }
 

@@ -8,8 +8,10 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use mastersim::master::OutputLayout;
 use mastersim::{Session, Steering};
 
+use crate::scene::Scene;
 use crate::{Column, Server, Source, Store};
 
 /// How often a lingering view looks for Ctrl-C.
@@ -21,9 +23,40 @@ fn say(text: &str) {
     let _ = writeln!(std::io::stdout(), "{text}");
 }
 
-/// Serves the live view of `session` (named `title`, steered by `steering`) on `port` of
-/// 127.0.0.1 (0: a free port) and prints its URL. A resumed session's view starts with the
-/// rows the interrupted run wrote.
+/// The scene of the run of `session`: the file `given` (`--scene`), else the one the
+/// project's `scene` line names, read and checked against the run's numeric result columns
+/// (the columns of `/api/meta`). `None` when neither names one.
+///
+/// # Errors
+/// The message of [`crate::scene::SceneError`] (file, line, what was expected), prefixed with
+/// `--scene` or the project's `scene` line.
+pub fn run_scene(session: &Session, given: Option<&Path>) -> Result<Option<Scene>, String> {
+    let (file, named_by) = match (given, &session.project().scene) {
+        (Some(file), _) => (file.to_path_buf(), "--scene".to_owned()),
+        (None, Some(def)) => (
+            def.path.clone(),
+            format!("{}:{}: scene", session.project().path.display(), def.line),
+        ),
+        (None, None) => return Ok(None),
+    };
+    let c = OutputLayout::new(session.plan()).columns;
+    let names: Vec<String> = [&c.boolean, &c.integer, &c.real]
+        .into_iter()
+        .flatten()
+        .map(|c| c.name.clone())
+        .collect();
+    let scene = Scene::load(&file, &names).map_err(|e| format!("{named_by}: {e}"))?;
+    log::info!(
+        "Scene '{}': {} object(s)",
+        file.display(),
+        scene.objects.len()
+    );
+    Ok(Some(scene))
+}
+
+/// Serves the live view of `session` (named `title`, steered by `steering`, drawing `scene`
+/// from [`run_scene`]) on `port` of 127.0.0.1 (0: a free port) and prints its URL. A resumed
+/// session's view starts with the rows the interrupted run wrote.
 ///
 /// # Errors
 /// A message: the session refuses the observer, or the rows of a resumed run cannot be read
@@ -33,9 +66,12 @@ pub fn serve_run(
     session: &mut Session,
     title: &str,
     steering: &Steering,
+    scene: Option<Scene>,
     port: u16,
 ) -> Result<Server, String> {
-    let store = Store::attach(session, title).map_err(|e| e.chain_text())?;
+    let store = Store::attach(session, title)
+        .map_err(|e| e.chain_text())?
+        .with_scene(scene);
     let source = Source::Live {
         store,
         steering: steering.clone(),
@@ -66,14 +102,17 @@ fn wait_for(stop: &AtomicBool) {
 }
 
 /// `mastersim view`: reads the result file `input` (results `.mat`, `values.csv` or a
-/// comma-separated CSV with time first, Signal Table `.json`), serves it on `port` and prints
-/// its URL, until `stop` is raised (Ctrl-C).
+/// comma-separated CSV with time first, Signal Table `.json`) and the scene file `scene`
+/// (`--scene`, checked against the file's columns), serves them on `port` and prints the
+/// URL, until `stop` is raised (Ctrl-C).
 ///
 /// # Errors
 /// The file cannot be read (the message names it and, for text files, the line) or has no
-/// numeric variable; the server cannot start.
+/// numeric variable; the scene is bad ([`crate::scene::SceneError`]: file, line, what was
+/// expected); the server cannot start.
 pub fn view_file(
     input: &Path,
+    scene: Option<&Path>,
     port: u16,
     stop: &AtomicBool,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
@@ -87,7 +126,11 @@ pub fn view_file(
         .map(|((name, unit), values)| (Column::new(name, unit), values))
         .collect();
     let title = input.file_name().unwrap_or_default().to_string_lossy();
-    let store = Store::replay(&title, &table.time, columns);
+    let scene = match scene {
+        Some(file) => Some(Scene::load(file, &table.names).map_err(|e| format!("--scene: {e}"))?),
+        None => None,
+    };
+    let store = Store::replay(&title, &table.time, columns).with_scene(scene);
     let server = Server::start(Source::Replay { store }, port)?;
     say(&format!("Viewing '{}': {}", input.display(), server.url()));
     say("Press Ctrl-C to quit.");
