@@ -207,17 +207,35 @@ fn cases() -> Vec<Case> {
             },
         ),
         case(
-            // The scene the live view would draw names a variable the run does not have: the
-            // run is refused before it starts, also without --live (docs/live.md, "Scenes").
+            // The scene of a --live run names a variable the run does not have: the run is
+            // refused before the view is served and the run starts (docs/live.md, "Scenes").
             "scene_naming_an_unknown_variable",
             2,
             "views/scene.toml:7:",
             "object 'dot': x: variable 'Part1.x9' does not exist in the project's results",
-            &["bad.msim:9: scene", "expected a numeric result variable such as Part1."],
+            &[
+                "bad.msim:9: scene",
+                "expected a numeric result variable such as Part1.",
+            ],
             |s| {
                 let scene = "[frame]\nx = [0, 1]\n\n[[object]]\nid = \"dot\"\n\
                              kind = \"point\"\nx = \"Part1.x9\"\ny = 0\n";
                 s.write("views/scene.toml", scene.as_bytes());
+                with(s, "scene views/scene.toml").args(&["--live"])
+            },
+        ),
+        case(
+            // Without --live nothing draws the scene: the same project runs, with a warning.
+            "scene_naming_an_unknown_variable_without_live",
+            0,
+            "",
+            "",
+            &[],
+            |s| {
+                s.write(
+                    "views/scene.toml",
+                    b"[[object]]\nid = \"p\"\nkind = \"point\"\nx = \"A.b\"\ny = 0\n",
+                );
                 with(s, "scene views/scene.toml")
             },
         ),

@@ -83,7 +83,7 @@ async fn the_flight_scene_follows_the_cursor() {
         s["view"]["scene"]["frame"].is_object()
     })
     .await;
-    run.control("start");
+    run.command("start");
     run.wait_for(Duration::from_secs(60), |s| s["state"] == "finished");
     let mat = output::mat::read(&wd.join("results/flight_navigation_multirate.mat"))
         .expect("the MAT file");
@@ -119,7 +119,11 @@ async fn the_flight_scene_follows_the_cursor() {
             .await
             .parse()
             .expect("a number");
-        assert_eq!(shown.to_bits(), h.values[i].to_bits(), "row {row}: the values table");
+        assert_eq!(
+            shown.to_bits(),
+            h.values[i].to_bits(),
+            "row {row}: the values table"
+        );
         let scene = view(&b).await["scene"].clone();
         let aircraft = &scene["objects"]["aircraft"];
         assert_eq!(aircraft["drawn"], true, "row {row}: {aircraft}");
@@ -143,7 +147,10 @@ async fn the_flight_scene_follows_the_cursor() {
         );
         let at = (origin.0 + px, origin.1 + py);
         let found = aircraft_pixels_at(&b, at).await;
-        assert!(found >= 60, "row {row}: {found} aircraft pixels near {at:?}");
+        assert!(
+            found >= 60,
+            "row {row}: {found} aircraft pixels near {at:?}"
+        );
         println!(
             "row {row}: t = {} s, h = {} m, aircraft at ({:.1}, {:.1}) px, {found} pixels",
             world.0, world.1, drawn.0, drawn.1

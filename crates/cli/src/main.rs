@@ -376,12 +376,11 @@ fn launch(args: &Args, options: &Options, interrupt: Option<&Interrupt>) -> RunE
         }
         log::info!("Project written to '{}'", path.display());
     }
-    // A bad scene fails the run before it starts, also without --live.
-    let scene = match live::run_scene(&session, args.scene.as_deref()) {
+    let live = args.live.filter(|_| !args.test_init);
+    let scene = match live::run_scene(&session, args.scene.as_deref(), live.is_some()) {
         Ok(scene) => scene,
         Err(message) => return refused(message),
     };
-    let live = args.live.filter(|_| !args.test_init);
     let steering = match Control::steering_for(options, live.is_some()) {
         Ok(steering) => steering.filter(|_| !args.test_init),
         Err(e) => return refused(format!("--real-time: {e}")),

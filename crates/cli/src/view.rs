@@ -34,5 +34,6 @@ pub fn run(args: &ViewArgs) -> anyhow::Result<()> {
         args.scene.as_deref(),
         args.port,
         &interrupt.flag(),
-    ).map_err(anyhow::Error::from_boxed)
+    )
+    .map_err(anyhow::Error::from_boxed)
 }

@@ -125,9 +125,9 @@ function mapping(cssW, cssH) {
     // One world unit as long on both axes: the smaller scale, the range centred.
     const s = Math.min(Math.abs(sx), Math.abs(sy));
     const cx = (x0 + x1) / 2, cy = (y0 + y1) / 2;
-    const hw = plot.width / s / 2, hh = plot.height / s / 2;
-    x0 = cx - Math.sign(x1 - x0) * hw; x1 = cx + Math.sign(x1 - x0) * hw;
-    y0 = cy - Math.sign(y1 - y0) * hh; y1 = cy + Math.sign(y1 - y0) * hh;
+    const hw = Math.sign(x1 - x0) * plot.width / s / 2, hh = Math.sign(y1 - y0) * plot.height / s / 2;
+    x0 = cx - hw; x1 = cx + hw;
+    y0 = cy - hh; y1 = cy + hh;
     sx = plot.width / (x1 - x0); sy = plot.height / (y1 - y0);
   }
   return {

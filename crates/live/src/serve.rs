@@ -25,12 +25,17 @@ fn say(text: &str) {
 
 /// The scene of the run of `session`: the file `given` (`--scene`), else the one the
 /// project's `scene` line names, read and checked against the run's numeric result columns
-/// (the columns of `/api/meta`). `None` when neither names one.
+/// (the columns of `/api/meta`). `None` when neither names one. Only the live view draws the
+/// scene: a run without it (`live` false) logs a bad scene as one warning and goes on without.
 ///
 /// # Errors
-/// The message of [`crate::scene::SceneError`] (file, line, what was expected), prefixed with
-/// `--scene` or the project's `scene` line.
-pub fn run_scene(session: &Session, given: Option<&Path>) -> Result<Option<Scene>, String> {
+/// With `live`: the message of [`crate::scene::SceneError`] (file, line, what was expected),
+/// prefixed with `--scene` or the project's `scene` line.
+pub fn run_scene(
+    session: &Session,
+    given: Option<&Path>,
+    live: bool,
+) -> Result<Option<Scene>, String> {
     let (file, named_by) = match (given, &session.project().scene) {
         (Some(file), _) => (file.to_path_buf(), "--scene".to_owned()),
         (None, Some(def)) => (
@@ -45,7 +50,14 @@ pub fn run_scene(session: &Session, given: Option<&Path>) -> Result<Option<Scene
         .flatten()
         .map(|c| c.name.clone())
         .collect();
-    let scene = Scene::load(&file, &names).map_err(|e| format!("{named_by}: {e}"))?;
+    let scene = match Scene::load(&file, &names) {
+        Ok(scene) => scene,
+        Err(e) if live => return Err(format!("{named_by}: {e}")),
+        Err(e) => {
+            log::warn!("{named_by}: {e}; only the live view draws the scene: this run goes on");
+            return Ok(None);
+        }
+    };
     log::info!(
         "Scene '{}': {} object(s)",
         file.display(),

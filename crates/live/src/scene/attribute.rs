@@ -125,7 +125,8 @@ pub(super) fn numeric(
                     _ => return Err(bad(format!("invalid key '{k}', expected {NUMERIC}"))),
                 }
             }
-            let name = var.ok_or_else(|| bad(format!("no 'var' in the table, expected {NUMERIC}")))?;
+            let name =
+                var.ok_or_else(|| bad(format!("no 'var' in the table, expected {NUMERIC}")))?;
             variable(columns, name, scale, offset).map_err(bad)
         }
         other => number(other)
@@ -155,7 +156,10 @@ fn variable(
                  <slave>.<variable> of the run, or time"
                     .to_owned()
             } else {
-                format!("expected a numeric result variable such as {}", near.join(", "))
+                format!(
+                    "expected a numeric result variable such as {}",
+                    near.join(", ")
+                )
             };
             Err(format!(
                 "variable '{name}' does not exist in the project's results; {hint}"
@@ -206,7 +210,10 @@ pub(super) fn colour(
                 let spanned = Spanned::new(value.span(), v.clone());
                 numeric(place, columns, id, &format!("colour.{name}"), &spanned)
             };
-            if let Some(other) = table.keys().find(|k| !["r", "g", "b"].contains(&k.as_str())) {
+            if let Some(other) = table
+                .keys()
+                .find(|k| !["r", "g", "b"].contains(&k.as_str()))
+            {
                 return Err(bad(format!("unknown component '{other}'")));
             }
             Ok(Colour {

@@ -29,16 +29,16 @@ pub use attribute::{Attribute, Colour};
 pub use object::{Kind, Object};
 
 /// The keys of one table of the file, each with its place in the text.
-type RawTable = BTreeMap<String, Spanned<toml::Value>>;
+type KeyTable = BTreeMap<String, Spanned<toml::Value>>;
 
 /// The file as TOML gives it: the `[frame]` table and the `[[object]]` tables.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawScene {
     #[serde(default)]
-    frame: Option<Spanned<RawTable>>,
+    frame: Option<Spanned<KeyTable>>,
     #[serde(default, rename = "object")]
-    objects: Vec<Spanned<RawTable>>,
+    objects: Vec<Spanned<KeyTable>>,
 }
 
 /// A scene, checked against the result columns of a run and ready for the page.
@@ -80,7 +80,7 @@ pub struct SceneError {
 }
 
 /// Where a value stands in the file, for errors: the file, its text and the value's span.
-#[derive(Clone, Copy)]
+#[derive(Debug, Clone, Copy)]
 struct Place<'a> {
     file: &'a Path,
     text: &'a str,
@@ -107,8 +107,9 @@ impl Place<'_> {
     }
 }
 
-/// How many result columns a name may resolve to, and which: the names of the run's numeric
-/// result columns in the order of `/api/meta` (`time` is the row's time, column 0).
+/// The names of the run's numeric result columns in the order of `/api/meta`, which scene
+/// variables resolve to (`time` is the row's time, column 0).
+#[derive(Debug)]
 pub(crate) struct Columns<'a>(&'a [String]);
 
 impl Columns<'_> {
@@ -214,7 +215,7 @@ impl Default for Frame {
 }
 
 /// Reads the `[frame]` table.
-fn frame(place: Place<'_>, table: &Spanned<RawTable>) -> Result<Frame, SceneError> {
+fn frame(place: Place<'_>, table: &Spanned<KeyTable>) -> Result<Frame, SceneError> {
     let mut frame = Frame::default();
     for (key, value) in table.get_ref() {
         match key.as_str() {
@@ -245,9 +246,7 @@ fn frame(place: Place<'_>, table: &Spanned<RawTable>) -> Result<Frame, SceneErro
             other => {
                 return Err(place.error(
                     &value.span(),
-                    format!(
-                        "frame: unknown key '{other}', expected x, y, aspect or height"
-                    ),
+                    format!("frame: unknown key '{other}', expected x, y, aspect or height"),
                 ));
             }
         }

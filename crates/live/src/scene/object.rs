@@ -9,7 +9,7 @@ use serde::Serialize;
 use toml::{Spanned, Value};
 
 use super::attribute::{self, Attribute, Colour};
-use super::{Columns, Place, RawTable, SceneError};
+use super::{Columns, KeyTable, Place, SceneError};
 
 /// What an object draws.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -92,7 +92,7 @@ pub struct Object {
 pub(super) fn read(
     place: Place<'_>,
     columns: &Columns<'_>,
-    table: &Spanned<RawTable>,
+    table: &Spanned<KeyTable>,
 ) -> Result<Object, SceneError> {
     let at = place.error(&table.span(), "").line;
     let fields = table.get_ref();
@@ -101,15 +101,24 @@ pub(super) fn read(
             None => Ok(None),
             Some(v) => match v.get_ref() {
                 Value::String(s) if !s.trim().is_empty() => Ok(Some(s.clone())),
-                _ => Err(place.error(&v.span(), format!("object: invalid {key}, expected a non-empty string"))),
+                _ => Err(place.error(
+                    &v.span(),
+                    format!("object: invalid {key}, expected a non-empty string"),
+                )),
             },
         }
     };
     let id = text_of("id")?.ok_or_else(|| {
-        place.error(&table.span(), "object without an id, expected id = \"<unique name>\"")
+        place.error(
+            &table.span(),
+            "object without an id, expected id = \"<unique name>\"",
+        )
     })?;
     let kind_value = fields.get("kind").ok_or_else(|| {
-        place.error(&table.span(), format!("object '{id}': no kind, expected kind = {}", kind_names()))
+        place.error(
+            &table.span(),
+            format!("object '{id}': no kind, expected kind = {}", kind_names()),
+        )
     })?;
     let (kind, required, optional) = KINDS
         .iter()
@@ -118,7 +127,11 @@ pub(super) fn read(
         .ok_or_else(|| {
             place.error(
                 &kind_value.span(),
-                format!("object '{id}': invalid kind {}, expected {}", kind_value.get_ref(), kind_names()),
+                format!(
+                    "object '{id}': invalid kind {}, expected {}",
+                    kind_value.get_ref(),
+                    kind_names()
+                ),
             )
         })?;
     let mut object = Object {
@@ -134,7 +147,14 @@ pub(super) fn read(
         line: at,
     };
     for (key, value) in fields {
-        read_key(place, columns, &mut object, (required, optional), key, value)?;
+        read_key(
+            place,
+            columns,
+            &mut object,
+            (required, optional),
+            key,
+            value,
+        )?;
     }
     check_complete(place, table, &object, required)?;
     Ok(object)
@@ -158,7 +178,10 @@ fn read_key(
         "colour" | "color" => object.colour = attribute::colour(place, columns, id, value)?,
         "fill" if matches!(kind, Kind::Circle | Kind::Rectangle) => {
             object.fill = value.get_ref().as_bool().ok_or_else(|| {
-                place.error(&value.span(), format!("object '{id}': fill: expected true or false"))
+                place.error(
+                    &value.span(),
+                    format!("object '{id}': fill: expected true or false"),
+                )
             })?;
         }
         "decimals" if kind == Kind::Text => {
@@ -168,7 +191,10 @@ fn read_key(
                 .and_then(|d| u8::try_from(d).ok())
                 .filter(|d| *d <= 15)
                 .ok_or_else(|| {
-                    place.error(&value.span(), format!("object '{id}': decimals: expected a whole number from 0 to 15"))
+                    place.error(
+                        &value.span(),
+                        format!("object '{id}': decimals: expected a whole number from 0 to 15"),
+                    )
                 })?;
         }
         "points" if kind == Kind::Polyline => object.points = points(place, columns, id, value)?,
@@ -201,24 +227,34 @@ fn read_key(
 /// Checks that `object` has every attribute its kind requires.
 fn check_complete(
     place: Place<'_>,
-    table: &Spanned<RawTable>,
+    table: &Spanned<KeyTable>,
     object: &Object,
     required: &[&str],
 ) -> Result<(), SceneError> {
     let missing = |what: &str| {
         place.error(
             &table.span(),
-            format!("object '{}': a {} needs {what}", object.id, kind_name(object.kind)),
+            format!(
+                "object '{}': a {} needs {what}",
+                object.id,
+                kind_name(object.kind)
+            ),
         )
     };
-    if let Some(key) = required.iter().find(|k| !object.attributes.contains_key(**k)) {
-        return Err(missing(&format!("'{key}' (all of: {})", required.join(", "))));
+    if let Some(key) = required
+        .iter()
+        .find(|k| !object.attributes.contains_key(**k))
+    {
+        return Err(missing(&format!(
+            "'{key}' (all of: {})",
+            required.join(", ")
+        )));
     }
     match object.kind {
         Kind::Text if object.text.is_none() => Err(missing("text = \"…\"")),
-        Kind::Polyline if object.points.len() < 2 => {
-            Err(missing("points = [[x, y], [x, y], …] with at least two points"))
-        }
+        Kind::Polyline if object.points.len() < 2 => Err(missing(
+            "points = [[x, y], [x, y], …] with at least two points",
+        )),
         Kind::Trace if !object.attributes.values().any(Attribute::is_variable) => Err(missing(
             "a variable for x or y (a trace of constants is a single point)",
         )),
@@ -233,14 +269,25 @@ fn points(
     id: &str,
     value: &Spanned<Value>,
 ) -> Result<Vec<[Attribute; 2]>, SceneError> {
-    let bad = || place.error(&value.span(), format!("object '{id}': points: expected [[x, y], [x, y], …]"));
+    let bad = || {
+        place.error(
+            &value.span(),
+            format!("object '{id}': points: expected [[x, y], [x, y], …]"),
+        )
+    };
     let items = value.get_ref().as_array().ok_or_else(bad)?;
     items
         .iter()
         .map(|pair| match pair.as_array().map(Vec::as_slice) {
             Some([x, y]) => {
                 let read = |key: &str, v: &Value| {
-                    attribute::numeric(place, columns, id, key, &Spanned::new(value.span(), v.clone()))
+                    attribute::numeric(
+                        place,
+                        columns,
+                        id,
+                        key,
+                        &Spanned::new(value.span(), v.clone()),
+                    )
                 };
                 Ok([read("points x", x)?, read("points y", y)?])
             }

@@ -34,7 +34,10 @@ fn a_scene_is_read_with_its_variables_resolved_to_columns() {
         }
     );
     let plane = &scene.objects[0];
-    assert_eq!((plane.label.as_str(), plane.kind, plane.line), ("plane", Kind::Rectangle, 6));
+    assert_eq!(
+        (plane.label.as_str(), plane.kind, plane.line),
+        ("plane", Kind::Rectangle, 6)
+    );
     assert_eq!(
         plane.attributes["y"],
         Attribute::Variable {
@@ -56,12 +59,15 @@ fn a_scene_is_read_with_its_variables_resolved_to_columns() {
     assert!(plane.fill);
     assert_eq!(plane.colour, Colour::rgb(0x447cb4));
     let path = &scene.objects[1];
-    assert_eq!(path.points[1][1], Attribute::Variable {
-        var: "Aircraft.v".into(),
-        col: 2,
-        scale: 1.0,
-        offset: 0.0
-    });
+    assert_eq!(
+        path.points[1][1],
+        Attribute::Variable {
+            var: "Aircraft.v".into(),
+            col: 2,
+            scale: 1.0,
+            offset: 0.0
+        }
+    );
     assert_eq!(path.attributes["visible"], Attribute::Constant(0.0));
     assert!(matches!(path.colour.r, Attribute::Variable { col: 3, .. }));
     // What the page receives: constants as numbers, variables with their column.
@@ -78,16 +84,36 @@ fn bad_scenes_name_file_line_and_what_was_expected() {
     let mut wrong = Vec::new();
     for (text, line, says) in [
         ("[frame\nx = 1\n".to_owned(), 1, "expected a TOML scene"),
-        ("[frame]\nx = [1, 1]\n".to_owned(), 2, "invalid x, expected [min, max]"),
+        (
+            "[frame]\nx = [1, 1]\n".to_owned(),
+            2,
+            "invalid x, expected [min, max]",
+        ),
         ("[frame]\ny = \"fit\"\n".to_owned(), 2, "or \"auto\""),
-        ("[frame]\naspect = 2\n".to_owned(), 2, "expected \"equal\" or \"free\""),
+        (
+            "[frame]\naspect = 2\n".to_owned(),
+            2,
+            "expected \"equal\" or \"free\"",
+        ),
         ("[frame]\nheight = 5\n".to_owned(), 2, "from 40 to 4000"),
         ("[frame]\nzoom = 5\n".to_owned(), 2, "unknown key 'zoom'"),
         ("[view]\n".to_owned(), 1, "unknown field `view`"),
-        ("[[object]]\nkind = \"point\"\n".to_owned(), 1, "without an id"),
+        (
+            "[[object]]\nkind = \"point\"\n".to_owned(),
+            1,
+            "without an id",
+        ),
         (object.to_owned(), 1, "object 'a': no kind"),
-        (format!("{object}kind = \"sphere\"\n"), 3, "invalid kind \"sphere\", expected \"point\""),
-        (format!("{object}kind = \"point\"\nx = 1\n"), 1, "a point needs 'y'"),
+        (
+            format!("{object}kind = \"sphere\"\n"),
+            3,
+            "invalid kind \"sphere\", expected \"point\"",
+        ),
+        (
+            format!("{object}kind = \"point\"\nx = 1\n"),
+            1,
+            "a point needs 'y'",
+        ),
         (
             format!("{object}kind = \"point\"\nx = 1\ny = 2\nlength = 3\n"),
             6,
@@ -104,7 +130,11 @@ fn bad_scenes_name_file_line_and_what_was_expected() {
             4,
             "no result variable of that slave exists",
         ),
-        (format!("{object}kind = \"point\"\nx = [1]\ny = 2\n"), 4, "invalid value [1], expected a number"),
+        (
+            format!("{object}kind = \"point\"\nx = [1]\ny = 2\n"),
+            4,
+            "invalid value [1], expected a number",
+        ),
         (
             format!("{object}kind = \"point\"\nx = {{ scale = 2 }}\ny = 2\n"),
             4,
@@ -115,22 +145,60 @@ fn bad_scenes_name_file_line_and_what_was_expected() {
             4,
             "invalid key 'gain'",
         ),
-        (format!("{object}kind = \"point\"\nx = 1\ny = 2\ncolour = \"mauve\"\n"), 6, "unknown colour name 'mauve'"),
-        (format!("{object}kind = \"point\"\nx = 1\ny = 2\ncolour = \"#12345\"\n"), 6, "is not #rrggbb"),
+        (
+            format!("{object}kind = \"point\"\nx = 1\ny = 2\ncolour = \"mauve\"\n"),
+            6,
+            "unknown colour name 'mauve'",
+        ),
+        (
+            format!("{object}kind = \"point\"\nx = 1\ny = 2\ncolour = \"#12345\"\n"),
+            6,
+            "is not #rrggbb",
+        ),
         (
             format!("{object}kind = \"point\"\nx = 1\ny = 2\ncolour = {{ r = 1, g = 2 }}\n"),
             6,
             "no 'b' component",
         ),
-        (format!("{object}kind = \"circle\"\nx = 1\ny = 2\nradius = 1\nfill = 1\n"), 7, "fill: expected true or false"),
-        (format!("{object}kind = \"text\"\nx = 1\ny = 2\n"), 1, "a text needs text = "),
-        (format!("{object}kind = \"text\"\nx = 1\ny = 2\ntext = \"h\"\ndecimals = 40\n"), 7, "from 0 to 15"),
-        (format!("{object}kind = \"polyline\"\npoints = [[0, 1]]\n"), 1, "at least two points"),
-        (format!("{object}kind = \"polyline\"\npoints = [[0, 1], [2]]\n"), 4, "points: expected [[x, y]"),
-        (format!("{object}kind = \"trace\"\nx = 1\ny = 2\n"), 1, "a variable for x or y"),
-        (format!("{object}kind = \"point\"\nlabel = 3\nx = 1\ny = 2\n"), 4, "invalid label"),
         (
-            format!("{object}kind = \"point\"\nx = 1\ny = 2\n\n{object}kind = \"point\"\nx = 1\ny = 2\n"),
+            format!("{object}kind = \"circle\"\nx = 1\ny = 2\nradius = 1\nfill = 1\n"),
+            7,
+            "fill: expected true or false",
+        ),
+        (
+            format!("{object}kind = \"text\"\nx = 1\ny = 2\n"),
+            1,
+            "a text needs text = ",
+        ),
+        (
+            format!("{object}kind = \"text\"\nx = 1\ny = 2\ntext = \"h\"\ndecimals = 40\n"),
+            7,
+            "from 0 to 15",
+        ),
+        (
+            format!("{object}kind = \"polyline\"\npoints = [[0, 1]]\n"),
+            1,
+            "at least two points",
+        ),
+        (
+            format!("{object}kind = \"polyline\"\npoints = [[0, 1], [2]]\n"),
+            4,
+            "points: expected [[x, y]",
+        ),
+        (
+            format!("{object}kind = \"trace\"\nx = 1\ny = 2\n"),
+            1,
+            "a variable for x or y",
+        ),
+        (
+            format!("{object}kind = \"point\"\nlabel = 3\nx = 1\ny = 2\n"),
+            4,
+            "invalid label",
+        ),
+        (
+            format!(
+                "{object}kind = \"point\"\nx = 1\ny = 2\n\n{object}kind = \"point\"\nx = 1\ny = 2\n"
+            ),
             7,
             "object id 'a' is already used on line 1",
         ),
@@ -158,16 +226,18 @@ fn an_unreadable_file_is_named() {
 #[test]
 fn the_bundled_scenes_are_valid() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../projects");
-    let flight: Vec<String> = [
-        "Aircraft.h",
-        "Aircraft.v",
-        "Navigation.hEst",
-    ]
-    .map(String::from)
-    .to_vec();
-    let scene = Scene::load(&root.join("flight_navigation_multirate.scene.toml"), &flight).unwrap();
+    let flight: Vec<String> = ["Aircraft.h", "Aircraft.v", "Navigation.hEst"]
+        .map(String::from)
+        .to_vec();
+    let scene = Scene::load(
+        &root.join("flight_navigation_multirate.scene.toml"),
+        &flight,
+    )
+    .unwrap();
     let aircraft = scene.objects.iter().find(|o| o.id == "aircraft").unwrap();
-    assert!(matches!(&aircraft.attributes["y"], Attribute::Variable { var, .. } if var == "Aircraft.h"));
+    assert!(
+        matches!(&aircraft.attributes["y"], Attribute::Variable { var, .. } if var == "Aircraft.h")
+    );
     let lv: Vec<String> = ["Prey.x", "Predator.y"].map(String::from).to_vec();
     let scene = Scene::load(&root.join("lotka_volterra.scene.toml"), &lv).unwrap();
     assert_eq!(scene.objects[0].kind, Kind::Trace);
