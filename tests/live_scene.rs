@@ -1,7 +1,7 @@
 //! Scenes over HTTP, without a browser: `mastersim view --scene` sends the checked scene in
 //! `/api/meta`, its variables resolved to the row columns; a bad scene ends `view` and a
-//! `--live` run with exit code 2 before anything is served, naming the scene file, its line
-//! and the unknown variable. The browser test of the flight scene is in `tests/live/scene.rs`.
+//! `--live` run of a project naming it with exit code 2 before anything is served, naming the
+//! scene file, its line and the unknown variable. The browser test of the flight scene is in `tests/live/scene.rs`.
 
 use std::process::Command;
 
@@ -57,13 +57,19 @@ fn a_scene_is_served_checked_and_a_bad_one_refused() {
     let said = String::from_utf8_lossy(&view.stderr);
     assert_eq!(view.status.code(), Some(2), "{said}");
     assert!(said.contains(&format!("--scene: {expected}")), "{said}");
-    // A --live run with the same scene ends before it serves the view or starts.
+    // A --live run whose project names the same scene (`--set scene=` replaces the bundled
+    // project's line) ends before it serves the view or starts.
+    let set = format!("scene={}", bad.display());
     let run = run_mastersim(
         &project,
         &tmp.path().join("live"),
-        &["--live", "--scene", bad.to_str().unwrap()],
+        &["--live", "--set", &set],
     );
     assert_eq!(run.code(), 2, "{}", run.said());
-    assert!(run.said().contains(&expected), "{}", run.said());
+    assert!(
+        run.said().contains(&format!("scene: {expected}")),
+        "{}",
+        run.said()
+    );
     assert!(!run.said().contains("Live view:"), "{}", run.said());
 }

@@ -225,7 +225,7 @@ fn cases() -> Vec<Case> {
             },
         ),
         case(
-            // Without --live nothing draws the scene: the same project runs, with a warning.
+            // Without --live nothing draws the scene, and the run does not read it.
             "scene_naming_an_unknown_variable_without_live",
             0,
             "",

@@ -7,8 +7,8 @@
 use std::time::Duration;
 
 use fantoccini::Client;
-use mastersim_tests::example_workspace;
 use mastersim_tests::live_run::LiveRun;
+use mastersim_tests::{example_workspace, target_dir};
 use serde_json::{Value, json};
 
 use crate::browser::{Driver, scrub, text, view, wait_page};
@@ -46,9 +46,13 @@ async fn canvas_origin(b: &Client) -> (f64, f64) {
 }
 
 /// The pixels within 24 per channel of the aircraft's colour, within 6 px of page point
-/// (x, y), on a fresh screenshot (the page is not scrolled; the device scale factor is 1).
-async fn aircraft_pixels_at(b: &Client, (x, y): (f64, f64)) -> usize {
+/// (x, y), on a fresh screenshot (the page is not scrolled; the device scale factor is 1),
+/// saved as `target/live-screenshots/<name>.png`.
+async fn aircraft_pixels_at(b: &Client, (x, y): (f64, f64), name: &str) -> usize {
     let png = b.screenshot().await.expect("screenshot");
+    let dir = target_dir().join("live-screenshots");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join(format!("{name}.png")), &png).unwrap();
     let decoder = png::Decoder::new(std::io::Cursor::new(png));
     let mut reader = decoder.read_info().expect("a PNG");
     let mut data = vec![0; reader.output_buffer_size()];
@@ -146,7 +150,7 @@ async fn the_flight_scene_follows_the_cursor() {
             "row {row}: drawn at {drawn:?}, expected ({px}, {py})"
         );
         let at = (origin.0 + px, origin.1 + py);
-        let found = aircraft_pixels_at(&b, at).await;
+        let found = aircraft_pixels_at(&b, at, &format!("scene-flight-row-{row}")).await;
         assert!(
             found >= 60,
             "row {row}: {found} aircraft pixels near {at:?}"
@@ -172,7 +176,11 @@ async fn the_flight_scene_follows_the_cursor() {
     );
     let (px, py) = expected_pixel(&scene["frame"], x, y);
     let at = (origin.0 + px, origin.1 + py);
-    assert_eq!(aircraft_pixels_at(&b, at).await, 0, "hidden aircraft drawn");
+    assert_eq!(
+        aircraft_pixels_at(&b, at, "scene-flight-hidden").await,
+        0,
+        "hidden aircraft drawn"
+    );
     b.execute(set_visible, vec![json!(true)]).await.unwrap();
     b.close().await.unwrap();
     let (status, _) = run.finish();

@@ -197,10 +197,6 @@ struct Args {
     /// until Ctrl-C.
     #[arg(long, value_name = "PORT", num_args = 0..=1, default_missing_value = "0")]
     live: Option<u16>,
-    /// The scene the live view draws beside its charts (a TOML file, docs/live.md "Scenes"),
-    /// instead of the one the project's `scene` line names; checked before the run starts.
-    #[arg(long, value_name = "FILE")]
-    scene: Option<PathBuf>,
 }
 
 /// A thread count ≥ 1, refused by the parser before anything is created or loaded.
@@ -377,10 +373,6 @@ fn launch(args: &Args, options: &Options, interrupt: Option<&Interrupt>) -> RunE
         log::info!("Project written to '{}'", path.display());
     }
     let live = args.live.filter(|_| !args.test_init);
-    let scene = match live::run_scene(&session, args.scene.as_deref(), live.is_some()) {
-        Ok(scene) => scene,
-        Err(message) => return refused(message),
-    };
     let steering = match Control::steering_for(options, live.is_some()) {
         Ok(steering) => steering.filter(|_| !args.test_init),
         Err(e) => return refused(format!("--real-time: {e}")),
@@ -388,7 +380,7 @@ fn launch(args: &Args, options: &Options, interrupt: Option<&Interrupt>) -> RunE
     let mut server = None;
     if let (Some(port), Some(steering)) = (live, &steering) {
         let name = project.file_stem().unwrap_or_default().to_string_lossy();
-        match live::serve_run(&mut session, &name, steering, scene, port) {
+        match live::serve_run(&mut session, &name, steering, port) {
             Ok(started) => server = Some(started),
             Err(message) => return refused(message),
         }

@@ -32,7 +32,7 @@ use std::thread::JoinHandle;
 
 use mastersim::Steering;
 
-pub use serve::{linger, run_scene, serve_run, view_file};
+pub use serve::{linger, serve_run, view_file};
 pub use store::{Column, Meta, Store};
 
 /// What the server shows.

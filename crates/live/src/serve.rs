@@ -23,26 +23,15 @@ fn say(text: &str) {
     let _ = writeln!(std::io::stdout(), "{text}");
 }
 
-/// The scene of the run of `session`: the file `given` (`--scene`), else the one the
-/// project's `scene` line names, read and checked against the run's numeric result columns
-/// (the columns of `/api/meta`). `None` when neither names one. Only the live view draws the
-/// scene: a run without it (`live` false) logs a bad scene as one warning and goes on without.
+/// The scene the project of `session` names (`scene` line), read and checked against the
+/// run's numeric result columns (the columns of `/api/meta`); `None` without a `scene` line.
 ///
 /// # Errors
-/// With `live`: the message of [`crate::scene::SceneError`] (file, line, what was expected),
-/// prefixed with `--scene` or the project's `scene` line.
-pub fn run_scene(
-    session: &Session,
-    given: Option<&Path>,
-    live: bool,
-) -> Result<Option<Scene>, String> {
-    let (file, named_by) = match (given, &session.project().scene) {
-        (Some(file), _) => (file.to_path_buf(), "--scene".to_owned()),
-        (None, Some(def)) => (
-            def.path.clone(),
-            format!("{}:{}: scene", session.project().path.display(), def.line),
-        ),
-        (None, None) => return Ok(None),
+/// The message of [`crate::scene::SceneError`] (file, line, what was expected), prefixed with
+/// the project's `scene` line.
+fn project_scene(session: &Session) -> Result<Option<Scene>, String> {
+    let Some(def) = &session.project().scene else {
+        return Ok(None);
     };
     let c = OutputLayout::new(session.plan()).columns;
     let names: Vec<String> = [&c.boolean, &c.integer, &c.real]
@@ -50,37 +39,34 @@ pub fn run_scene(
         .flatten()
         .map(|c| c.name.clone())
         .collect();
-    let scene = match Scene::load(&file, &names) {
-        Ok(scene) => scene,
-        Err(e) if live => return Err(format!("{named_by}: {e}")),
-        Err(e) => {
-            log::warn!("{named_by}: {e}; only the live view draws the scene: this run goes on");
-            return Ok(None);
-        }
-    };
+    let scene = Scene::load(&def.path, &names).map_err(|e| {
+        let project = session.project().path.display();
+        format!("{project}:{}: scene: {e}", def.line)
+    })?;
     log::info!(
         "Scene '{}': {} object(s)",
-        file.display(),
+        def.path.display(),
         scene.objects.len()
     );
     Ok(Some(scene))
 }
 
-/// Serves the live view of `session` (named `title`, steered by `steering`, drawing `scene`
-/// from [`run_scene`]) on `port` of 127.0.0.1 (0: a free port) and prints its URL. A resumed
+/// Serves the live view of `session` (named `title`, steered by `steering`, drawing the scene
+/// its project names) on `port` of 127.0.0.1 (0: a free port) and prints its URL. A resumed
 /// session's view starts with the rows the interrupted run wrote.
 ///
 /// # Errors
-/// A message: the session refuses the observer, or the rows of a resumed run cannot be read
-/// back from its result files (the library's error with its causes), or the server cannot
-/// start (`--live: …`, the port is taken).
+/// A message: the project's scene is bad (naming the `scene` line, the scene file, its line
+/// and what was expected), the session refuses the observer, or the rows of a resumed run
+/// cannot be read back from its result files (the library's error with its causes), or the
+/// server cannot start (`--live: …`, the port is taken).
 pub fn serve_run(
     session: &mut Session,
     title: &str,
     steering: &Steering,
-    scene: Option<Scene>,
     port: u16,
 ) -> Result<Server, String> {
+    let scene = project_scene(session)?;
     let store = Store::attach(session, title)
         .map_err(|e| e.chain_text())?
         .with_scene(scene);

@@ -118,10 +118,10 @@ pub(super) fn numeric(
             let mut var = None;
             let (mut scale, mut offset) = (1.0, 0.0);
             for (k, v) in table {
-                match (k.as_str(), v) {
-                    ("var", Value::String(name)) => var = Some(name),
-                    ("scale", v) if number(v).is_some() => scale = number(v).unwrap_or(1.0),
-                    ("offset", v) if number(v).is_some() => offset = number(v).unwrap_or(0.0),
+                match (k.as_str(), v, number(v)) {
+                    ("var", Value::String(name), _) => var = Some(name),
+                    ("scale", _, Some(x)) => scale = x,
+                    ("offset", _, Some(x)) => offset = x,
                     _ => return Err(bad(format!("invalid key '{k}', expected {NUMERIC}"))),
                 }
             }

@@ -94,7 +94,7 @@ pub(super) fn read(
     columns: &Columns<'_>,
     table: &Spanned<KeyTable>,
 ) -> Result<Object, SceneError> {
-    let at = place.error(&table.span(), "").line;
+    let at = place.line(table.span().start);
     let fields = table.get_ref();
     let text_of = |key: &str| -> Result<Option<String>, SceneError> {
         match fields.get(key) {
