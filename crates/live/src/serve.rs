@@ -8,7 +8,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use mastersim::master::OutputLayout;
+use master::OutputLayout;
 use mastersim::{Session, Steering};
 
 use crate::scene::Scene;
@@ -124,10 +124,10 @@ pub fn view_file(
         .map(|((name, unit), values)| (Column::new(name, unit), values))
         .collect();
     let title = input.file_name().unwrap_or_default().to_string_lossy();
-    let scene = match scene {
-        Some(file) => Some(Scene::load(file, &table.names).map_err(|e| format!("--scene: {e}"))?),
-        None => None,
-    };
+    let scene = scene
+        .map(|file| Scene::load(file, &table.names))
+        .transpose()
+        .map_err(|e| format!("--scene: {e}"))?;
     let store = Store::replay(&title, &table.time, columns).with_scene(scene);
     let server = Server::start(Source::Replay { store }, port)?;
     say(&format!("Viewing '{}': {}", input.display(), server.url()));
