@@ -206,6 +206,39 @@ fn cases() -> Vec<Case> {
                 with(s, "simulator 4 2 Part3 #ff0000 \"model.zip\"")
             },
         ),
+        case(
+            // The scene of a --live run names a variable the run does not have: the run is
+            // refused before the view is served and the run starts (docs/live.md, "Scenes").
+            "scene_naming_an_unknown_variable",
+            2,
+            "views/scene.toml:7:",
+            "object 'dot': x: variable 'Part1.x9' does not exist in the project's results",
+            &[
+                "bad.msim:9: scene",
+                "expected a numeric result variable such as Part1.",
+            ],
+            |s| {
+                let scene = "[frame]\nx = [0, 1]\n\n[[object]]\nid = \"dot\"\n\
+                             kind = \"point\"\nx = \"Part1.x9\"\ny = 0\n";
+                s.write("views/scene.toml", scene.as_bytes());
+                with(s, "scene views/scene.toml").args(&["--live"])
+            },
+        ),
+        case(
+            // Without --live nothing draws the scene, and the run does not read it.
+            "scene_naming_an_unknown_variable_without_live",
+            0,
+            "",
+            "",
+            &[],
+            |s| {
+                s.write(
+                    "views/scene.toml",
+                    b"[[object]]\nid = \"p\"\nkind = \"point\"\nx = \"A.b\"\ny = 0\n",
+                );
+                with(s, "scene views/scene.toml")
+            },
+        ),
     ]
 }
 

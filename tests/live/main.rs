@@ -11,4 +11,5 @@
 mod browser;
 mod pacing;
 mod replay;
+mod scene;
 mod stalled;

@@ -5,6 +5,7 @@
 //   rowstore.js  the rows held in the page,
 //   charts.js    the charts and their legends,
 //   control.js   control requests, the status line, the buttons and their colours,
+//   scene.js     the scene (docs/live.md, "Scenes"), drawn from the cursor's row,
 //   app.js       (this module) the event stream, the rows, the cursor, the time bar and
 //                the values table.
 // The page
@@ -23,6 +24,7 @@ import { buildCharts, requestDraw } from './charts.js';
 import { attachToolbar, control, seekable, showStatus, updateButtons } from './control.js';
 import { PALETTE, apiUrl, el, formatTime, page, showMessage } from './page.js';
 import { RowStore } from './rowstore.js';
+import './scene.js';
 
 // For the tests: always the same object, its fields kept current.
 const view = { rows: 0, cursor: -1, follow: true, state: null, why: '', point: null };

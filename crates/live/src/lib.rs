@@ -21,6 +21,7 @@
 #![deny(missing_docs)]
 
 mod http;
+pub mod scene;
 mod serve;
 mod store;
 mod view;

@@ -50,6 +50,9 @@ pub struct Meta {
     /// (`17.9`, not `17.900000000000002`); `None` (JSON `null`): the shortest round-trip
     /// decimal. For stored results, from the start time, the end time and the first step.
     pub time_decimals: Option<usize>,
+    /// The scene the page draws beside the charts (`null`: none), its variables resolved to
+    /// row columns ([`crate::scene::Scene`]).
+    pub scene: Option<crate::scene::Scene>,
 }
 
 #[derive(Debug)]
@@ -78,6 +81,7 @@ impl Store {
             t_end: 0.0,
             columns: Vec::new(),
             time_decimals: None,
+            scene: None,
         })
     }
 
@@ -86,6 +90,13 @@ impl Store {
     /// arrives.
     pub fn with_time_format(self, format: TimeFormat) -> Store {
         self.lock().meta.time_decimals = format.decimals();
+        self
+    }
+
+    /// The same store, its page drawing `scene` (checked against the store's columns by
+    /// [`crate::scene::Scene::load`]).
+    pub fn with_scene(self, scene: Option<crate::scene::Scene>) -> Store {
+        self.lock().meta.scene = scene;
         self
     }
 
@@ -105,6 +116,7 @@ impl Store {
             t_end: time.last().copied().unwrap_or(0.0),
             columns: columns.into_iter().map(|(c, _)| c).collect(),
             time_decimals: stored_time_format(time).decimals(),
+            scene: None,
         })
         .filled(rows)
     }

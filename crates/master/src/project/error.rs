@@ -310,6 +310,18 @@ pub enum ProjectError {
         /// What a valid line looks like.
         expected: &'static str,
     },
+    /// A malformed `scene` line, or a second one.
+    #[error("{}:{line}: {problem}, expected {expected}", file.display())]
+    BadScene {
+        /// The project file.
+        file: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// What is wrong.
+        problem: String,
+        /// What a valid line looks like.
+        expected: &'static str,
+    },
     /// A `--set` override that would be an invalid line in the project file.
     #[error("{option}: {reason}")]
     Override {
@@ -348,7 +360,8 @@ impl ProjectError {
             | ProjectError::UnknownParameterSlave { line, .. }
             | ProjectError::BadCommunication { line, .. }
             | ProjectError::BadFmiType { line, .. }
-            | ProjectError::BadIsolate { line, .. } => Some(*line),
+            | ProjectError::BadIsolate { line, .. }
+            | ProjectError::BadScene { line, .. } => Some(*line),
         }
     }
 }

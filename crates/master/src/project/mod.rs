@@ -14,6 +14,7 @@ mod fmi_type;
 mod isolate;
 mod lexer;
 mod parser;
+mod scene;
 #[cfg(test)]
 mod tests;
 mod units;
@@ -25,6 +26,7 @@ use std::path::{Path, PathBuf};
 pub use error::ProjectError;
 pub use fmi_type::{FmiType, FmiTypeDef, SolverSettings};
 pub use isolate::IsolateDef;
+pub use scene::SceneDef;
 pub use units::{NotATimeUnit, TimeUnit};
 
 /// The master algorithm (`MasterMode`): how the slaves of a cycle exchange values within one
@@ -378,6 +380,8 @@ pub struct Project {
     /// `isolate` lines in file order (at most one per slave, after its `simulator` line): the
     /// slaves that run in a helper process, and the platform of the binary each runs.
     pub isolated: Vec<IsolateDef>,
+    /// The `scene` line: the scene file the live view draws (`None`: no scene).
+    pub scene: Option<SceneDef>,
     /// `outputOnly` patterns with their line numbers (each line may hold several
     /// whitespace-separated glob patterns over `slave.variable`).
     pub output_only: Vec<(String, usize)>,
@@ -465,6 +469,7 @@ impl Project {
             communication: Vec::new(),
             fmi_types: Vec::new(),
             isolated: Vec::new(),
+            scene: None,
             output_only: Vec::new(),
             result_formats: vec![ResultFormat::Csv],
             output_threshold: None,

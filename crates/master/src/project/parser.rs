@@ -40,7 +40,7 @@ const KEYWORDS: [&str; 22] = [
 ];
 
 /// The words that start the other line types.
-const LINE_TYPES: [&str; 9] = [
+const LINE_TYPES: [&str; 10] = [
     "simulator",
     "graph",
     "parameter",
@@ -50,6 +50,7 @@ const LINE_TYPES: [&str; 9] = [
     "communicationTrigger",
     "fmiType",
     "isolate",
+    "scene",
 ];
 
 /// Parses the text of a project file; `path` names the file for errors and relative paths.
@@ -111,6 +112,7 @@ pub(super) fn parse(text: &str, path: &Path) -> Result<Project, ProjectError> {
             }
             "fmiType" => super::fmi_type::read(&mut project, path, ctx.line, rest, false)?,
             "isolate" => super::isolate::read(&mut project, path, ctx.line, rest, false)?,
+            "scene" => super::scene::read(&mut project, path, ctx.line, rest, false)?,
             "outputOnly" => {
                 let pattern = strip_comment(rest).trim_end_matches([' ', '\t']);
                 if pattern.is_empty() {
@@ -175,6 +177,9 @@ pub(super) fn apply_override(
     }
     if name == "isolate" {
         return super::isolate::read(project, &file, line, value, true).map_err(wrap);
+    }
+    if name == "scene" {
+        return super::scene::read(project, &file, line, value, true).map_err(wrap);
     }
     let (slave, variable) = match (single_slave, name.split_once('.')) {
         (Some(slave), _) => (

@@ -167,6 +167,9 @@ impl Project {
         for (pattern, _) in &self.output_only {
             let _ = writeln!(s, "outputOnly {pattern}");
         }
+        if let Some(def) = &self.scene {
+            let _ = writeln!(s, "{}", super::scene::line_text(def, dir));
+        }
         s
     }
 }
