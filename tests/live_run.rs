@@ -62,8 +62,18 @@ impl LiveRun {
     /// # Panics
     /// When the process cannot start or ends without printing a URL.
     pub fn spawn(args: &[&std::ffi::OsStr], working_dir: &Path) -> LiveRun {
+        LiveRun::spawn_with_env(args, working_dir, &[])
+    }
+
+    /// [`LiveRun::spawn`] with the environment variables `env` set for the process.
+    pub fn spawn_with_env(
+        args: &[&std::ffi::OsStr],
+        working_dir: &Path,
+        env: &[(&str, &str)],
+    ) -> LiveRun {
         let mut child = Command::new(mastersim_bin())
             .args(args)
+            .envs(env.iter().copied())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -113,6 +123,16 @@ impl LiveRun {
 
     /// Starts `mastersim <project> --live --working-dir <working_dir> <extra…>`.
     pub fn start(project: &Path, working_dir: &Path, extra: &[&str]) -> LiveRun {
+        LiveRun::start_with_env(project, working_dir, extra, &[])
+    }
+
+    /// [`LiveRun::start`] with the environment variables `env` set for the process.
+    pub fn start_with_env(
+        project: &Path,
+        working_dir: &Path,
+        extra: &[&str],
+        env: &[(&str, &str)],
+    ) -> LiveRun {
         let mut args: Vec<&std::ffi::OsStr> = vec![
             project.as_os_str(),
             "--live".as_ref(),
@@ -120,7 +140,7 @@ impl LiveRun {
             working_dir.as_os_str(),
         ];
         args.extend(extra.iter().map(std::ffi::OsStr::new));
-        LiveRun::spawn(&args, working_dir)
+        LiveRun::spawn_with_env(&args, working_dir, env)
     }
 
     /// Sends `method path` with `headers` (besides `Host`, which `host` sets, and

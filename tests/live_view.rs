@@ -299,6 +299,58 @@ fn view_serves_stored_results_exactly() {
     std::fs::remove_file(&project).unwrap();
 }
 
+/// A live run that writes its MAT file keeps only a window of rows in memory (1,000 to 2,000
+/// rows here, set by `MASTERSIM_LIVE_WINDOW`); a page that connects after the end still gets
+/// all 5,001 rows, through `/api/rows` and the event stream from row 0, each value bit for bit
+/// as in the MAT file.
+#[test]
+fn a_late_page_gets_the_rows_older_than_the_window_from_the_mat_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let project = lotka_volterra(tmp.path(), 50.0);
+    let wd = tmp.path().join("wd");
+    let window = [("MASTERSIM_LIVE_WINDOW", "1000")];
+    let live = LiveRun::start_with_env(&project, &wd, &[], &window);
+    live.command("start");
+    let status = live.wait_for(Duration::from_secs(60), |s| s["state"] == "finished");
+    let stem = project.file_stem().unwrap().to_string_lossy().into_owned();
+    let mat = output::mat::read(wd.join(format!("results/{stem}.mat"))).unwrap();
+    let columns: Vec<_> = ["Prey.x", "Predator.y"]
+        .iter()
+        .map(|name| mat.signals.iter().find(|s| s.name == *name).unwrap())
+        .collect();
+    let n = columns[0].time.len();
+    assert_eq!(n, 5001);
+    assert_eq!(status["rows"].as_u64().unwrap() as usize, n);
+    let same = |row: &serde_json::Value, i: usize, what: &str| {
+        let row: Vec<u64> = row
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap().to_bits())
+            .collect();
+        let expected = [
+            columns[0].time[i].to_bits(),
+            columns[0].values[i].to_bits(),
+            columns[1].values[i].to_bits(),
+        ];
+        assert_eq!(row, expected, "{what}, row {i}");
+    };
+    let rows = live.get(&format!("rows?from=0&to={n}")).json();
+    let rows = rows["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), n);
+    for (i, row) in rows.iter().enumerate() {
+        same(row, i, "/api/rows");
+    }
+    let streamed = live.first_rows_event(Some(0));
+    assert_eq!(streamed["from"], 0);
+    for (i, row) in streamed["rows"].as_array().unwrap().iter().enumerate() {
+        same(row, i, "the event stream");
+    }
+    let (exit, _) = live.finish();
+    assert!(exit.success(), "{exit:?}");
+    std::fs::remove_file(&project).unwrap();
+}
+
 /// Bad ranges and positions sent to a running `mastersim --live` are answered with 400 and a
 /// JSON error naming the parameter; the server thread survives them (the reversed range
 /// `from=50&to=10` used to panic it) and the run ends normally.

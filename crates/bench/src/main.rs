@@ -24,13 +24,16 @@
 //!   against `--isolate`: the cost of a round trip per isolated slave-step, and the ratio of
 //!   whole runs (`docs/isolation.md`);
 //! - `sweep`: `mastersim sweep run` of 100 Lotka-Volterra cases, 2 jobs against 1 (speed-up),
-//!   and against the same cases as plain runs one after another (cost per case).
+//!   and against the same cases as plain runs one after another (cost per case);
+//! - `live`: a 500,000-row Lotka-Volterra run plain, with `--live` and no page, and with
+//!   `--live` and a headless Chromium page: loop wall time, the run's and the server thread's
+//!   CPU time, peak memory (also of a 2,000,000-row run).
 //!
 //! `--baseline <commit>` builds the `mastersim` of an earlier commit in a git worktree and runs
 //! `loop` and `corpus` with both binaries, alternating their runs, and prints the ratio.
 //!
 //! Run: `cargo run --release -p mastersim-bench --
-//! [loop|write|parallel|corpus|lower-bound|multirate|checkpoint|sweep|isolation]...
+//! [loop|write|parallel|corpus|lower-bound|multirate|checkpoint|sweep|isolation|live]...
 //! [--baseline <commit>]` (all suites when none is named).
 
 mod baseline;
@@ -38,6 +41,7 @@ mod checkpoint;
 mod corpus;
 mod generated;
 mod isolation;
+mod live;
 mod lower_bound;
 mod multirate;
 mod process;
@@ -101,6 +105,8 @@ enum Suite {
     Sweep,
     /// Slaves in helper processes against in-process (`--isolate`).
     Isolation,
+    /// The cost of `--live`, with and without a page attached, and the server's memory.
+    Live,
 }
 
 fn main() {
@@ -175,6 +181,7 @@ fn main() {
             ),
             Suite::Sweep => sweep::cost(mastersim, cli.runs.unwrap_or(3)),
             Suite::Isolation => isolation::cost(mastersim, &corpus(), cli.runs.unwrap_or(5)),
+            Suite::Live => live::cost(mastersim, cli.runs.unwrap_or(5)),
         }
     }
 }

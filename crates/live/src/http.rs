@@ -281,11 +281,10 @@ async fn rows(
         Err(message) => return refuse(StatusCode::BAD_REQUEST, message),
     };
     let to = to.min(from.saturating_add(MAX_ROWS));
-    Json(Rows {
-        from,
-        rows: state.store().rows(from, to),
-    })
-    .into_response()
+    match state.store().rows(from, to) {
+        Ok(rows) => Json(Rows { from, rows }).into_response(),
+        Err(message) => refuse(StatusCode::INTERNAL_SERVER_ERROR, message),
+    }
 }
 
 /// The form of a control command, for error messages.
@@ -515,9 +514,14 @@ async fn next_event(c: &mut Cursor) -> Event {
                 c.next = len - BATCH;
             }
             let to = len.min(c.next + BATCH);
-            let rows = Rows {
-                from: c.next,
-                rows: store.rows(c.next, to),
+            let rows = match store.rows(c.next, to) {
+                Ok(rows) => Rows { from: c.next, rows },
+                Err(message) => {
+                    // Older rows cannot be read back: go on with those in memory.
+                    log::warn!("live view: {message}");
+                    c.next = store.in_memory_from().max(c.next + 1);
+                    continue;
+                }
             };
             c.next = to;
             return Event::default()

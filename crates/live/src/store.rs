@@ -1,14 +1,35 @@
-//! The rows the live view serves: every result row of the run so far, kept in memory, and the
-//! description of its columns.
+//! The rows the live view serves: every result row of the run so far, and the description of
+//! its columns.
+//!
+//! When the run writes its MAT file row by row, only the newest rows stay in memory (a window
+//! of about [`WINDOW_BYTES`]); older ones are read back from that file, which holds each value
+//! bit for bit from the moment the row is written. Otherwise (no MAT file, or the output
+//! filter, whose MAT file is written at the end; stored results) every row stays in memory.
+//!
+//! Spec: `docs/live.md` (what the server keeps in memory).
 
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use master::time::TimeFormat;
 use master::values::TypedValues;
 use master::{Observer, ObserverError, OutputLayout};
 use mastersim::Session;
+use output::mat::MatRows;
 use output::result_file::ResultTable;
 use serde::Serialize;
+
+/// About how many bytes of rows a live run keeps in memory when older rows can be read back
+/// from its MAT file: the window holds between this and twice this (8 bytes per value, the
+/// time included), at least [`MIN_WINDOW_ROWS`] rows.
+pub const WINDOW_BYTES: usize = 8 << 20;
+
+/// The fewest rows the window keeps (more than one `rows` event of the stream).
+const MIN_WINDOW_ROWS: usize = 4096;
+
+/// The environment variable that sets the window in rows instead (a whole number ≥ 1; for
+/// tests and machines short of memory).
+pub const WINDOW_VARIABLE: &str = "MASTERSIM_LIVE_WINDOW";
 
 /// One numeric result column as the page groups it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -58,11 +79,69 @@ pub struct Meta {
 #[derive(Debug)]
 struct Data {
     meta: Meta,
-    /// Row-major: each row is `[t, v_0, …, v_{n−1}]` with `n = meta.columns.len()`.
-    rows: Vec<f64>,
+    /// Rows `first..`, row-major: each row is `[t, v_0, …, v_{n−1}]` with
+    /// `n = meta.columns.len()`.
+    window: Vec<f64>,
+    /// The number of the first row in `window` (the rows before are in `file`).
+    first: usize,
+    /// Where rows before `first` are read from; `None`: every row stays in `window`.
+    file: Option<Backing>,
     /// The outputs at the communication point where the run is held, `[t, v_0, …]`, when no
     /// row was written since (see [`Observer::held`]).
     held: Option<Vec<f64>>,
+}
+
+/// The run's streaming MAT file, which holds every row the store is given, in the same order
+/// and with the same columns.
+#[derive(Debug)]
+struct Backing {
+    path: PathBuf,
+    /// Opened when the window first sheds rows.
+    rows: Option<Arc<MatRows>>,
+    /// Rows the window keeps at least; it sheds this many when it holds twice as many.
+    keep: usize,
+}
+
+impl Data {
+    fn width(&self) -> usize {
+        self.meta.columns.len() + 1
+    }
+
+    fn len(&self) -> usize {
+        self.first + self.window.len() / self.width()
+    }
+
+    /// Drops the oldest rows of the window while it holds twice its bound, once the MAT file
+    /// is open and has the store's width; when it cannot be read, keeps every row from then
+    /// on (with one warning).
+    fn shed(&mut self) {
+        let width = self.width();
+        let Some(file) = &mut self.file else { return };
+        if self.window.len() < file.keep.saturating_mul(2 * width) {
+            return;
+        }
+        if file.rows.is_none() {
+            match MatRows::open(&file.path) {
+                Ok(rows) if rows.width() == width => file.rows = Some(Arc::new(rows)),
+                opened => {
+                    let why = opened.map_or_else(
+                        |e| e.to_string(),
+                        |rows| format!("it has {} values per row, not {width}", rows.width()),
+                    );
+                    log::warn!(
+                        "live view: the rows cannot be read back from '{}' ({why}); every row \
+                         stays in memory",
+                        file.path.display()
+                    );
+                    self.file = None;
+                    return;
+                }
+            }
+        }
+        let shed = (self.window.len() / width - file.keep) / file.keep * file.keep;
+        self.window.drain(..shed * width);
+        self.first += shed;
+    }
 }
 
 /// The rows of one run, shared by the stepping loop (which appends, never waiting for a
@@ -133,6 +212,13 @@ impl Store {
     /// Spec: `docs/live.md` (a resumed run).
     pub fn attach(session: &mut Session, title: &str) -> Result<Store, Box<mastersim::Error>> {
         let store = Store::live(title).with_time_format(session.plan().time_format());
+        if let Some(path) = session.streaming_mat() {
+            store.lock().file = Some(Backing {
+                path,
+                rows: None,
+                keep: usize::MAX,
+            });
+        }
         session.add_observer(Box::new(store.clone()))?;
         if let Some(table) = session.resumed_rows()? {
             store.append(&table);
@@ -156,27 +242,32 @@ impl Store {
                     .map(|i| &table.columns[i])
             })
             .collect();
-        data.rows.reserve(table.time.len() * (found.len() + 1));
+        let mut rows = Vec::with_capacity(table.time.len() * (found.len() + 1));
         for (i, t) in table.time.iter().enumerate() {
-            data.rows.push(*t);
-            data.rows.extend(
+            rows.push(*t);
+            rows.extend(
                 found
                     .iter()
                     .map(|c| c.and_then(|c| c.get(i)).copied().unwrap_or(f64::NAN)),
             );
         }
+        drop(found);
+        data.window.extend_from_slice(&rows);
+        data.shed();
     }
 
     fn with(meta: Meta) -> Store {
         Store(Arc::new(Mutex::new(Data {
             meta,
-            rows: Vec::new(),
+            window: Vec::new(),
+            first: 0,
+            file: None,
             held: None,
         })))
     }
 
     fn filled(self, rows: Vec<f64>) -> Store {
-        self.lock().rows = rows;
+        self.lock().window = rows;
         self
     }
 
@@ -191,8 +282,12 @@ impl Store {
 
     /// The number of rows so far.
     pub fn len(&self) -> usize {
-        let data = self.lock();
-        data.rows.len() / (data.meta.columns.len() + 1)
+        self.lock().len()
+    }
+
+    /// The first row held in memory; rows before it are read from the run's MAT file.
+    pub fn in_memory_from(&self) -> usize {
+        self.lock().first
     }
 
     /// Whether no row arrived yet.
@@ -208,24 +303,71 @@ impl Store {
     }
 
     /// Rows `from..to` (clamped to the rows there are; none when `from >= to`), each
-    /// `[t, v_0, …]`.
-    pub fn rows(&self, from: usize, to: usize) -> Vec<Vec<f64>> {
-        let data = self.lock();
-        let width = data.meta.columns.len() + 1;
-        let n = data.rows.len() / width;
-        let from = from.min(n);
-        let to = to.clamp(from, n);
-        data.rows[from * width..to * width]
-            .chunks_exact(width)
-            .map(<[f64]>::to_vec)
-            .collect()
+    /// `[t, v_0, …]`. Rows older than the window are read from the run's MAT file without
+    /// holding the store, so the run is not held up meanwhile.
+    ///
+    /// # Errors
+    /// The MAT file cannot be read (the message names it).
+    pub fn rows(&self, from: usize, to: usize) -> Result<Vec<Vec<f64>>, String> {
+        let mut out = Vec::new();
+        let mut next = from;
+        loop {
+            let data = self.lock();
+            let width = data.width();
+            let to = to.min(data.len());
+            if next >= to {
+                return Ok(out);
+            }
+            let rows = data.file.as_ref().and_then(|f| f.rows.clone());
+            let (first, rows) = match rows {
+                Some(rows) if next < data.first => (data.first, rows),
+                _ => {
+                    let start = (next - data.first) * width;
+                    let end = (to - data.first) * width;
+                    out.extend(
+                        data.window[start..end]
+                            .chunks_exact(width)
+                            .map(<[f64]>::to_vec),
+                    );
+                    return Ok(out);
+                }
+            };
+            drop(data);
+            let upto = first.min(to);
+            let mut values = Vec::new();
+            rows.read(next, upto, &mut values)
+                .map_err(|e| format!("the rows before {first} cannot be read back: {e}"))?;
+            out.extend(values.chunks_exact(width).map(<[f64]>::to_vec));
+            next = upto;
+        }
+    }
+}
+
+/// The rows the window keeps for rows of `width` values: [`WINDOW_VARIABLE`] when set to a
+/// whole number ≥ 1, else [`WINDOW_BYTES`] worth, at least [`MIN_WINDOW_ROWS`].
+fn window_rows(width: usize) -> usize {
+    match std::env::var(WINDOW_VARIABLE)
+        .ok()
+        .map(|v| v.trim().parse::<usize>())
+    {
+        Some(Ok(rows)) if rows >= 1 => rows,
+        Some(_) => {
+            log::warn!(
+                "{WINDOW_VARIABLE} is not a whole number >= 1; the live view keeps about {} MiB \
+                 of rows in memory",
+                WINDOW_BYTES >> 20
+            );
+            (WINDOW_BYTES / (8 * width)).max(MIN_WINDOW_ROWS)
+        }
+        None => (WINDOW_BYTES / (8 * width)).max(MIN_WINDOW_ROWS),
     }
 }
 
 impl Observer for Store {
     fn start(&mut self, layout: &OutputLayout) -> Result<(), ObserverError> {
         let c = &layout.columns;
-        let mut data = self.lock();
+        let mut guard = self.lock();
+        let data = &mut *guard;
         data.meta.t_start = layout.t_start;
         data.meta.t_end = layout.t_end;
         data.meta.time_decimals = layout.time_format.decimals();
@@ -234,22 +376,30 @@ impl Observer for Store {
             .flatten()
             .map(|c| Column::new(&c.name, &c.unit))
             .collect();
-        data.rows.clear();
+        data.window.clear();
+        data.first = 0;
         data.held = None;
+        let width = data.width();
+        if let Some(file) = &mut data.file {
+            file.keep = window_rows(width);
+            let capacity = 2 * file.keep * width;
+            data.window.reserve(capacity);
+        }
         Ok(())
     }
 
     fn output(&mut self, t: f64, values: &TypedValues) -> Result<(), ObserverError> {
         let mut data = self.lock();
         data.held = None;
-        push_row(&mut data.rows, t, values);
+        push_row(&mut data.window, t, values);
+        data.shed();
         Ok(())
     }
 
     fn held(&mut self, t: f64, values: &TypedValues) {
         let mut data = self.lock();
-        let last_t = data.rows.len().checked_sub(data.meta.columns.len() + 1);
-        if last_t.is_some_and(|i| data.rows[i] == t) {
+        let last_t = data.window.len().checked_sub(data.width());
+        if last_t.is_some_and(|i| data.window[i] == t) {
             // A row was written at this communication point: the page shows it already.
             data.held = None;
             return;
@@ -319,12 +469,12 @@ mod tests {
         );
         assert_eq!(store.len(), 3);
         assert_eq!(
-            store.rows(1, 9),
+            store.rows(1, 9).unwrap(),
             vec![vec![0.5, 2.0, 0.1], vec![1.0, 3.0, f64::MAX]]
         );
         // Reversed, empty and out-of-range ranges give no rows (and no panic).
         for (from, to) in [(2, 1), (1, 1), (5, 9), (usize::MAX, 0), (9, usize::MAX)] {
-            assert!(store.rows(from, to).is_empty(), "{from}..{to}");
+            assert!(store.rows(from, to).unwrap().is_empty(), "{from}..{to}");
         }
         let meta = store.meta();
         assert_eq!((meta.t_start, meta.t_end), (0.0, 1.0));
@@ -349,7 +499,7 @@ mod tests {
             units: vec![String::new(), String::new()],
             columns: vec![vec![9.0, 9.0], vec![3.0, 4.0]],
         });
-        let rows = store.rows(0, 9);
+        let rows = store.rows(0, 9).unwrap();
         assert_eq!(rows.len(), 3);
         assert_eq!(rows[0], vec![0.0, 1.0, 2.0]);
         assert_eq!(&rows[1][..2], &[0.5, 3.0]);

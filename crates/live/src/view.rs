@@ -211,8 +211,9 @@ pub(crate) fn stored(store: &Store) -> Status {
     let rows = store.len();
     let t = store
         .rows(rows.saturating_sub(1), rows)
-        .first()
-        .map_or(0.0, |r| r[0]);
+        .ok()
+        .and_then(|r| r.first().map(|r| r[0]))
+        .unwrap_or(0.0);
     let steering = SteeringStatus {
         state: RunState::Finished,
         t,

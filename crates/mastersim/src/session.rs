@@ -34,6 +34,9 @@ use resume::StateCheck;
 /// Least wall time between two publications of the pacing figures by a steered run.
 const PUBLISH_INTERVAL: Duration = Duration::from_millis(100);
 
+/// A steered run that is not paced reads the clock (for its figures) once per this many steps.
+const UNPACED_CLOCK: u32 = 16;
+
 /// A MasterSim project opened for simulation: its FMUs imported and instantiated, ready to be
 /// initialized and stepped.
 ///
@@ -338,9 +341,22 @@ impl Session {
         // The steering's command count when pacing last restarted; `None` while held.
         let mut paced_since = None;
         let mut published = Instant::now();
-        steering.publish(self.sim.time(), None);
+        // The last answer of `steering.next`, reused while no command comes (no lock per step).
+        let mut last_run = None;
+        // Steps since the clock was last read while running unpaced.
+        let mut unclocked = 0u32;
+        steering.publish(self.sim.time(), None, None);
         loop {
-            let next = steering.next(&self.stop.flag);
+            let next = match last_run {
+                Some(run @ Next::Run { commands, .. })
+                    if steering.unchanged_since(commands, &self.stop.flag) =>
+                {
+                    run
+                }
+                _ => steering.next(&self.stop.flag),
+            };
+            last_run = matches!(next, Next::Run { .. }).then_some(next);
+            let mut clocked = true;
             let report = match next {
                 Next::Stop => self.stop_now(0.0)?,
                 Next::Step => {
@@ -353,24 +369,36 @@ impl Session {
                     if paced_since != Some(commands) {
                         pacer.resume(self.sim.time(), factor);
                         paced_since = Some(commands);
+                        unclocked = 0;
                     }
                     let report = self.step()?;
-                    let stop = &self.stop.flag;
-                    pacer.release(report.t, |deadline| steering.sleep_until(deadline, stop));
+                    // Unpaced, the clock (tens of ns) is read every UNPACED_CLOCK steps only:
+                    // the pacing figures are sums of differences, so they come out the same.
+                    unclocked += 1;
+                    clocked = factor.is_some() || unclocked >= UNPACED_CLOCK;
+                    if clocked || report.ended.is_some() {
+                        unclocked = 0;
+                        let stop = &self.stop.flag;
+                        pacer.release(report.t, |deadline| steering.sleep_until(deadline, stop));
+                    }
                     report
                 }
             };
             // The figures at most every PUBLISH_INTERVAL, and at the end.
-            let now = Instant::now();
-            let due = report.ended.is_some() || now.duration_since(published) >= PUBLISH_INTERVAL;
+            let due =
+                report.ended.is_some() || { clocked && published.elapsed() >= PUBLISH_INTERVAL };
             let figures = due.then(|| {
-                published = now;
+                published = Instant::now();
                 pacer.figures()
             });
             if let Some(f) = figures {
                 self.pacing.report(pacer.factor().is_some(), f);
             }
-            let held = steering.publish(report.t, figures);
+            let running_since = match last_run {
+                Some(Next::Run { commands, .. }) => Some(commands),
+                _ => None,
+            };
+            let held = steering.publish(report.t, figures, running_since);
             if let Some(outcome) = report.ended {
                 return Ok(outcome);
             }

@@ -11,7 +11,7 @@
 //! Spec: the block simulator's simulation control (seed design: start, stop, resume, single
 //! step; real time with a factor); libcosim's `execution` (play/pause, real-time factor).
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -90,7 +90,20 @@ struct Shared {
 
 /// A handle for steering one run; clones share it. See the module documentation.
 #[derive(Debug, Clone)]
-pub struct Steering(Arc<(Mutex<Shared>, Condvar)>);
+pub struct Steering(Arc<Inner>);
+
+/// What the clones of a [`Steering`] share.
+#[derive(Debug)]
+struct Inner {
+    shared: Mutex<Shared>,
+    wake: Condvar,
+    /// [`Shared::commands`], readable without the lock: a run that finds it unchanged since
+    /// it last looked knows that nothing was asked of it, and steps on without locking.
+    commands: AtomicU64,
+    /// The current communication point (the bits of an `f64`, s), published after every step
+    /// without the lock.
+    t: AtomicU64,
+}
 
 /// What the run does next.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -122,8 +135,8 @@ impl Steering {
             RunState::Running => RunState::Running,
             _ => RunState::Waiting,
         };
-        Ok(Steering(Arc::new((
-            Mutex::new(Shared {
+        Ok(Steering(Arc::new(Inner {
+            shared: Mutex::new(Shared {
                 status: SteeringStatus {
                     state,
                     t: f64::NAN,
@@ -136,12 +149,14 @@ impl Steering {
                 stop: false,
                 commands: 0,
             }),
-            Condvar::new(),
-        ))))
+            wake: Condvar::new(),
+            commands: AtomicU64::new(0),
+            t: AtomicU64::new(f64::NAN.to_bits()),
+        })))
     }
 
     fn lock(&self) -> MutexGuard<'_, Shared> {
-        self.0.0.lock().unwrap_or_else(PoisonError::into_inner)
+        self.0.shared.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Applies `change` to the shared state unless the run has finished, and wakes the run.
@@ -155,9 +170,11 @@ impl Steering {
         }
         change(&mut shared)?;
         shared.commands += 1;
-        let status = shared.status.clone();
+        self.0.commands.store(shared.commands, Ordering::Release);
+        let mut status = shared.status.clone();
         drop(shared);
-        self.0.1.notify_all();
+        self.0.wake.notify_all();
+        status.t = self.t();
         Ok(status)
     }
 
@@ -246,7 +263,21 @@ impl Steering {
     /// The run's latest status. After a command, the state changes once the run has got
     /// there: a pause, for instance, once the step in progress is complete and published.
     pub fn status(&self) -> SteeringStatus {
-        self.lock().status.clone()
+        let mut status = self.lock().status.clone();
+        status.t = self.t();
+        status
+    }
+
+    /// The communication point last published, s (NaN before the first).
+    fn t(&self) -> f64 {
+        f64::from_bits(self.0.t.load(Ordering::Acquire))
+    }
+
+    /// Whether nothing was asked of the run since `next` answered [`Next::Run`] with
+    /// `commands` (and `stop_flag` is down): the run may then step on without asking
+    /// [`Steering::next`], which locks.
+    pub(crate) fn unchanged_since(&self, commands: u64, stop_flag: &AtomicBool) -> bool {
+        self.0.commands.load(Ordering::Acquire) == commands && !stop_flag.load(Ordering::Relaxed)
     }
 
     /// Waits (while waiting or paused with no single step asked for) for what to do next;
@@ -271,7 +302,7 @@ impl Steering {
             }
             shared = self
                 .0
-                .1
+                .wake
                 .wait_timeout(shared, STOP_POLL)
                 .unwrap_or_else(PoisonError::into_inner)
                 .0;
@@ -294,7 +325,7 @@ impl Steering {
             let timeout = (deadline - now).min(STOP_POLL);
             shared = self
                 .0
-                .1
+                .wake
                 .wait_timeout(shared, timeout)
                 .unwrap_or_else(PoisonError::into_inner)
                 .0;
@@ -303,10 +334,21 @@ impl Steering {
 
     /// Publishes the communication point `t` (s) and, when given, new pacing figures; returns
     /// whether the run will be held there (paused, no single step or stop asked for), so that
-    /// the run can show the values at this communication point.
-    pub(crate) fn publish(&self, t: f64, pacing: Option<PacingFigures>) -> bool {
+    /// the run can show the values at this communication point. `running_since`: the command
+    /// count of the last [`Next::Run`] while the run steps on; when no command came since and
+    /// there are no figures, nothing is locked (the run is not held).
+    pub(crate) fn publish(
+        &self,
+        t: f64,
+        pacing: Option<PacingFigures>,
+        running_since: Option<u64>,
+    ) -> bool {
+        self.0.t.store(t.to_bits(), Ordering::Release);
+        let quiet = running_since.is_some_and(|c| self.0.commands.load(Ordering::Acquire) == c);
+        if quiet && pacing.is_none() {
+            return false;
+        }
         let mut shared = self.lock();
-        shared.status.t = t;
         if pacing.is_some() {
             shared.status.pacing = pacing;
         }
@@ -319,7 +361,7 @@ impl Steering {
         shared.status.state = RunState::Finished;
         shared.status.ending = Some(ending);
         drop(shared);
-        self.0.1.notify_all();
+        self.0.wake.notify_all();
     }
 }
 

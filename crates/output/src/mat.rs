@@ -39,11 +39,13 @@ use std::sync::Arc;
 use crate::{Error, Result};
 
 mod reader;
+mod rows;
 #[cfg(test)]
 mod tests;
 mod writer;
 
 pub use reader::read;
+pub use rows::MatRows;
 pub use writer::{MatOpen, MatState, MatWriter, write_series};
 
 /// MAT v4 type code (`M0PT`) of little-endian 64-bit floating-point numbers.

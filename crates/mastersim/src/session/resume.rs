@@ -6,7 +6,7 @@
 //!
 //! Spec: FMI 2.0.2 §2.1.8 (serialization of FMU states); `docs/checkpoints.md`.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
 use master::project::{ResultFormat, TimeUnit};
@@ -396,6 +396,22 @@ impl Session {
 }
 
 impl Session {
+    /// The MAT file of this run when it is written row by row (`resultFormats` with `mat`,
+    /// without the output filter): it holds every result row from the moment the row is
+    /// written, each value exactly, time in s (the whole run's rows for a resumed run, the
+    /// interrupted run's first). `None` when the run writes no such file.
+    ///
+    /// Spec: `docs/live.md` (what the server keeps in memory).
+    pub fn streaming_mat(&self) -> Option<PathBuf> {
+        let results = &self.setup.results;
+        (results.formats.contains(&ResultFormat::Mat) && results.threshold.is_none()).then(|| {
+            self.setup
+                .working_dir
+                .join("results")
+                .join(format!("{}.mat", self.setup.project_name))
+        })
+    }
+
     /// The result rows of the interrupted run that a resumed session continues, read back
     /// from its result files as they stand after the resume (cut back to the checkpoint): the
     /// MAT file when it is written row by row (exact values), else `values.csv` (14
@@ -418,27 +434,21 @@ impl Session {
         if let Some(files) = self.record.lock().files.as_mut() {
             files.flush()?;
         }
-        let formats = &self.setup.results.formats;
-        let results = self.setup.working_dir.join("results");
-        let (path, unit) =
-            if formats.contains(&ResultFormat::Mat) && self.setup.results.threshold.is_none() {
-                (
-                    results.join(format!("{}.mat", self.setup.project_name)),
-                    TimeUnit::Second,
-                )
-            } else if formats.contains(&ResultFormat::Csv) {
-                (
-                    results.join("values.csv"),
-                    self.sim.settings().output_time_unit,
-                )
-            } else {
-                log::info!(
-                    "The rows of the interrupted run up to t={t} s are in no result file to \
+        let (path, unit) = if let Some(mat) = self.streaming_mat() {
+            (mat, TimeUnit::Second)
+        } else if self.setup.results.formats.contains(&ResultFormat::Csv) {
+            (
+                self.setup.working_dir.join("results").join("values.csv"),
+                self.sim.settings().output_time_unit,
+            )
+        } else {
+            log::info!(
+                "The rows of the interrupted run up to t={t} s are in no result file to \
                      read back: the Signal Table and the MAT file with the output filter are \
                      written at the end"
-                );
-                return Ok(None);
-            };
+            );
+            return Ok(None);
+        };
         let mut table = output::result_file::read(&path)?
             .table()
             .map_err(|e| Error::Resume(format!("'{}': {e}", path.display())))?;
