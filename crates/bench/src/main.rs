@@ -23,6 +23,9 @@
 //! - `isolation`: a chain of 10 Reference FMU Feedthroughs and two corpus FMUs in-process
 //!   against `--isolate`: the cost of a round trip per isolated slave-step, and the ratio of
 //!   whole runs (`docs/isolation.md`);
+//! - `isolation-sweep`: `--runs` (default 10,000) short isolated runs in one process through
+//!   the library: resident memory and open file descriptors every tenth of them, and no region
+//!   file or child process left at the end (`docs/isolation.md`);
 //! - `sweep`: `mastersim sweep run` of 100 Lotka-Volterra cases, 2 jobs against 1 (speed-up),
 //!   and against the same cases as plain runs one after another (cost per case).
 //!
@@ -30,7 +33,7 @@
 //! `loop` and `corpus` with both binaries, alternating their runs, and prints the ratio.
 //!
 //! Run: `cargo run --release -p mastersim-bench --
-//! [loop|write|parallel|corpus|lower-bound|multirate|checkpoint|sweep|isolation]...
+//! [loop|write|parallel|corpus|lower-bound|multirate|checkpoint|sweep|isolation|isolation-sweep]...
 //! [--baseline <commit>]` (all suites when none is named).
 
 mod baseline;
@@ -38,6 +41,7 @@ mod checkpoint;
 mod corpus;
 mod generated;
 mod isolation;
+mod isolation_sweep;
 mod lower_bound;
 mod multirate;
 mod process;
@@ -58,7 +62,8 @@ use clap::{Parser, ValueEnum};
 struct Cli {
     /// Suites to run [default: all].
     suites: Vec<Suite>,
-    /// Runs per measurement (medians are reported) [default: 5; 21 for `corpus`].
+    /// Runs per measurement (medians are reported) [default: 5; 21 for `corpus`; for
+    /// `isolation-sweep` the number of runs, 10,000].
     #[arg(long)]
     runs: Option<usize>,
     /// Largest N of the chain and ring benchmarks.
@@ -101,6 +106,8 @@ enum Suite {
     Sweep,
     /// Slaves in helper processes against in-process (`--isolate`).
     Isolation,
+    /// Many short isolated runs in one process: memory, descriptors, leftovers.
+    IsolationSweep,
 }
 
 fn main() {
@@ -114,7 +121,13 @@ fn main() {
     } else {
         cli.suites.clone()
     };
-    let mastersim = mastersim_tests::mastersim_bin();
+    // `isolation-sweep` runs the library in this process: no binary to build for it alone.
+    let binary_needed = suites.iter().any(|s| *s != Suite::IsolationSweep);
+    let mastersim = if binary_needed {
+        mastersim_tests::mastersim_bin()
+    } else {
+        std::path::Path::new("(none: the library in this process)")
+    };
     println!(
         "mastersim-bench: {} cores, binary {}",
         process::cores(),
@@ -175,6 +188,9 @@ fn main() {
             ),
             Suite::Sweep => sweep::cost(mastersim, cli.runs.unwrap_or(3)),
             Suite::Isolation => isolation::cost(mastersim, &corpus(), cli.runs.unwrap_or(5)),
+            Suite::IsolationSweep => {
+                isolation_sweep::leaks(&corpus(), cli.runs.unwrap_or(10_000));
+            }
         }
     }
 }
