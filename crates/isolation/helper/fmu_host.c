@@ -140,6 +140,10 @@ static int map_region(const char *path)
 
 static uint32_t helper_pid(void) { return (uint32_t)getpid(); }
 
+/* The processors this helper may run on, as it started (saved by prepare_process). */
+static cpu_set_t allowed;
+static int allowed_known;
+
 /* struct sched_attr of sched_setattr(2), which glibc 2.36 does not declare. */
 struct slice_attr {
     uint32_t size, policy;
@@ -179,6 +183,7 @@ static void prepare_process(void)
 {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     ask_short_slice();
+    allowed_known = sched_getaffinity(0, sizeof allowed, &allowed) == 0;
 #ifdef __i386__
     fpu_control_t cw;
     _FPU_GETCW(cw);
@@ -204,7 +209,9 @@ static void futex(size_t offset, int op, uint32_t value)
  * we sleep). */
 static void wait_request(uint32_t last)
 {
-    double start = now_us(), spin = (double)load_acquire(MSIM_OFF_SPIN_MICROSECONDS);
+    double spin = (double)load_acquire(MSIM_OFF_SPIN_MICROSECONDS);
+    /* The clock only when spinning: a Linux helper that shares the master's processor does not. */
+    double start = spin > 0 ? now_us() : 0;
     while (load_acquire(MSIM_OFF_REQUEST_SEQ) == last) {
         if (spin > 0 && now_us() - start < spin) {
             __builtin_ia32_pause();
@@ -216,17 +223,30 @@ static void wait_request(uint32_t last)
     }
 }
 
-/* Moves this helper to the processor the master's calling thread is on (MSIM_OFF_MASTER_CPU),
- * when it changed. */
+/* Places this helper for the round trip the master asks (MSIM_OFF_MASTER_CPU, and whether it
+ * spins, MSIM_OFF_SPIN_MICROSECONDS): without spinning on the master's processor (the master's
+ * wake-up then switches to the helper at once); while both spin, on any other processor (on
+ * the master's, the spinner would keep the other from running). Only a change costs a call. */
 static void follow_master(void)
 {
-    static uint32_t followed = 0;
+    static uint32_t placed_cpu = 0;
+    static int placed_apart = 0;
     uint32_t cpu = load_acquire(MSIM_OFF_MASTER_CPU);
-    if (cpu == 0 || cpu == followed || cpu > CPU_SETSIZE) return;
+    int apart = load_acquire(MSIM_OFF_SPIN_MICROSECONDS) > 0;
+    if (cpu == 0 || cpu > CPU_SETSIZE || (cpu == placed_cpu && apart == placed_apart)) return;
     cpu_set_t set;
     CPU_ZERO(&set);
-    CPU_SET((int)(cpu - 1), &set);
-    if (sched_setaffinity(0, sizeof set, &set) == 0) followed = cpu;
+    if (apart && allowed_known) {
+        set = allowed;
+        CPU_CLR((int)(cpu - 1), &set);
+        if (CPU_COUNT(&set) == 0) set = allowed;
+    } else {
+        CPU_SET((int)(cpu - 1), &set);
+    }
+    if (sched_setaffinity(0, sizeof set, &set) == 0) {
+        placed_cpu = cpu;
+        placed_apart = apart;
+    }
 }
 
 static void wake_master(void)
