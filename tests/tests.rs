@@ -14,6 +14,7 @@ mod fmi3;
 mod hostile;
 mod info;
 mod isolation;
+mod isolation_leaks;
 mod live_scene;
 mod live_seek;
 mod live_view;

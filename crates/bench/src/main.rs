@@ -23,6 +23,9 @@
 //! - `isolation`: a chain of 10 Reference FMU Feedthroughs and two corpus FMUs in-process
 //!   against `--isolate`: the cost of a round trip per isolated slave-step, and the ratio of
 //!   whole runs (`docs/isolation.md`);
+//! - `isolation-sweep`: `--runs` (default 10,000) short isolated runs in one process through
+//!   the library: resident memory and open file descriptors every tenth of them, and no region
+//!   file or child process left at the end (`docs/isolation.md`);
 //! - `sweep`: `mastersim sweep run` of 100 Lotka-Volterra cases, 2 jobs against 1 (speed-up),
 //!   and against the same cases as plain runs one after another (cost per case);
 //! - `live`: a 500,000-row Lotka-Volterra run plain, with `--live` and no page, and with
@@ -33,7 +36,7 @@
 //! `loop` and `corpus` with both binaries, alternating their runs, and prints the ratio.
 //!
 //! Run: `cargo run --release -p mastersim-bench --
-//! [loop|write|parallel|corpus|lower-bound|multirate|checkpoint|sweep|isolation|live]...
+//! [loop|write|parallel|corpus|lower-bound|multirate|checkpoint|sweep|isolation|isolation-sweep|live]...
 //! [--baseline <commit>]` (all suites when none is named).
 
 mod baseline;
@@ -42,6 +45,7 @@ mod corpus;
 mod generated;
 mod isolation;
 mod live;
+mod isolation_sweep;
 mod lower_bound;
 mod multirate;
 mod process;
@@ -62,7 +66,8 @@ use clap::{Parser, ValueEnum};
 struct Cli {
     /// Suites to run [default: all].
     suites: Vec<Suite>,
-    /// Runs per measurement (medians are reported) [default: 5; 21 for `corpus`].
+    /// Runs per measurement (medians are reported) [default: 5; 21 for `corpus`; for
+    /// `isolation-sweep` the number of runs, 10,000].
     #[arg(long)]
     runs: Option<usize>,
     /// Largest N of the chain and ring benchmarks.
@@ -107,6 +112,8 @@ enum Suite {
     Isolation,
     /// The cost of `--live`, with and without a page attached, and the server's memory.
     Live,
+    /// Many short isolated runs in one process: memory, descriptors, leftovers.
+    IsolationSweep,
 }
 
 fn main() {
@@ -120,7 +127,13 @@ fn main() {
     } else {
         cli.suites.clone()
     };
-    let mastersim = mastersim_tests::mastersim_bin();
+    // `isolation-sweep` runs the library in this process: no binary to build for it alone.
+    let binary_needed = suites.iter().any(|s| *s != Suite::IsolationSweep);
+    let mastersim = if binary_needed {
+        mastersim_tests::mastersim_bin()
+    } else {
+        std::path::Path::new("(none: the library in this process)")
+    };
     println!(
         "mastersim-bench: {} cores, binary {}",
         process::cores(),
@@ -182,6 +195,9 @@ fn main() {
             Suite::Sweep => sweep::cost(mastersim, cli.runs.unwrap_or(3)),
             Suite::Isolation => isolation::cost(mastersim, &corpus(), cli.runs.unwrap_or(5)),
             Suite::Live => live::cost(mastersim, cli.runs.unwrap_or(5)),
+            Suite::IsolationSweep => {
+                isolation_sweep::leaks(&corpus(), cli.runs.unwrap_or(10_000));
+            }
         }
     }
 }

@@ -153,9 +153,10 @@
 /* Windows helpers: the code of the exception that ended the helper (0: none). */
 #define MSIM_OFF_EXCEPTION_CODE 56
 /* Linux helpers: the processor the master's calling thread ran on when it sent the request,
- * plus 1 (0: unknown). The helper moves itself to that processor before it answers, so that
- * each hand-over is a switch between two processes on one processor instead of the wake-up of
- * an idle one (tens of microseconds on a virtual machine). */
+ * plus 1 (0: unknown). Unless the round trip spins (MSIM_OFF_SPIN_MICROSECONDS > 0), the
+ * helper moves itself to that processor before it answers, so that each hand-over is a switch
+ * between two processes on one processor instead of the wake-up of an idle one (tens of
+ * microseconds on a virtual machine); when it spins, to any other processor. */
 #define MSIM_OFF_MASTER_CPU 60
 #define MSIM_HEADER_SIZE 64
 
@@ -173,7 +174,8 @@
 /* How long a waiter may spin before it sleeps, in microseconds. The master chooses the budget
  * of each round trip (crates/isolation/src/spin.rs: this value while spinning pays, else 0)
  * and writes it into MSIM_OFF_SPIN_MICROSECONDS; the helper spins that long after answering.
- * For Linux helpers, which share the master thread's processor (MSIM_OFF_MASTER_CPU), it is 0. */
+ * 0 while there are at least as many helpers as processors: a Linux helper then shares the
+ * master thread's processor (MSIM_OFF_MASTER_CPU). */
 #define MSIM_SPIN_MICROSECONDS 50
 
 /* Function ids: X(id, NAME, symbol). Control ids have no symbol in a library ("-"). */

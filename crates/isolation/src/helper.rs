@@ -245,13 +245,10 @@ impl Helper {
     /// helper if it sleeps.
     fn send(&mut self, len: usize) {
         self.sequence = self.sequence.wrapping_add(1);
-        // A Linux helper follows the master's processor (`master_cpu`): spinning would only
-        // keep it from running.
-        self.spin_microseconds = if self.platform.is_windows() {
-            self.spin.budget()
-        } else {
-            0
-        };
+        // While spinning pays (fewer helpers than processors, spins answered) both sides spin
+        // on processors of their own; else a Linux helper runs on the master's processor
+        // (`master_cpu`, `follow_master` of fmu_host.c), where nobody spins.
+        self.spin_microseconds = self.spin.budget();
         let word = |offset| self.region.word(offset);
         word(OFF_SPIN_MICROSECONDS).store(self.spin_microseconds, Ordering::Relaxed);
         word(OFF_MASTER_CPU).store(master_cpu(self.platform), Ordering::Relaxed);
@@ -266,8 +263,16 @@ impl Helper {
     /// says), then futex waits (Linux helpers) or yields and short sleeps (Windows helpers),
     /// checking in between whether the helper lives and whether the call timeout passed.
     fn wait_response(&mut self) -> Result<()> {
-        let start = Instant::now();
         let answered = |word: &AtomicU32, sequence: u32| word.load(Ordering::Acquire) == sequence;
+        // The usual case for a Linux helper: woken on the master's processor, it ran at once
+        // (its slice is short, `fmu_host.c`) and has answered already. No clock read then.
+        if answered(self.region.word(OFF_RESPONSE_SEQ), self.sequence) {
+            if self.spin_microseconds > 0 {
+                self.spin.record(true);
+            }
+            return Ok(());
+        }
+        let start = Instant::now();
         let spin = Duration::from_micros(u64::from(self.spin_microseconds));
         if !spin.is_zero() {
             while start.elapsed() < spin {

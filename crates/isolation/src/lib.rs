@@ -9,12 +9,15 @@
 //!   futex handshake (spin, then wait; polling for Windows helpers under Wine), crash and hang
 //!   detection;
 //! - [`Request`] / [`Response`]: writing calls into the shared region and reading their
-//!   statuses, outputs and the FMU's log records, every read bounds-checked.
+//!   statuses, outputs and the FMU's log records, every read bounds-checked;
+//! - [`census`]: what this process holds (resident memory, file descriptors, region files,
+//!   child processes), to check that many isolated runs leak nothing.
 //!
 //! The crate knows FMI function ids and argument encodings, not the fmi crate's types: crate
 //! `fmi` (module `fmi::isolated`) builds its proxy functions on top of it.
 
 mod binaries;
+mod census;
 mod helper;
 mod launcher;
 mod message;
@@ -25,6 +28,7 @@ mod spin;
 mod wait;
 
 pub use binaries::availability;
+pub use census::{Census, ChildProcess, census};
 pub use helper::{Helper, Launch, exception_name, signal_name};
 pub use message::{LogRecord, Request, Response, Scalar};
 pub use platform::Platform;

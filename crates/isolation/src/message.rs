@@ -310,6 +310,13 @@ impl<'a> Response<'a> {
         Ok(())
     }
 
+    /// An array output's elements as encoded (`u32` count, then `count` elements of
+    /// `element_size` bytes, little-endian), without copying them.
+    pub fn array_bytes(&mut self, element_size: usize) -> Result<&'a [u8]> {
+        let count = self.count()?;
+        self.take(count.saturating_mul(element_size))
+    }
+
     /// An array output.
     pub fn array<T: Scalar>(&mut self) -> Result<Vec<T>> {
         let count = self.count()?;

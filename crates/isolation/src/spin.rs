@@ -1,14 +1,13 @@
-//! Whether a waiter spins before it sleeps, and how long: adaptive, per helper. Used for
-//! Windows helpers, which poll; a Linux helper shares the master thread's processor
-//! (`MSIM_OFF_MASTER_CPU` of `protocol.h`), where nobody spins.
+//! Whether a waiter spins before it sleeps, and how long: adaptive, per helper, for helpers of
+//! every platform.
 //!
-//! Waking a sleeping process costs tens of microseconds on a virtual machine (more than a
-//! cheap slave-step), so spinning pays when the master and the helper each have a processor:
-//! the answer then comes within a microsecond. It costs when they share one (the spinner
-//! keeps the other from running until its budget is spent) and when there are more helpers
-//! than processors (a chain of 10 on 2 cores): then a futex hand-over is fastest. Measured with
-//! `examples/round_trip.rs` on a loaded 2-core machine: hand-over 2.5 µs per bare round trip,
-//! a 50 µs spin on a shared processor 12 µs or worse.
+//! Waking a sleeping process on an idle processor costs tens of microseconds on a virtual
+//! machine (more than a cheap slave-step), so spinning pays when the master and the helper each
+//! have a processor: the answer then comes within a microsecond. A spinning Linux helper runs
+//! on another processor than the master's (`follow_master` of `fmu_host.c`). Spinning costs
+//! when there are more helpers than processors (a chain of 10 on 2 cores): then a Linux helper
+//! shares the master's processor and the hand-over is a switch between the two, with no spin
+//! (2.5 µs per bare round trip on the 2-core machine), and a Windows helper polls.
 //!
 //! Rule: no spin while this process has at least as many helpers as processors; otherwise
 //! spin for `SPIN_MICROSECONDS` until 8 spins in a row missed, then only every 64th round trip

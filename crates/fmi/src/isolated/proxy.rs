@@ -86,23 +86,36 @@ pub(super) enum Payload {
     Texts(Vec<Option<Vec<u8>>>),
 }
 
+/// Reads one getter's outputs from a response into a payload, whose buffer it reuses.
+pub(super) type ReadPayload = fn(&mut Response<'_>, &mut Payload) -> isolation::Result<()>;
+
 impl Payload {
-    /// Reads an array of `T` from `response` into a payload.
-    pub(super) fn read_scalars<T: Scalar>(response: &mut Response<'_>) -> isolation::Result<Self> {
-        let values = response.array::<T>()?;
-        let mut bytes = vec![0u8; values.len() * T::SIZE];
-        for (chunk, value) in bytes.chunks_exact_mut(T::SIZE).zip(values) {
-            value.put(chunk);
+    /// Reads an array of `T` from `response` into `payload`: the encoded bytes as they are
+    /// (little-endian, what `Scalar::get` reads back), into the buffer of the previous step's
+    /// payload when it has one, so that a prefetched getter allocates nothing per step.
+    pub(super) fn read_scalars<T: Scalar>(
+        response: &mut Response<'_>,
+        payload: &mut Payload,
+    ) -> isolation::Result<()> {
+        let bytes = response.array_bytes(T::SIZE)?;
+        match payload {
+            Payload::Scalars(kept) => {
+                kept.clear();
+                kept.extend_from_slice(bytes);
+            }
+            other => *other = Payload::Scalars(bytes.to_vec()),
         }
-        Ok(Payload::Scalars(bytes))
+        Ok(())
     }
 
-    /// Reads a string array (or binary array) from `response` into a payload.
-    pub(super) fn read_texts(response: &mut Response<'_>) -> isolation::Result<Self> {
+    /// Reads a string array (or binary array) from `response` into `payload`.
+    pub(super) fn read_texts(
+        response: &mut Response<'_>,
+        payload: &mut Payload,
+    ) -> isolation::Result<()> {
         let texts = response.strings()?;
-        Ok(Payload::Texts(
-            texts.into_iter().map(|t| t.map(<[u8]>::to_vec)).collect(),
-        ))
+        *payload = Payload::Texts(texts.into_iter().map(|t| t.map(<[u8]>::to_vec)).collect());
+        Ok(())
     }
 }
 
@@ -114,7 +127,7 @@ pub(super) struct Getter {
     /// FMI 3.0 `nValues`; `None` for FMI 2.0 (one value per value reference).
     n_values: Option<u64>,
     /// Reads the getter's outputs.
-    read: fn(&mut Response<'_>) -> isolation::Result<Payload>,
+    read: ReadPayload,
 }
 
 impl Getter {
@@ -149,7 +162,34 @@ struct Prefetch {
     plan: Vec<Getter>,
     /// Status and outputs of the getters sent with the last `doStep` (by index in `plan`),
     /// valid until any other call.
-    answers: Vec<(i32, Payload)>,
+    answers: Answers,
+}
+
+/// The prefetched getters' statuses and outputs: the first `valid` slots; the slots stay
+/// allocated from step to step, so that their buffers are reused.
+#[derive(Default)]
+struct Answers {
+    slots: Vec<(i32, Payload)>,
+    valid: usize,
+}
+
+impl Answers {
+    fn clear(&mut self) {
+        self.valid = 0;
+    }
+
+    fn len(&self) -> usize {
+        self.valid
+    }
+
+    /// The next slot to fill (valid from now on).
+    fn next(&mut self) -> &mut (i32, Payload) {
+        if self.valid == self.slots.len() {
+            self.slots.push((OK, Payload::Scalars(Vec::new())));
+        }
+        self.valid += 1;
+        &mut self.slots[self.valid - 1]
+    }
 }
 
 /// The proxy of one isolated instance. Its address is the instance's `fmi2Component` /
@@ -261,7 +301,7 @@ impl Proxy {
         function: u32,
         vrs: &[u32],
         n_values: Option<u64>,
-        read: fn(&mut Response<'_>) -> isolation::Result<Payload>,
+        read: ReadPayload,
         store: &mut dyn FnMut(&Payload),
     ) -> i32 {
         if self.failure.is_some() {
@@ -275,12 +315,13 @@ impl Proxy {
             .iter()
             .position(|getter| getter.matches(function, vrs, n_values));
         if let Some(index) = cached {
-            let (status, payload) = &self.prefetch.answers[index];
+            let (status, payload) = &self.prefetch.answers.slots[index];
             store(payload);
             self.prefetch.seen.push(Seen::Planned(index));
             return *status;
         }
-        let mut payload = None;
+        let mut payload = Payload::Scalars(Vec::new());
+        let mut answered = false;
         let status = self.exchange(
             function,
             |request| {
@@ -290,13 +331,14 @@ impl Proxy {
                 }
             },
             |response| {
-                payload = Some(read(response)?);
+                read(response, &mut payload)?;
+                answered = true;
                 Ok(())
             },
             false,
         );
-        if let Some(payload) = &payload {
-            store(payload);
+        if answered {
+            store(&payload);
         }
         if self.prefetch.after_step {
             self.prefetch.seen.push(Seen::New(Getter {
@@ -391,7 +433,7 @@ fn read_response(
     deferred: &[u32],
     read: impl FnOnce(&mut Response<'_>) -> isolation::Result<()>,
     plan: &[Getter],
-    answers: &mut Vec<(i32, Payload)>,
+    answers: &mut Answers,
     notes: &mut Vec<LogRecord>,
 ) -> isolation::Result<i32> {
     let mut worst = OK;
@@ -421,7 +463,9 @@ fn read_response(
     if status < STOP_STATUS as i32 {
         for getter in plan {
             let getter_status = response.status()?;
-            answers.push((getter_status, (getter.read)(response)?));
+            let (status, payload) = answers.next();
+            *status = getter_status;
+            (getter.read)(response, payload)?;
             if getter_status >= STOP_STATUS as i32 {
                 break;
             }
