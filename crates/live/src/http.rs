@@ -23,12 +23,15 @@ use crate::{Source, Store, view};
 /// The page, served as it is in the repository.
 const INDEX_HTML: &str = include_str!("../page/index.html");
 /// The page's ES modules, served as `/<name>`.
-const MODULES: [(&str, &str); 5] = [
+const MODULES: [(&str, &str); 7] = [
     ("app.js", include_str!("../page/app.js")),
     ("page.js", include_str!("../page/page.js")),
     ("rowstore.js", include_str!("../page/rowstore.js")),
     ("charts.js", include_str!("../page/charts.js")),
     ("control.js", include_str!("../page/control.js")),
+    // Recording (crate::record).
+    ("record.js", include_str!("../page/record.js")),
+    ("webm.js", include_str!("../page/webm.js")),
 ];
 const STYLE_CSS: &str = include_str!("../page/style.css");
 
@@ -59,10 +62,17 @@ struct Inner {
     token: String,
     /// Replay and who holds the run, shared by every page.
     shared: Shared,
+    /// Where an uploaded video goes (`mastersim view --record`).
+    recording: Option<Arc<crate::Recording>>,
 }
 
 impl AppState {
-    pub(crate) fn new(source: Source, port: u16, token: String) -> AppState {
+    pub(crate) fn new(
+        source: Source,
+        port: u16,
+        token: String,
+        recording: Option<Arc<crate::Recording>>,
+    ) -> AppState {
         AppState(Arc::new(Inner {
             source,
             hosts: [format!("127.0.0.1:{port}"), format!("localhost:{port}")],
@@ -72,7 +82,13 @@ impl AppState {
             ],
             token,
             shared: Shared::default(),
+            recording,
         }))
+    }
+
+    /// Where an uploaded video goes, when the server was started for a recording.
+    pub(crate) fn recording(&self) -> Option<&crate::Recording> {
+        self.0.recording.as_deref()
     }
 
     fn store(&self) -> &Store {
@@ -98,12 +114,14 @@ pub(crate) fn router(state: AppState) -> Router {
         .route("/stream", get(stream))
         .route("/rows", get(rows))
         .route("/control", post(control))
+        .route("/recording", post(crate::record::upload))
         .route_layer(middleware::from_fn_with_state(state.clone(), check_token))
         .fallback(|| async { refuse(StatusCode::NOT_FOUND, "no such endpoint") })
         .method_not_allowed_fallback(|| async {
             refuse(
                 StatusCode::METHOD_NOT_ALLOWED,
-                "method not allowed: /api/control takes POST, the other endpoints GET",
+                "method not allowed: /api/control and /api/recording take POST, the other \
+                 endpoints GET",
             )
         });
     let mut pages = Router::new().route(
@@ -138,7 +156,7 @@ fn page(content_type: &'static str, body: &'static str) -> Response {
 }
 
 /// An error answer: `code` with `{"error": message}`.
-fn refuse(code: StatusCode, message: impl Into<String>) -> Response {
+pub(crate) fn refuse(code: StatusCode, message: impl Into<String>) -> Response {
     let body = ErrorBody {
         error: message.into(),
     };

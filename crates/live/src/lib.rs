@@ -20,18 +20,23 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod chromium;
 mod http;
+mod record;
 mod serve;
 mod store;
 mod view;
 
 use std::future::IntoFuture;
 use std::net::{Ipv4Addr, SocketAddr, TcpListener};
+use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use mastersim::Steering;
 
-pub use serve::{linger, serve_run, view_file};
+pub use chromium::CHROMIUM_VAR;
+pub use record::Recording;
+pub use serve::{ViewArgs, linger, record_file, serve_run, view, view_file};
 pub use store::{Column, Meta, Store};
 
 /// What the server shows.
@@ -87,6 +92,23 @@ impl Server {
     /// [`Error::Bind`] when the port is taken or not allowed; [`Error::Random`];
     /// [`Error::Start`].
     pub fn start(source: Source, port: u16) -> Result<Server, Error> {
+        Server::launch(source, port, None)
+    }
+
+    /// Starts serving `source` like [`Server::start`], and accepts one video upload from the
+    /// page (`POST /api/recording`), written to `recording`'s target.
+    ///
+    /// # Errors
+    /// Those of [`Server::start`].
+    pub fn start_recording(
+        source: Source,
+        port: u16,
+        recording: Arc<Recording>,
+    ) -> Result<Server, Error> {
+        Server::launch(source, port, Some(recording))
+    }
+
+    fn launch(source: Source, port: u16, recording: Option<Arc<Recording>>) -> Result<Server, Error> {
         let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, port))
             .map_err(|source| Error::Bind { port, source })?;
         let address = listener
@@ -95,7 +117,7 @@ impl Server {
         listener.set_nonblocking(true).map_err(Error::Start)?;
         let token = token()?;
         let url = format!("http://{address}/?token={token}");
-        let app = http::router(http::AppState::new(source, address.port(), token));
+        let app = http::router(http::AppState::new(source, address.port(), token, recording));
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_io()
             .enable_time()
