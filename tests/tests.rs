@@ -14,6 +14,7 @@ mod fmi3;
 mod hostile;
 mod info;
 mod isolation;
+mod live_record;
 mod live_seek;
 mod live_view;
 mod model_exchange;

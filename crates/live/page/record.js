@@ -1,20 +1,25 @@
 // Video recordings of the main view.
 //
-// What is recorded: once per frame, every visible <canvas> inside <main> (the scene, then the
-// charts, in document order, at their places on the page) and a strip above them with the
-// title and the cursor's time, drawn into one off-screen canvas.
+// What is recorded: every visible <canvas> inside <main> (the scene, then the charts, in
+// document order, at their places on the page) and a strip above them with the title and the
+// cursor's time, drawn into one off-screen canvas per frame. Each frame is encoded in the
+// page with WebCodecs' VideoEncoder (VP8) and the file is written by webm.js.
 //
-// - The Record button records that canvas in real time with the browser's MediaRecorder
-//   (canvas.captureStream at 30 frames per second, WebM); Stop downloads the file.
+// - The Record button records in real time, at most 30 frames a second, each frame at the
+//   time it was drawn; Stop finishes the encoding and downloads the file. When the encoder
+//   falls behind, frames wait for it (up to about 64 MB of pictures) and beyond that are
+//   skipped, so a slow machine gives fewer frames, never a longer or shorter video.
 // - Record mode (`?record=1&fps=F&duration=D`, opened by `mastersim view --record`) renders a
 //   replay of stored results: round(F × D) frames, the cursor moving from the first to the
 //   last row at a constant pace in simulated time, each frame drawn at its fixed cursor
-//   position and encoded with WebCodecs' VideoEncoder (VP8) at the time k / F, so that the file
-//   holds exactly those frames whatever the machine's speed; the WebM file (webm.js) is
-//   uploaded to POST /api/recording, and the server writes it.
+//   position and encoded at the time k / F, so that the file holds exactly those frames
+//   whatever the machine's speed; the file is uploaded to POST /api/recording, and the
+//   server writes it.
+// The browser's MediaRecorder is not used: in headless Chromium on a busy machine it kept a
+// fraction of a second of a 3 s recording, as it drops what its encoder has not finished.
 //
-// For the tests, window.mastersimView.recording: {state: 'idle' | 'recording' | 'rendering' |
-// 'done' | 'failed', frames (record mode), seconds (the button's), size (bytes), url (a blob:
+// For the tests, window.mastersimView.recording: {state: 'idle' | 'recording' | 'encoding' |
+// 'rendering' | 'done' | 'failed', frames, seconds (the button's), size (bytes), url (a blob:
 // URL of the last video), error}.
 
 import { $, apiUrl, el, page, showMessage } from './page.js';
@@ -24,7 +29,8 @@ const FPS = 30;                 // the button's frame rate
 const STRIP = 28;               // CSS px above the canvases: title and cursor time
 const MAX_WIDTH = 1920;         // the video is scaled down to fit these (VP8 allows 16383)
 const MAX_HEIGHT = 2160;
-const KEY_INTERVAL_S = 2;       // record mode: a key frame every 2 s of video
+const KEY_INTERVAL_US = 2e6;    // a key frame every 2 s of video
+const QUEUE_BYTES = 64 * 2 ** 20; // pictures waiting for the encoder, at most
 
 const status = { state: 'idle', frames: 0, seconds: 0, size: 0, url: null, error: null };
 if (window.mastersimView) window.mastersimView.recording = status;
@@ -105,50 +111,128 @@ function failed(why) {
 }
 
 // ---------------------------------------------------------------------------------------
-// The Record button: MediaRecorder, in real time
+// The encoder: VideoFrames of the off-screen canvas into VP8, then a WebM file
+// ---------------------------------------------------------------------------------------
+
+class Video {
+  /** A VP8 encoder for pictures of `box`'s size, at about `fps` frames a second. */
+  static async open(box, fps) {
+    if (typeof VideoEncoder !== 'function') {
+      throw new Error("this browser has no WebCodecs VideoEncoder (Chromium 94, Firefox 130 or newer)");
+    }
+    const config = { codec: 'vp8', width: box.width, height: box.height, framerate: fps,
+      bitrate: Math.round(box.width * box.height * fps * 0.1) };
+    const support = await VideoEncoder.isConfigSupported(config);
+    if (!support.supported) throw new Error('VP8 at ' + box.width + '×' + box.height + ' is not supported');
+    return new Video(box, config);
+  }
+
+  constructor(box, config) {
+    this.box = box;
+    this.frames = [];
+    this.failure = null;
+    this.lastKey = -Infinity;
+    this.maxQueue = Math.max(2, Math.floor(QUEUE_BYTES / (box.width * box.height * 4)));
+    this.encoder = new VideoEncoder({
+      output: (chunk) => {
+        const data = new Uint8Array(chunk.byteLength);
+        chunk.copyTo(data);
+        this.frames.push({ timestamp: chunk.timestamp, key: chunk.type === 'key', data });
+      },
+      error: (e) => { this.failure = e; },
+    });
+    this.encoder.configure(config);
+  }
+
+  /** Whether the encoder has as many pictures waiting as it may. */
+  full() { return this.encoder.encodeQueueSize >= this.maxQueue; }
+
+  /** Encodes the picture of `canvas` at `timestamp` µs. */
+  add(canvas, timestamp) {
+    if (this.failure) throw this.failure;
+    const frame = new VideoFrame(canvas, { timestamp });
+    const key = timestamp - this.lastKey >= KEY_INTERVAL_US;
+    if (key) this.lastKey = timestamp;
+    this.encoder.encode(frame, { keyFrame: key });
+    frame.close();
+  }
+
+  /** Waits until at most `n` pictures wait for the encoder. */
+  async drain(n) {
+    while (this.encoder.encodeQueueSize > n && !this.failure) {
+      await new Promise((resolve) => this.encoder.addEventListener('dequeue', resolve, { once: true }));
+    }
+    if (this.failure) throw this.failure;
+  }
+
+  /** Encodes what waits, and returns the WebM file of `durationMs` milliseconds. */
+  async finish(durationMs) {
+    await this.encoder.flush();
+    this.encoder.close();
+    if (this.failure) throw this.failure;
+    return webmFile(this.box.width, this.box.height, this.frames, durationMs);
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// The Record button: in real time
 // ---------------------------------------------------------------------------------------
 
 let active = null;      // the recording in progress
 
-function start() {
-  const type = typeof MediaRecorder === 'function'
-    ? ['video/webm;codecs=vp8', 'video/webm;codecs=vp9', 'video/webm']
-      .find((t) => MediaRecorder.isTypeSupported(t))
-    : undefined;
-  if (!type) { failed('this browser cannot record WebM video (MediaRecorder)'); return; }
+async function start() {
+  status.state = 'recording';
   const box = frameBox();
   const { canvas, ctx } = frameCanvas(box);
-  compose(ctx, box);
-  const recorder = new MediaRecorder(canvas.captureStream(FPS), { mimeType: type });
-  const chunks = [];
-  const began = performance.now();
-  const rec = { recorder, began };
-  recorder.addEventListener('dataavailable', (e) => { if (e.data.size > 0) chunks.push(e.data); });
-  recorder.addEventListener('stop', () => finish(chunks, (performance.now() - began) / 1000));
-  recorder.addEventListener('error', (e) => failed(String(e.error || 'MediaRecorder failed')));
-  recorder.start(1000);
+  let video;
+  try {
+    video = await Video.open(box, FPS);
+  } catch (e) {
+    failed(e && e.message ? e.message : String(e));
+    return;
+  }
+  const rec = { video, began: performance.now(), last: -Infinity };
   active = rec;
-  Object.assign(status, { state: 'recording', seconds: 0, size: 0, error: null });
-  const tick = () => {
+  Object.assign(status, { state: 'recording', frames: 0, seconds: 0, size: 0, error: null });
+  const tick = (now) => {
     if (active !== rec) return;
-    compose(ctx, box);
-    status.seconds = (performance.now() - began) / 1000;
+    status.seconds = (now - rec.began) / 1000;
+    if (now - rec.last >= 1000 / FPS - 2 && !video.full()) {
+      rec.last = now;
+      compose(ctx, box);
+      try {
+        video.add(canvas, Math.max(0, Math.round((now - rec.began) * 1000)));
+        status.frames++;
+      } catch (e) {
+        active = null;
+        failed(e && e.message ? e.message : String(e));
+      }
+    }
     showButton();
     requestAnimationFrame(tick);
   };
   requestAnimationFrame(tick);
+  showButton();
 }
 
-function stop() {
+async function stop() {
   const rec = active;
   active = null;
-  if (rec && rec.recorder.state !== 'inactive') rec.recorder.stop();
+  if (!rec) return;
+  const seconds = (performance.now() - rec.began) / 1000;
+  status.state = 'encoding';
+  showButton();
+  try {
+    const bytes = await rec.video.finish(seconds * 1000);
+    download(new Blob([bytes], { type: 'video/webm' }), seconds);
+  } catch (e) {
+    failed(e && e.message ? e.message : String(e));
+  }
   showButton();
 }
 
 /** The recording as a file: a blob: URL for the tests and a download. */
-function finish(chunks, seconds) {
-  const blob = new Blob(chunks, { type: 'video/webm' });
+function download(blob, seconds) {
   if (status.url) URL.revokeObjectURL(status.url);
   const stamp = new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-');
   const name = (el.title.textContent || 'mastersim').replace(/[^\w.-]+/g, '_');
@@ -159,21 +243,24 @@ function finish(chunks, seconds) {
   document.body.appendChild(a);
   a.click();
   a.remove();
-  showButton();
 }
 
 function showButton() {
   if (!button) return;
   const on = active !== null;
   button.classList.toggle('recording', on);
+  button.disabled = status.state === 'encoding' || status.state === 'rendering';
   const s = Math.floor(status.seconds);
   const clock = Math.floor(s / 60) + ':' + String(s % 60).padStart(2, '0');
-  button.textContent = on ? '■ Stop ' + clock : '● Record';
+  button.textContent = on ? '■ Stop ' + clock : status.state === 'encoding' ? 'encoding…' : '● Record';
   button.title = on ? 'Stop recording and download the video' : 'Record the view as a WebM video';
 }
 
 if (button) {
-  button.addEventListener('click', () => (active ? stop() : start()));
+  button.addEventListener('click', () => {
+    if (active) stop();
+    else if (!['recording', 'encoding', 'rendering'].includes(status.state)) start();
+  });
   showButton();
 }
 
@@ -199,24 +286,10 @@ function moveCursor(i) {
   el.timebar.dispatchEvent(new Event('input', { bubbles: true }));
 }
 
-/** Encodes `n` frames of the replay at `fps`; returns the encoded frames. */
-async function encodeReplay(n, fps, box) {
+/** Renders `n` frames of the replay at `fps` into a WebM file. */
+async function renderFrames(n, fps, box) {
   const { canvas, ctx } = frameCanvas(box);
-  const frames = [];
-  let failure = null;
-  const encoder = new VideoEncoder({
-    output: (chunk) => {
-      const data = new Uint8Array(chunk.byteLength);
-      chunk.copyTo(data);
-      frames.push({ timestamp: chunk.timestamp, key: chunk.type === 'key', data });
-    },
-    error: (e) => { failure = e; },
-  });
-  const config = { codec: 'vp8', width: box.width, height: box.height, framerate: fps,
-    bitrate: Math.round(box.width * box.height * fps * 0.1) };
-  const support = await VideoEncoder.isConfigSupported(config);
-  if (!support.supported) throw new Error('VP8 at ' + box.width + '×' + box.height + ' is not supported');
-  encoder.configure(config);
+  const video = await Video.open(box, fps);
   const store = page.store, last = store.length - 1;
   const t0 = store.time(0), t1 = store.time(last);
   for (let k = 0; k < n; k++) {
@@ -224,22 +297,13 @@ async function encodeReplay(n, fps, box) {
     moveCursor(k === n - 1 ? last : store.indexAtTime(t));
     await nextFrame();            // the charts redraw in this frame, before this callback
     compose(ctx, box);
-    const frame = new VideoFrame(canvas, {
-      timestamp: Math.round(k * 1e6 / fps), duration: Math.round(1e6 / fps),
-    });
-    encoder.encode(frame, { keyFrame: k % (KEY_INTERVAL_S * fps) === 0 });
-    frame.close();
-    // Each queued frame holds a copy of the picture: draw ahead of the encoder by 2 at most.
-    while (encoder.encodeQueueSize > 2 && !failure) {
-      await new Promise((resolve) => encoder.addEventListener('dequeue', resolve, { once: true }));
-    }
-    if (failure) throw failure;
+    video.add(canvas, Math.round(k * 1e6 / fps));
+    await video.drain(2);         // each waiting picture is a copy: stay close to the encoder
     status.frames = k + 1;
   }
-  await encoder.flush();
-  encoder.close();
-  if (failure) throw failure;
-  return frames;
+  const bytes = await video.finish(n * 1000 / fps);
+  if (video.frames.length !== n) throw new Error('the encoder returned ' + video.frames.length + ' of ' + n + ' frames');
+  return bytes;
 }
 
 async function upload(body, type) {
@@ -251,16 +315,11 @@ async function upload(body, type) {
 
 async function renderReplay(fps, duration) {
   status.state = 'rendering';
-  if (button) button.disabled = true;
+  showButton();
   try {
     if (!(fps > 0) || !(duration > 0)) throw new Error('record mode needs fps > 0 and duration > 0');
-    if (typeof VideoEncoder !== 'function') throw new Error('this browser has no WebCodecs VideoEncoder');
     await allRows();
-    const n = Math.max(1, Math.round(fps * duration));
-    const box = frameBox();
-    const frames = await encodeReplay(n, fps, box);
-    if (frames.length !== n) throw new Error('the encoder returned ' + frames.length + ' of ' + n + ' frames');
-    const bytes = webmFile(box.width, box.height, frames, n * 1000 / fps);
+    const bytes = await renderFrames(Math.max(1, Math.round(fps * duration)), fps, frameBox());
     Object.assign(status, { state: 'done', size: bytes.length });
     await upload(bytes, 'video/webm');
   } catch (e) {

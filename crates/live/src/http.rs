@@ -114,7 +114,7 @@ pub(crate) fn router(state: AppState) -> Router {
         .route("/stream", get(stream))
         .route("/rows", get(rows))
         .route("/control", post(control))
-        .route("/recording", post(crate::record::upload))
+        .route("/recording", post(recording))
         .route_layer(middleware::from_fn_with_state(state.clone(), check_token))
         .fallback(|| async { refuse(StatusCode::NOT_FOUND, "no such endpoint") })
         .method_not_allowed_fallback(|| async {
@@ -156,7 +156,7 @@ fn page(content_type: &'static str, body: &'static str) -> Response {
 }
 
 /// An error answer: `code` with `{"error": message}`.
-pub(crate) fn refuse(code: StatusCode, message: impl Into<String>) -> Response {
+fn refuse(code: StatusCode, message: impl Into<String>) -> Response {
     let body = ErrorBody {
         error: message.into(),
     };
@@ -427,6 +427,30 @@ async fn control(
     match done {
         Ok(()) => Json(before).into_response(),
         Err(e) => refused(&e),
+    }
+}
+
+/// `POST /api/recording`: the video of `mastersim view --record`, or the page's error
+/// ([`crate::Recording::receive`]); 409 when the server was not started for a recording.
+async fn recording(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: axum::body::Body,
+) -> Response {
+    let Some(recording) = state.recording() else {
+        return refuse(
+            StatusCode::CONFLICT,
+            "no recording was asked for: this view was not started by `mastersim view <results> \
+             --record <file.webm>` (the Record button downloads its video in the browser)",
+        );
+    };
+    let declared = headers
+        .get(header::CONTENT_TYPE)
+        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+        .unwrap_or_default();
+    match recording.receive(&declared, body).await {
+        Ok(bytes) => Json(serde_json::json!({ "bytes": bytes })).into_response(),
+        Err((code, message)) => refuse(code, message),
     }
 }
 

@@ -5,7 +5,9 @@
 //! The page (`page/`, plain JavaScript drawing on a canvas) gets the column description from
 //! `GET /api/meta`, the rows and the run's status as Server-Sent Events from
 //! `GET /api/stream`, missing rows from `GET /api/rows`, and sends commands with
-//! `POST /api/control`. `docs/live.md` describes the protocol and the security model:
+//! `POST /api/control`. `mastersim view --record` ([`record_file`]) opens the page in headless
+//! Chromium, which renders the replay into a WebM video and sends it with
+//! `POST /api/recording` ([`Recording`]). `docs/live.md` describes the protocol and the security model:
 //! - the listener is bound to 127.0.0.1 only;
 //! - every `/api` request must carry the run's random token (`?token=`), which is part of the
 //!   printed URL;

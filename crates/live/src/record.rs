@@ -14,12 +14,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 
 use axum::body::Body;
-use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use axum::http::StatusCode;
 use futures_util::StreamExt as _;
-
-use crate::http::{AppState, refuse};
 
 /// Where a recording goes, and how it ended.
 #[derive(Debug)]
@@ -63,7 +59,52 @@ impl Recording {
         let mut slot = self.outcome.lock().unwrap_or_else(PoisonError::into_inner);
         slot.get_or_insert(outcome);
     }
+
+    /// Receives the page's upload (`POST /api/recording`), declared as `content_type`: a
+    /// WebM file (`video/webm`), written to the target; or the page's error
+    /// (`application/json`, `{"error": "…"}`), which ends the recording with that message.
+    /// Returns the bytes written (0 for an error).
+    ///
+    /// # Errors
+    /// The HTTP status and message of the answer: 409 when the recording has ended already,
+    /// 415 for another type, 500 when the body is not a WebM file or cannot be written (which
+    /// ends the recording too).
+    pub(crate) async fn receive(
+        &self,
+        content_type: &str,
+        body: Body,
+    ) -> Result<u64, (StatusCode, String)> {
+        if self.outcome().is_some() {
+            return Err((StatusCode::CONFLICT, "the recording has ended already".into()));
+        }
+        let essence = content_type.split(';').next().unwrap_or_default().trim();
+        match essence.to_ascii_lowercase().as_str() {
+            "video/webm" => {
+                let written = write(self, body).await;
+                self.finish(written.clone());
+                written.map_err(|message| (StatusCode::INTERNAL_SERVER_ERROR, message))
+            }
+            "application/json" => {
+                let text = axum::body::to_bytes(body, 64 * 1024).await.unwrap_or_default();
+                let error = serde_json::from_slice::<serde_json::Value>(&text)
+                    .ok()
+                    .and_then(|v| v.get("error").and_then(|e| e.as_str()).map(str::to_owned))
+                    .unwrap_or_else(|| String::from_utf8_lossy(&text).into_owned());
+                self.finish(Err(format!("the page could not record: {error}")));
+                Ok(0)
+            }
+            _ => Err((
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                format!(
+                    "the body is declared as '{content_type}'; expected the video \
+                     (Content-Type video/webm) or the page's error (application/json: \
+                     {{\"error\": \"…\"}})"
+                ),
+            )),
+        }
+    }
 }
+
 
 /// Refuses an existing `target` without `force`, and a target whose directory is missing.
 fn check_target(target: &Path, force: bool) -> Result<(), String> {
@@ -91,56 +132,6 @@ fn parent(target: &Path) -> &Path {
     }
 }
 
-/// `POST /api/recording`: the body is the WebM file (`Content-Type: video/webm`), written to
-/// the recording's target; or `{"error": "…"}` (`application/json`) when the page could not
-/// record, which ends the recording with that message. 409 when the server was not started
-/// for a recording, or the recording has ended already; 415 for another body type.
-pub(crate) async fn upload(State(state): State<AppState>, headers: HeaderMap, body: Body) -> Response {
-    let Some(recording) = state.recording() else {
-        return refuse(
-            StatusCode::CONFLICT,
-            "no recording was asked for: this view was not started by `mastersim view <results> \
-             --record <file.webm>` (the Record button downloads its video in the browser)",
-        );
-    };
-    if recording.outcome().is_some() {
-        return refuse(StatusCode::CONFLICT, "the recording has ended already");
-    }
-    let kind = headers
-        .get(header::CONTENT_TYPE)
-        .map(|v| String::from_utf8_lossy(v.as_bytes()).to_ascii_lowercase())
-        .unwrap_or_default();
-    let essence = kind.split(';').next().unwrap_or_default().trim().to_owned();
-    match essence.as_str() {
-        "video/webm" => match write(recording, body).await {
-            Ok(bytes) => {
-                recording.finish(Ok(bytes));
-                axum::Json(serde_json::json!({ "bytes": bytes })).into_response()
-            }
-            Err(message) => {
-                recording.finish(Err(message.clone()));
-                refuse(StatusCode::INTERNAL_SERVER_ERROR, message)
-            }
-        },
-        "application/json" => {
-            let text = axum::body::to_bytes(body, 64 * 1024).await.unwrap_or_default();
-            let error = serde_json::from_slice::<serde_json::Value>(&text)
-                .ok()
-                .and_then(|v| v.get("error").and_then(|e| e.as_str()).map(str::to_owned))
-                .unwrap_or_else(|| String::from_utf8_lossy(&text).into_owned());
-            recording.finish(Err(format!("the page could not record: {error}")));
-            axum::Json(serde_json::json!({ "bytes": 0 })).into_response()
-        }
-        _ => refuse(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            format!(
-                "the body is declared as '{kind}'; expected the video (Content-Type \
-                 video/webm) or the page's error (application/json: {{\"error\": \"…\"}})"
-            ),
-        ),
-    }
-}
-
 /// Writes `body` to a temporary file beside the target, then renames it to the target;
 /// returns the bytes written. On error the temporary file is removed.
 async fn write(recording: &Recording, body: Body) -> Result<u64, String> {
@@ -164,19 +155,32 @@ async fn write(recording: &Recording, body: Body) -> Result<u64, String> {
     written
 }
 
+/// The first bytes of every WebM (EBML) file: the ID of the EBML header.
+const EBML_MAGIC: [u8; 4] = [0x1A, 0x45, 0xDF, 0xA3];
+
 /// Copies the request body into the new file `path`, synced to disk; returns its length.
+/// A body that does not start as a WebM file does is refused.
 async fn copy(body: Body, path: &Path) -> Result<u64, String> {
     let failed = |e: &dyn std::fmt::Display| format!("cannot write '{}': {e}", path.display());
     let mut file = std::fs::File::create_new(path).map_err(|e| failed(&e))?;
+    let mut head = Vec::with_capacity(EBML_MAGIC.len());
     let mut bytes = 0u64;
     let mut stream = body.into_data_stream();
     while let Some(chunk) = stream.next().await {
         let chunk = chunk.map_err(|e| format!("the upload broke off: {e}"))?;
+        let missing = EBML_MAGIC.len() - head.len();
+        head.extend_from_slice(&chunk[..missing.min(chunk.len())]);
+        if !EBML_MAGIC.starts_with(&head) {
+            return Err(format!(
+                "the upload is not a WebM file: it starts with {head:02X?}, not with the EBML \
+                 header's ID {EBML_MAGIC:02X?}"
+            ));
+        }
         file.write_all(&chunk).map_err(|e| failed(&e))?;
         bytes += chunk.len() as u64;
     }
-    if bytes == 0 {
-        return Err("the page uploaded an empty video".into());
+    if head.len() < EBML_MAGIC.len() {
+        return Err(format!("the upload is not a WebM file: {bytes} bytes"));
     }
     file.sync_all().map_err(|e| failed(&e))?;
     Ok(bytes)
