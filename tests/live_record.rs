@@ -23,7 +23,11 @@ fn waiting_browser(dir: &Path) -> PathBuf {
     let program = dir.join("browser.sh");
     std::fs::write(&program, "#!/bin/sh\nexec sleep 60\n").unwrap();
     let made = Command::new("chmod").arg("+x").arg(&program).status();
-    assert!(made.is_ok_and(|s| s.success()), "chmod {}", program.display());
+    assert!(
+        made.is_ok_and(|s| s.success()),
+        "chmod {}",
+        program.display()
+    );
     program
 }
 
@@ -61,7 +65,11 @@ fn a_plain_view_refuses_uploads() {
     let view = LiveRun::spawn(&["view".as_ref(), csv.as_os_str()], tmp.path());
     let r = upload(&view, "video/webm", "\u{1a}E\u{7e3}");
     assert_eq!(r.code, 409, "{}", r.body);
-    assert!(r.json()["error"].as_str().unwrap().contains("--record"), "{}", r.body);
+    assert!(
+        r.json()["error"].as_str().unwrap().contains("--record"),
+        "{}",
+        r.body
+    );
 }
 
 #[test]
@@ -95,19 +103,45 @@ fn a_failed_recording_writes_nothing() {
     let mut view = record(tmp.path(), &target);
     let r = upload(&view, "video/webm", "<html>");
     assert_eq!(r.code, 500, "{}", r.body);
-    assert!(r.json()["error"].as_str().unwrap().contains("not a WebM file"), "{}", r.body);
+    assert!(
+        r.json()["error"]
+            .as_str()
+            .unwrap()
+            .contains("not a WebM file"),
+        "{}",
+        r.body
+    );
     let (exit, _) = view.interrupt();
     assert!(!exit.success());
     // The page's own error.
     let mut view = record(tmp.path(), &target);
-    let r = upload(&view, "application/json", r#"{"error": "no VideoEncoder here"}"#);
+    let r = upload(
+        &view,
+        "application/json",
+        r#"{"error": "no VideoEncoder here"}"#,
+    );
     assert_eq!(r.code, 200, "{}", r.body);
     let (exit, _) = view.interrupt();
     assert!(!exit.success());
-    assert!(!target.exists(), "a failed recording wrote {}", target.display());
-    assert_eq!(std::fs::read_dir(tmp.path()).unwrap().filter(|e| {
-        e.as_ref().unwrap().file_name().to_string_lossy().contains("webm")
-    }).count(), 0, "no temporary file is left");
+    assert!(
+        !target.exists(),
+        "a failed recording wrote {}",
+        target.display()
+    );
+    assert_eq!(
+        std::fs::read_dir(tmp.path())
+            .unwrap()
+            .filter(|e| {
+                e.as_ref()
+                    .unwrap()
+                    .file_name()
+                    .to_string_lossy()
+                    .contains("webm")
+            })
+            .count(),
+        0,
+        "no temporary file is left"
+    );
 
     // No Chromium: named, with what to install.
     let csv = results(tmp.path());
@@ -122,5 +156,8 @@ fn a_failed_recording_writes_nothing() {
         .unwrap();
     let said = String::from_utf8_lossy(&output.stderr);
     assert!(!output.status.success());
-    assert!(said.contains("apt-get install chromium") && said.contains("--chromium"), "{said}");
+    assert!(
+        said.contains("apt-get install chromium") && said.contains("--chromium"),
+        "{said}"
+    );
 }

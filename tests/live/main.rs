@@ -11,6 +11,6 @@
 
 mod browser;
 mod pacing;
-mod replay;
 mod record;
+mod replay;
 mod stalled;

@@ -56,8 +56,16 @@ fn ffprobe_frames(video: &Path) -> u64 {
     let count = ffmpeg_tool(
         "ffprobe",
         &[
-            "-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries",
-            "stream=nb_read_frames", "-of", "csv=p=0", &path,
+            "-v",
+            "error",
+            "-count_frames",
+            "-select_streams",
+            "v:0",
+            "-show_entries",
+            "stream=nb_read_frames",
+            "-of",
+            "csv=p=0",
+            &path,
         ],
     );
     count
@@ -74,8 +82,16 @@ fn frame_png(video: &Path, index: u64, name: &str) -> Vec<u8> {
     ffmpeg_tool(
         "ffmpeg",
         &[
-            "-v", "error", "-y", "-i", &video.to_string_lossy(), "-vf", &select, "-frames:v",
-            "1", &png.to_string_lossy(),
+            "-v",
+            "error",
+            "-y",
+            "-i",
+            &video.to_string_lossy(),
+            "-vf",
+            &select,
+            "-frames:v",
+            "1",
+            &png.to_string_lossy(),
         ],
     );
     std::fs::read(&png).unwrap_or_else(|e| panic!("{}: {e}", png.display()))
@@ -99,7 +115,7 @@ async fn recording(b: &fantoccini::Client) -> Value {
 async fn the_record_button_records_three_seconds_of_a_run() {
     ffmpeg_tool("ffprobe", &["-version"]);
     let tmp = tempfile::tempdir().unwrap();
-    let project = lotka_volterra(tmp.path(), 10.0);
+    let project = lotka_volterra(tmp.path(), 8.0);
     let live = LiveRun::start(&project, &tmp.path().join("live"), &["--real-time", "2"]);
     let driver = Driver::start();
     let b = driver.browser().await;
@@ -154,14 +170,16 @@ async fn the_record_button_records_three_seconds_of_a_run() {
     assert!(frames >= 30, "{frames} frames in {}", kept.display());
     let [blue, orange] = line_pixels(&frame_png(&video, frames - 1, "record-button-last"));
     println!("its last frame: {blue} blue, {orange} orange line pixels");
-    assert!(blue > 300 && orange > 300, "{blue} blue and {orange} orange line pixels");
+    assert!(
+        blue > 300 && orange > 300,
+        "{blue} blue and {orange} orange line pixels"
+    );
     assert!(bytes.len() > 20_000, "{} bytes", bytes.len());
     assert_eq!(
         recording(&b).await["size"].as_u64(),
         Some(bytes.len() as u64)
     );
     b.close().await.unwrap();
-    live.command("stop");
     let (exit, _) = live.finish();
     assert!(exit.success(), "{exit:?}");
 }
@@ -207,13 +225,23 @@ fn view_record_writes_the_frames_it_states() {
     assert!(said.contains(": 60 frames (30 fps, 2 s)"), "{said}");
     let frames = ffprobe_frames(&video);
     let kept = keep(&video, "view-record");
-    println!("view --record took {took:?}; ffprobe counts {frames} frames: {}", kept.display());
+    println!(
+        "view --record took {took:?}; ffprobe counts {frames} frames: {}",
+        kept.display()
+    );
     assert_eq!(frames, 60, "{}", kept.display());
     let size = ffmpeg_tool(
         "ffprobe",
         &[
-            "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=width,height", "-of",
-            "csv=p=0", &video.to_string_lossy(),
+            "-v",
+            "error",
+            "-select_streams",
+            "v:0",
+            "-show_entries",
+            "stream=width,height",
+            "-of",
+            "csv=p=0",
+            &video.to_string_lossy(),
         ],
     );
     println!("{size} pixels");
@@ -223,12 +251,25 @@ fn view_record_writes_the_frames_it_states() {
     let last = frame_png(&video, 59, "view-record-last");
     let [blue, orange] = line_pixels(&last);
     println!("the last frame: {blue} blue, {orange} orange line pixels");
-    assert!(blue > 800 && orange > 800, "the last frame has {blue} blue and {orange} orange line pixels");
-    assert_ne!(first, last, "the first and last frames are the same picture");
+    assert!(
+        blue > 800 && orange > 800,
+        "the last frame has {blue} blue and {orange} orange line pixels"
+    );
+    assert_ne!(
+        first, last,
+        "the first and last frames are the same picture"
+    );
 
     // The video is not replaced without --force (refused before Chromium starts).
     let before = std::fs::read(&video).unwrap();
     let (status, said, _) = record();
-    assert!(!status.success() && said.contains("--force"), "{status:?}: {said}");
-    assert_eq!(std::fs::read(&video).unwrap(), before, "the video was changed");
+    assert!(
+        !status.success() && said.contains("--force"),
+        "{status:?}: {said}"
+    );
+    assert_eq!(
+        std::fs::read(&video).unwrap(),
+        before,
+        "the video was changed"
+    );
 }

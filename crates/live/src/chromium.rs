@@ -112,7 +112,9 @@ impl Browser {
         let log = std::fs::read_to_string(self.dir.join("chromium.log")).unwrap_or_default();
         let lines: Vec<&str> = log.lines().filter(|l| !l.contains("dbus")).collect();
         let tail = lines[lines.len().saturating_sub(8)..].join("\n");
-        Some(format!("Chromium ended ({status}); its last messages:\n{tail}"))
+        Some(format!(
+            "Chromium ended ({status}); its last messages:\n{tail}"
+        ))
     }
 }
 

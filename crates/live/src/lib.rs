@@ -110,7 +110,11 @@ impl Server {
         Server::launch(source, port, Some(recording))
     }
 
-    fn launch(source: Source, port: u16, recording: Option<Arc<Recording>>) -> Result<Server, Error> {
+    fn launch(
+        source: Source,
+        port: u16,
+        recording: Option<Arc<Recording>>,
+    ) -> Result<Server, Error> {
         let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, port))
             .map_err(|source| Error::Bind { port, source })?;
         let address = listener
@@ -119,7 +123,12 @@ impl Server {
         listener.set_nonblocking(true).map_err(Error::Start)?;
         let token = token()?;
         let url = format!("http://{address}/?token={token}");
-        let app = http::router(http::AppState::new(source, address.port(), token, recording));
+        let app = http::router(http::AppState::new(
+            source,
+            address.port(),
+            token,
+            recording,
+        ));
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_io()
             .enable_time()

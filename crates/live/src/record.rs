@@ -75,7 +75,10 @@ impl Recording {
         body: Body,
     ) -> Result<u64, (StatusCode, String)> {
         if self.outcome().is_some() {
-            return Err((StatusCode::CONFLICT, "the recording has ended already".into()));
+            return Err((
+                StatusCode::CONFLICT,
+                "the recording has ended already".into(),
+            ));
         }
         let essence = content_type.split(';').next().unwrap_or_default().trim();
         match essence.to_ascii_lowercase().as_str() {
@@ -85,7 +88,9 @@ impl Recording {
                 written.map_err(|message| (StatusCode::INTERNAL_SERVER_ERROR, message))
             }
             "application/json" => {
-                let text = axum::body::to_bytes(body, 64 * 1024).await.unwrap_or_default();
+                let text = axum::body::to_bytes(body, 64 * 1024)
+                    .await
+                    .unwrap_or_default();
                 let error = serde_json::from_slice::<serde_json::Value>(&text)
                     .ok()
                     .and_then(|v| v.get("error").and_then(|e| e.as_str()).map(str::to_owned))
@@ -104,7 +109,6 @@ impl Recording {
         }
     }
 }
-
 
 /// Refuses an existing `target` without `force`, and a target whose directory is missing.
 fn check_target(target: &Path, force: bool) -> Result<(), String> {
@@ -197,7 +201,10 @@ mod tests {
         let target = dir.join("out.webm");
         std::fs::write(&target, b"old").unwrap();
         let refused = Recording::new(&target, false).unwrap_err();
-        assert!(refused.contains("--force") && refused.contains("out.webm"), "{refused}");
+        assert!(
+            refused.contains("--force") && refused.contains("out.webm"),
+            "{refused}"
+        );
         assert!(Recording::new(&target, true).is_ok());
         let missing = Recording::new(&dir.join("no/such/dir/out.webm"), true).unwrap_err();
         assert!(missing.contains("does not exist"), "{missing}");

@@ -64,7 +64,10 @@ fn duration(text: &str) -> Result<f64, String> {
 ///
 /// # Errors
 /// Those of [`view_file`] and [`record_file`].
-pub fn view(args: &ViewArgs, stop: &AtomicBool) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+pub fn view(
+    args: &ViewArgs,
+    stop: &AtomicBool,
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     match &args.record {
         None => view_file(&args.input, args.port, stop),
         Some(target) => record_file(args, target, stop),
