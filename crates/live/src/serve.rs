@@ -163,12 +163,11 @@ fn stored(input: &Path) -> Result<Store, Box<dyn std::error::Error + Send + Sync
 }
 
 /// `mastersim view <results> --record <target>` (`args.input`, the options in `args`):
-/// serves the result file, opens the page
-/// in headless Chromium in record mode (`?record=1&fps=…&duration=…`), which renders
-/// round(fps × duration) frames, each at a fixed cursor position moving from the first to the
-/// last row, encodes them (VP8) and uploads the WebM file; the server writes it to the
-/// target (a temporary file renamed when complete). Prints the frame count asked for, then
-/// the file written.
+/// serves the result file and opens the page in headless Chromium in record mode
+/// (`?record=1&fps=…&duration=…`). The page renders round(fps × duration) frames, each at a
+/// fixed cursor position moving from the first to the last row, encodes them (VP8) and
+/// uploads the WebM file; the server writes it to the target (a temporary file renamed when
+/// complete). Prints the frame count asked for, then the file written.
 ///
 /// # Errors
 /// The target exists (without `--force`) or its directory does not; no Chromium; the result
@@ -204,8 +203,9 @@ pub fn record_file(
         args.duration
     );
     let mut browser = Browser::open(&program, &url)?;
-    // Chromium's start and the page's load, then at least 20 frames a second.
-    let limit = Duration::from_secs(60) + Duration::from_millis(50) * frames as u32;
+    // Chromium's start and the page's load, then at least 2 frames a second (a busy 2-core
+    // machine renders 3 to 10).
+    let limit = Duration::from_secs(60) + Duration::from_millis(500) * frames as u32;
     let bytes = wait_for_video(&recording, &mut browser, stop, limit)?;
     drop(browser);
     say(&format!(
