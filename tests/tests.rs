@@ -16,6 +16,7 @@ mod info;
 mod isolation;
 mod isolation_leaks;
 mod live_scene;
+mod live_record;
 mod live_seek;
 mod live_view;
 mod model_exchange;

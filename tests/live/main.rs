@@ -5,11 +5,13 @@
 //! cargo test --release -p mastersim-tests --test live -- --test-threads=1
 //! ```
 //!
-//! `.ci/run` installs Chromium and ChromeDriver from the distribution's packages (`chromium`,
-//! `chromium-driver`) first; without them the browser tests fail and name the missing file.
+//! `.ci/run` installs Chromium, ChromeDriver and ffmpeg from the distribution's packages
+//! (`chromium`, `chromium-driver`, `ffmpeg`) first; without them the browser tests fail and name
+//! what is missing (the recording tests read the videos with ffmpeg's `ffprobe`).
 
 mod browser;
 mod pacing;
+mod record;
 mod replay;
 mod scene;
 mod stalled;

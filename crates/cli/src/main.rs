@@ -65,7 +65,7 @@ enum Command {
     /// Plot variables of a result file (values.csv, .mat or .json) into an SVG or PNG chart.
     Plot(plot::PlotArgs),
     /// Open stored results (results .mat, values.csv or result .json) in the browser view.
-    View(view::ViewArgs),
+    View(live::ViewArgs),
     /// Print the shell completion script of mastersim, e.g. `mastersim completions bash >
     /// ~/.local/share/bash-completion/completions/mastersim`.
     Completions {

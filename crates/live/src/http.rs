@@ -23,13 +23,16 @@ use crate::{Source, Store, view};
 /// The page, served as it is in the repository.
 const INDEX_HTML: &str = include_str!("../page/index.html");
 /// The page's ES modules, served as `/<name>`.
-const MODULES: [(&str, &str); 6] = [
+const MODULES: [(&str, &str); 8] = [
     ("app.js", include_str!("../page/app.js")),
     ("page.js", include_str!("../page/page.js")),
     ("rowstore.js", include_str!("../page/rowstore.js")),
     ("charts.js", include_str!("../page/charts.js")),
     ("control.js", include_str!("../page/control.js")),
     ("scene.js", include_str!("../page/scene.js")),
+    // Recording (crate::record).
+    ("record.js", include_str!("../page/record.js")),
+    ("webm.js", include_str!("../page/webm.js")),
 ];
 const STYLE_CSS: &str = include_str!("../page/style.css");
 
@@ -60,10 +63,17 @@ struct Inner {
     token: String,
     /// Replay and who holds the run, shared by every page.
     shared: Shared,
+    /// Where an uploaded video goes (`mastersim view --record`).
+    recording: Option<Arc<crate::Recording>>,
 }
 
 impl AppState {
-    pub(crate) fn new(source: Source, port: u16, token: String) -> AppState {
+    pub(crate) fn new(
+        source: Source,
+        port: u16,
+        token: String,
+        recording: Option<Arc<crate::Recording>>,
+    ) -> AppState {
         AppState(Arc::new(Inner {
             source,
             hosts: [format!("127.0.0.1:{port}"), format!("localhost:{port}")],
@@ -73,7 +83,13 @@ impl AppState {
             ],
             token,
             shared: Shared::default(),
+            recording,
         }))
+    }
+
+    /// Where an uploaded video goes, when the server was started for a recording.
+    pub(crate) fn recording(&self) -> Option<&crate::Recording> {
+        self.0.recording.as_deref()
     }
 
     fn store(&self) -> &Store {
@@ -99,12 +115,14 @@ pub(crate) fn router(state: AppState) -> Router {
         .route("/stream", get(stream))
         .route("/rows", get(rows))
         .route("/control", post(control))
+        .route("/recording", post(recording))
         .route_layer(middleware::from_fn_with_state(state.clone(), check_token))
         .fallback(|| async { refuse(StatusCode::NOT_FOUND, "no such endpoint") })
         .method_not_allowed_fallback(|| async {
             refuse(
                 StatusCode::METHOD_NOT_ALLOWED,
-                "method not allowed: /api/control takes POST, the other endpoints GET",
+                "method not allowed: /api/control and /api/recording take POST, the other \
+                 endpoints GET",
             )
         });
     let mut pages = Router::new().route(
@@ -409,6 +427,30 @@ async fn control(
     match done {
         Ok(()) => Json(before).into_response(),
         Err(e) => refused(&e),
+    }
+}
+
+/// `POST /api/recording`: the video of `mastersim view --record`, or the page's error
+/// ([`crate::Recording::receive`]); 409 when the server was not started for a recording.
+async fn recording(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: axum::body::Body,
+) -> Response {
+    let Some(recording) = state.recording() else {
+        return refuse(
+            StatusCode::CONFLICT,
+            "no recording was asked for: this view was not started by `mastersim view <results> \
+             --record <file.webm>` (the Record button downloads its video in the browser)",
+        );
+    };
+    let declared = headers
+        .get(header::CONTENT_TYPE)
+        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+        .unwrap_or_default();
+    match recording.receive(&declared, body).await {
+        Ok(bytes) => Json(serde_json::json!({ "bytes": bytes })).into_response(),
+        Err((code, message)) => refuse(code, message),
     }
 }
 

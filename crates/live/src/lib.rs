@@ -5,7 +5,9 @@
 //! The page (`page/`, plain JavaScript drawing on a canvas) gets the column description from
 //! `GET /api/meta`, the rows and the run's status as Server-Sent Events from
 //! `GET /api/stream`, missing rows from `GET /api/rows`, and sends commands with
-//! `POST /api/control`. `docs/live.md` describes the protocol and the security model:
+//! `POST /api/control`. `mastersim view --record` ([`record_file`]) opens the page in headless
+//! Chromium, which renders the replay into a WebM video and sends it with
+//! `POST /api/recording` ([`Recording`]). `docs/live.md` describes the protocol and the security model:
 //! - the listener is bound to 127.0.0.1 only;
 //! - every `/api` request must carry the run's random token (`?token=`), which is part of the
 //!   printed URL;
@@ -20,19 +22,24 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod chromium;
 mod http;
 pub mod scene;
+mod record;
 mod serve;
 mod store;
 mod view;
 
 use std::future::IntoFuture;
 use std::net::{Ipv4Addr, SocketAddr, TcpListener};
+use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use mastersim::Steering;
 
-pub use serve::{linger, serve_run, view_file};
+pub use chromium::CHROMIUM_VAR;
+pub use record::Recording;
+pub use serve::{ViewArgs, linger, record_file, serve_run, view, view_file};
 pub use store::{Column, Meta, Store};
 
 /// What the server shows.
@@ -88,6 +95,27 @@ impl Server {
     /// [`Error::Bind`] when the port is taken or not allowed; [`Error::Random`];
     /// [`Error::Start`].
     pub fn start(source: Source, port: u16) -> Result<Server, Error> {
+        Server::launch(source, port, None)
+    }
+
+    /// Starts serving `source` like [`Server::start`], and accepts one video upload from the
+    /// page (`POST /api/recording`), written to `recording`'s target.
+    ///
+    /// # Errors
+    /// Those of [`Server::start`].
+    pub fn start_recording(
+        source: Source,
+        port: u16,
+        recording: Arc<Recording>,
+    ) -> Result<Server, Error> {
+        Server::launch(source, port, Some(recording))
+    }
+
+    fn launch(
+        source: Source,
+        port: u16,
+        recording: Option<Arc<Recording>>,
+    ) -> Result<Server, Error> {
         let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, port))
             .map_err(|source| Error::Bind { port, source })?;
         let address = listener
@@ -96,7 +124,12 @@ impl Server {
         listener.set_nonblocking(true).map_err(Error::Start)?;
         let token = token()?;
         let url = format!("http://{address}/?token={token}");
-        let app = http::router(http::AppState::new(source, address.port(), token));
+        let app = http::router(http::AppState::new(
+            source,
+            address.port(),
+            token,
+            recording,
+        ));
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_io()
             .enable_time()

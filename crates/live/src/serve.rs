@@ -1,18 +1,84 @@
 //! The view as the `mastersim` binary starts it: for a running session (`--live`), waiting
 //! for Start and kept open after the run until Ctrl-C, and for a stored result file
-//! (`mastersim view`). Each prints its URL on stdout.
+//! (`mastersim view`), served until Ctrl-C or, with `--record`, rendered to a video by
+//! headless Chromium. Each prints its URL on stdout.
 //!
 //! Spec: `docs/live.md`.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use master::OutputLayout;
 use mastersim::{Session, Steering};
 
+use crate::chromium::{Browser, find};
+use crate::record::Recording;
 use crate::scene::Scene;
 use crate::{Column, Server, Source, Store};
+
+/// Arguments of `mastersim view`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct ViewArgs {
+    /// Result file: results/<project>.mat, values.csv (mastersim's or a comma-separated CSV
+    /// with time first) or results/<project>.json (Signal Table).
+    pub input: PathBuf,
+    /// Port on 127.0.0.1 (0: a free port).
+    #[arg(long, value_name = "PORT", default_value_t = 0)]
+    pub port: u16,
+    /// A scene (TOML) to draw beside the charts, checked against the file's variables
+    /// (`docs/live.md`, "Scenes").
+    #[arg(long, value_name = "FILE")]
+    pub scene: Option<PathBuf>,
+    /// Render a replay of the whole run to this WebM video in headless Chromium, then end
+    /// (the cursor moves from the first to the last row at a constant pace in simulated time).
+    #[arg(long, value_name = "FILE.webm")]
+    pub record: Option<PathBuf>,
+    /// Frames per second of the video (with --record).
+    #[arg(long, value_name = "FPS", default_value_t = 30, requires = "record",
+          value_parser = clap::value_parser!(u32).range(1..=120))]
+    pub fps: u32,
+    /// Length of the video in seconds (with --record); it holds round(fps × duration) frames.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0, requires = "record",
+          value_parser = duration)]
+    pub duration: f64,
+    /// Replace the --record file if it exists.
+    #[arg(long, requires = "record")]
+    pub force: bool,
+    /// The Chromium program for --record (default: $MASTERSIM_CHROMIUM, else chromium,
+    /// chromium-browser, google-chrome or google-chrome-stable on PATH).
+    #[arg(long, value_name = "PROGRAM", requires = "record")]
+    pub chromium: Option<PathBuf>,
+}
+
+/// Most seconds of video `--record` renders.
+const MAX_DURATION: f64 = 3600.0;
+
+/// `--duration`: seconds, > 0 and at most [`MAX_DURATION`].
+fn duration(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(d) if d > 0.0 && d <= MAX_DURATION => Ok(d),
+        _ => Err(format!(
+            "'{text}' is not a duration; expected seconds, a number > 0 and <= {MAX_DURATION}"
+        )),
+    }
+}
+
+/// `mastersim view`: serves the result file until `stop` is raised ([`view_file`]), or with
+/// `--record` renders it to a video ([`record_file`]).
+///
+/// # Errors
+/// Those of [`view_file`] and [`record_file`].
+pub fn view(
+    args: &ViewArgs,
+    stop: &AtomicBool,
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    match &args.record {
+        None => view_file(&args.input, args.scene.as_deref(), args.port, stop),
+        Some(target) => record_file(args, target, stop),
+    }
+}
 
 /// How often a lingering view looks for Ctrl-C.
 const LINGER_POLL: Duration = Duration::from_millis(100);
@@ -114,6 +180,20 @@ pub fn view_file(
     port: u16,
     stop: &AtomicBool,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let store = stored(input, scene)?;
+    let server = Server::start(Source::Replay { store }, port)?;
+    say(&format!("Viewing '{}': {}", input.display(), server.url()));
+    say("Press Ctrl-C to quit.");
+    wait_for(stop);
+    Ok(())
+}
+
+/// The rows of the result file `input`, for a replay, with the scene file `scene` checked
+/// against its columns.
+fn stored(
+    input: &Path,
+    scene: Option<&Path>,
+) -> Result<Store, Box<dyn std::error::Error + Send + Sync>> {
     let file = output::result_file::read(input)?;
     let table = file.table()?;
     let columns = table
@@ -128,10 +208,87 @@ pub fn view_file(
         .map(|file| Scene::load(file, &table.names))
         .transpose()
         .map_err(|e| format!("--scene: {e}"))?;
-    let store = Store::replay(&title, &table.time, columns).with_scene(scene);
-    let server = Server::start(Source::Replay { store }, port)?;
-    say(&format!("Viewing '{}': {}", input.display(), server.url()));
-    say("Press Ctrl-C to quit.");
-    wait_for(stop);
+    Ok(Store::replay(&title, &table.time, columns).with_scene(scene))
+}
+
+/// `mastersim view <results> --record <target>` (`args.input`, the options in `args`):
+/// serves the result file and opens the page in headless Chromium in record mode
+/// (`?record=1&fps=…&duration=…`). The page renders round(fps × duration) frames, each at a
+/// fixed cursor position moving from the first to the last row, encodes them (VP8) and
+/// uploads the WebM file; the server writes it to the target (a temporary file renamed when
+/// complete). Prints the frame count asked for, then the file written.
+///
+/// # Errors
+/// The target exists (without `--force`) or its directory does not; no Chromium; the result
+/// file cannot be read; the page could not record (its message), Chromium ended before the
+/// video arrived (its last messages), no video after a time limit that grows with the frame
+/// count, or Ctrl-C; the file cannot be written.
+pub fn record_file(
+    args: &ViewArgs,
+    target: &Path,
+    stop: &AtomicBool,
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let recording = Arc::new(Recording::new(target, args.force)?);
+    let program = find(args.chromium.as_deref())?;
+    let store = stored(&args.input, args.scene.as_deref())?;
+    let frames = (f64::from(args.fps) * args.duration).round().max(1.0);
+    let server = Server::start_recording(Source::Replay { store }, args.port, recording.clone())?;
+    say(&format!(
+        "Recording '{}' to '{}': {frames} frames ({} fps, {} s)",
+        args.input.display(),
+        target.display(),
+        args.fps,
+        args.duration,
+    ));
+    say(&format!(
+        "Rendering in headless Chromium ({}) from {}",
+        program.display(),
+        server.url()
+    ));
+    let url = format!(
+        "{}&record=1&fps={}&duration={}",
+        server.url(),
+        args.fps,
+        args.duration
+    );
+    let mut browser = Browser::open(&program, &url)?;
+    // Chromium's start and the page's load, then at least 2 frames a second (a busy 2-core
+    // machine renders 3 to 10).
+    let limit = Duration::from_secs(60) + Duration::from_millis(500) * frames as u32;
+    let bytes = wait_for_video(&recording, &mut browser, stop, limit)?;
+    drop(browser);
+    say(&format!(
+        "Wrote '{}': {frames} frames, {bytes} bytes",
+        target.display()
+    ));
     Ok(())
+}
+
+/// Waits until the page's upload has ended, Chromium ends, `stop` is raised or `limit` has
+/// passed; returns the bytes written.
+fn wait_for_video(
+    recording: &Recording,
+    browser: &mut Browser,
+    stop: &AtomicBool,
+    limit: Duration,
+) -> Result<u64, String> {
+    let began = Instant::now();
+    loop {
+        if let Some(outcome) = recording.outcome() {
+            return outcome.map_err(|e| format!("--record: {e}"));
+        }
+        if let Some(why) = browser.ended() {
+            return Err(format!("--record: no video: {why}"));
+        }
+        if stop.load(Ordering::Relaxed) {
+            return Err("--record: interrupted; nothing was written".into());
+        }
+        if began.elapsed() > limit {
+            return Err(format!(
+                "--record: no video from the page after {} s; nothing was written",
+                limit.as_secs()
+            ));
+        }
+        std::thread::sleep(LINGER_POLL);
+    }
 }
