@@ -9,6 +9,8 @@
 //! `chromium-driver`) first; without them the browser tests fail and name the missing file.
 
 mod browser;
+mod decimation;
 mod pacing;
 mod replay;
 mod stalled;
+mod tree;

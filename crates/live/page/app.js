@@ -3,7 +3,10 @@
 // Plain ES2020 modules, no libraries:
 //   page.js      the shared page state and small helpers,
 //   rowstore.js  the rows held in the page,
-//   charts.js    the charts and their legends,
+//   charts.js    the charts and their legends, the shared time window (zoom, pan),
+//   decimate.js  the min/max decimation per pixel column the charts draw from,
+//   tree.js      the tree of shown objects (slaves, charts, variables, other modules' groups),
+//   panels.js    a docked panel per slave (its charts and values),
 //   control.js   control requests, the status line, the buttons and their colours,
 //   app.js       (this module) the event stream, the rows, the cursor, the time bar and
 //                the values table.
@@ -23,6 +26,8 @@ import { buildCharts, requestDraw } from './charts.js';
 import { attachToolbar, control, seekable, showStatus, updateButtons } from './control.js';
 import { PALETTE, apiUrl, el, formatTime, page, showMessage } from './page.js';
 import { RowStore } from './rowstore.js';
+import { buildPanels } from './panels.js';
+import { buildTree } from './tree.js';
 
 // For the tests: always the same object, its fields kept current.
 const view = { rows: 0, cursor: -1, follow: true, state: null, why: '', point: null };
@@ -347,6 +352,8 @@ async function main() {
   page.store = new RowStore(page.meta.columns.length);
   buildValuesTable();
   buildCharts(userMovedCursor);
+  buildTree();
+  buildPanels();
   updateButtons();
   publishView();
   updateConnection();
