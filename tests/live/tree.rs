@@ -38,7 +38,10 @@ async fn chart_colours(b: &Client, name: &str) -> (usize, usize) {
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join(format!("{name}.png")), &png).unwrap();
     let counts = (colour_pixels(&png, PREY), colour_pixels(&png, PREDATOR));
-    println!("{name}: {} Prey, {} Predator line pixels", counts.0, counts.1);
+    println!(
+        "{name}: {} Prey, {} Predator line pixels",
+        counts.0, counts.1
+    );
     counts
 }
 
@@ -74,7 +77,11 @@ async fn wheel(b: &Client, css: &str, delta_y: f64) {
 }
 
 /// Waits until `mastersimView.zoom` satisfies `done`.
-async fn wait_zoom(b: &Client, what: &str, done: impl Fn(bool, &[(String, bool, f64, f64)]) -> bool) {
+async fn wait_zoom(
+    b: &Client,
+    what: &str,
+    done: impl Fn(bool, &[(String, bool, f64, f64)]) -> bool,
+) {
     let deadline = std::time::Instant::now() + WAIT;
     loop {
         let (zoomed, charts) = zoom(b).await;
@@ -93,13 +100,36 @@ async fn wait_zoom(b: &Client, what: &str, done: impl Fn(bool, &[(String, bool, 
 async fn prey_values(b: &Client) -> (String, String) {
     (
         text(b, "#values tr[data-name='Prey.x'] td.value").await,
-        text(b, ".slave-panel[data-slave='Prey'] tr[data-name='Prey.x'] td.value").await,
+        text(
+            b,
+            ".slave-panel[data-slave='Prey'] tr[data-name='Prey.x'] td.value",
+        )
+        .await,
     )
+}
+
+/// Registers a tree group `probe` with items `a` and `b` as another module would; its
+/// `setVisible` calls go to `window.probeCalls`.
+async fn register_group(b: &Client) {
+    b.execute(
+        "window.probeCalls = []; \
+         const group = {id: 'probe', label: 'Probe', items: [{id: 'a', label: 'A'}, {id: 'b', label: 'B'}], \
+           setVisible(id, shown) { window.probeCalls.push([id, shown]); }}; \
+         (window.msimTreeGroups ||= []).push(group); \
+         window.dispatchEvent(new CustomEvent('msim:tree-group', {detail: group}));",
+        vec![],
+    )
+    .await
+    .expect("a tree group");
 }
 
 fn prey_column(mat: &Path) -> Vec<f64> {
     let file = output::mat::read(mat).expect("the MAT file");
-    let signal = file.signals.iter().find(|s| s.name == "Prey.x").expect("Prey.x");
+    let signal = file
+        .signals
+        .iter()
+        .find(|s| s.name == "Prey.x")
+        .expect("Prey.x");
     signal.values.clone()
 }
 
@@ -116,23 +146,41 @@ async fn the_tree_hides_a_slave_a_panel_shows_its_values_and_zoom_is_shared() {
     let b = driver.browser().await;
     b.goto(&server.url).await.expect("the page loads");
     let rows = prey.len() as u64;
-    wait_page(&b, WAIT, "all rows", |s| s["view"]["rows"].as_u64() == Some(rows)).await;
+    wait_page(&b, WAIT, "all rows", |s| {
+        s["view"]["rows"].as_u64() == Some(rows)
+    })
+    .await;
 
     // Hiding the slave Predator in the tree: its chart goes, its line pixels with it; Prey's
     // line stays as it was.
     let (prey_before, predator_before) = chart_colours(&b, "tree-both").await;
-    assert!(prey_before > 300 && predator_before > 300, "{prey_before}, {predator_before}");
+    assert!(
+        prey_before > 300 && predator_before > 300,
+        "{prey_before}, {predator_before}"
+    );
     click(&b, ".tree-slave-toggle[data-slave='Predator']").await;
     let (prey_after, predator_after) = chart_colours(&b, "tree-predator-hidden").await;
-    assert!(predator_after * 50 < predator_before, "{predator_before} → {predator_after}");
-    assert!(prey_after * 10 >= prey_before * 9, "{prey_before} → {prey_after}");
-    wait_zoom(&b, "one chart left", |_, c| c.len() == 1 && c[0].0 == "Prey [-]").await;
+    assert!(
+        predator_after * 50 < predator_before,
+        "{predator_before} → {predator_after}"
+    );
+    assert!(
+        prey_after * 10 >= prey_before * 9,
+        "{prey_before} → {prey_after}"
+    );
+    wait_zoom(&b, "one chart left", |_, c| {
+        c.len() == 1 && c[0].0 == "Prey [-]"
+    })
+    .await;
 
     // Prey's panel: its values are those of the values table and of the MAT file's row.
     click(&b, ".panel-button[data-slave='Prey']").await;
     for index in [rows / 2, 3] {
         scrub(&b, index).await;
-        wait_page(&b, WAIT, "scrub", |s| s["view"]["cursor"].as_u64() == Some(index)).await;
+        wait_page(&b, WAIT, "scrub", |s| {
+            s["view"]["cursor"].as_u64() == Some(index)
+        })
+        .await;
         let deadline = std::time::Instant::now() + WAIT;
         let (table, panel) = loop {
             let (table, panel) = prey_values(&b).await;
@@ -142,10 +190,24 @@ async fn the_tree_hides_a_slave_a_panel_shows_its_values_and_zoom_is_shared() {
             tokio::time::sleep(Duration::from_millis(20)).await;
         };
         assert_eq!(panel, table, "row {index}: the panel and the values table");
-        let v: f64 = panel.parse().unwrap_or_else(|_| panic!("Prey.x shows '{panel}'"));
+        let v: f64 = panel
+            .parse()
+            .unwrap_or_else(|_| panic!("Prey.x shows '{panel}'"));
         assert_eq!(v.to_bits(), prey[index as usize].to_bits(), "row {index}");
     }
-    println!("Prey's panel shows the MAT file's Prey.x at rows {} and 3", rows / 2);
+    println!(
+        "Prey's panel shows the MAT file's Prey.x at rows {} and 3",
+        rows / 2
+    );
+    let panel = b
+        .find(Locator::Css(".slave-panel[data-slave='Prey']"))
+        .await
+        .expect("Prey's panel");
+    let png = panel.screenshot().await.expect("a screenshot of the panel");
+    std::fs::write(target_dir().join("live-screenshots/tree-panel.png"), &png).unwrap();
+    let (line, other) = (colour_pixels(&png, PREY), colour_pixels(&png, PREDATOR));
+    println!("Prey's panel: {line} Prey, {other} Predator line pixels");
+    assert!(line > 300 && other == 0, "{line}, {other}");
 
     // Wheel on the main chart: every chart (the panel's too) shows the same narrower window,
     // around the pointer; a double-click shows the whole run again.
@@ -154,13 +216,18 @@ async fn the_tree_hides_a_slave_a_panel_shows_its_values_and_zoom_is_shared() {
     let (f0, f1) = (full[0].2, full[0].3);
     wheel(&b, "#charts canvas.chart", -500.0).await;
     wait_zoom(&b, "zoomed in", |zoomed, c| {
-        zoomed && c.len() == 2 && c.iter().all(|x| x.2 == c[0].2 && x.3 == c[0].3)
+        zoomed
+            && c.len() == 2
+            && c.iter().all(|x| x.2 == c[0].2 && x.3 == c[0].3)
             && c[0].3 - c[0].2 < (f1 - f0) * 0.6
     })
     .await;
     let (_, zoomed) = zoom(&b).await;
     println!("zoomed from [{f0}, {f1}] s to {zoomed:?}");
-    assert!(zoomed.iter().any(|c| c.1), "the panel's chart follows: {zoomed:?}");
+    assert!(
+        zoomed.iter().any(|c| c.1),
+        "the panel's chart follows: {zoomed:?}"
+    );
     b.execute(
         "document.querySelector('#charts canvas.chart').dispatchEvent(new MouseEvent('dblclick', {bubbles: true}));",
         vec![],
@@ -172,7 +239,19 @@ async fn the_tree_hides_a_slave_a_panel_shows_its_values_and_zoom_is_shared() {
     })
     .await;
 
-    // The tree's choice survives a reload.
+    // A group of another module (the contract of docs/live.md's tree): its item box calls
+    // its setVisible.
+    register_group(&b).await;
+    click(&b, ".tree-item-toggle[data-group='probe'][data-item='a']").await;
+    let calls = b
+        .execute("return window.probeCalls;", vec![])
+        .await
+        .unwrap();
+    assert_eq!(calls, json!([["a", false]]));
+    assert_eq!(view(&b).await["tree"]["groups"]["probe"], json!(["a"]));
+
+    // The tree's choices survive a reload: the hidden slave, and the group's hidden item
+    // (told to the group again when it registers).
     b.refresh().await.expect("reload");
     wait_page(&b, WAIT, "all rows after the reload", |s| {
         s["view"]["rows"].as_u64() == Some(rows)
@@ -180,6 +259,12 @@ async fn the_tree_hides_a_slave_a_panel_shows_its_values_and_zoom_is_shared() {
     .await;
     let hidden: Value = view(&b).await["tree"]["hidden"].clone();
     assert_eq!(hidden, json!(["Predator.y"]));
+    register_group(&b).await;
+    let calls = b
+        .execute("return window.probeCalls;", vec![])
+        .await
+        .unwrap();
+    assert_eq!(calls, json!([["a", false]]), "the restored choice");
     let (prey_again, predator_again) = chart_colours(&b, "tree-after-reload").await;
     assert!(predator_again * 50 < predator_before && prey_again * 10 >= prey_before * 9);
     b.close().await.unwrap();
@@ -208,8 +293,16 @@ async fn the_charts_of_a_slave_are_adjacent_in_project_order() {
     assert_eq!(
         keys,
         json!([
-            "Aircraft [m]", "Aircraft [m/s]", "Aircraft [m/s2]", "IMU [-]", "IMU [s]",
-            "Camera [-]", "Camera [s]", "Navigation [-]", "Navigation [m]", "Navigation [m/s]",
+            "Aircraft [m]",
+            "Aircraft [m/s]",
+            "Aircraft [m/s2]",
+            "IMU [-]",
+            "IMU [s]",
+            "Camera [-]",
+            "Camera [s]",
+            "Navigation [-]",
+            "Navigation [m]",
+            "Navigation [m/s]",
             "Autopilot [-]"
         ])
     );
