@@ -99,10 +99,13 @@ export function addChart(g, container) {
   canvas.style.height = CHART_HEIGHT + 'px';
   box.append(head, canvas);
   container.appendChild(box);
-  const chart = { group: g, box, canvas, legend, cache: null, xRange: null, plotLeft: MARGIN.left, plotW: 0 };
+  const chart = { group: g, box, canvas, legend, cache: null, xRange: null, plotLeft: MARGIN.left, plotW: 0, resize: null };
   charts.push(chart);
   attachPointer(chart);
-  if (typeof ResizeObserver === 'function') new ResizeObserver(() => requestDraw()).observe(canvas);
+  if (typeof ResizeObserver === 'function') {
+    chart.resize = new ResizeObserver(() => requestDraw());
+    chart.resize.observe(canvas);
+  }
   showVisibility(chart);
   requestDraw();
   return chart;
@@ -112,6 +115,7 @@ export function addChart(g, container) {
 export function removeChart(chart) {
   const k = charts.indexOf(chart);
   if (k >= 0) charts.splice(k, 1);
+  if (chart.resize) chart.resize.disconnect();
   chart.box.remove();
   publishZoom();
 }

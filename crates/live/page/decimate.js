@@ -44,51 +44,67 @@ export class Decimation {
   extend(store) {
     const n = store.length;
     if (this.upTo < 0) this.upTo = n > 0 ? store.indexAtTime(this.x0) : 0;
-    if (this.done || this.upTo >= n) return;
-    const { x0, x1, nb, cols } = this;
-    const scale = nb / (x1 - x0);
-    const ns = cols.length;
     let i = this.upTo;
     while (i < n && !this.done) {
-      // Chunk by chunk, for direct typed-array access.
+      // Chunk by chunk: first the bucket of each row, then each signal in a tight loop.
       const chunk = store.chunks[i >> store.bits];
       const k0 = i & store.mask;
       const k1 = Math.min(store.chunkLen, k0 + (n - i));
-      const T = chunk[0];
-      let k = k0;
-      for (; k < k1; k++) {
-        const t = T[k];
-        if (!(t >= x0)) {                                     // before the window, or NaN
-          if (t < x0) this.outside(chunk, k, t, 'before');
-          continue;
-        }
-        if (t > x1) {
-          this.outside(chunk, k, t, 'after');
-          this.done = true;
-          break;
-        }
-        let b = Math.floor((t - x0) * scale);
-        if (b >= nb) b = nb - 1;
-        for (let s = 0; s < ns; s++) {
-          const v = chunk[cols[s]][k];
-          if (!Number.isFinite(v)) continue;
-          const a = this.sig[s];
-          if (a.n[b] === 0) {
-            a.first[b] = v; a.tFirst[b] = t; a.min[b] = v; a.max[b] = v;
-          } else {
-            if (v < a.min[b]) a.min[b] = v;
-            if (v > a.max[b]) a.max[b] = v;
-          }
-          a.sum[b] += v;
-          a.n[b]++;
-          a.rows++;
-          if (v < a.lo) a.lo = v;
-          if (v > a.hi) a.hi = v;
-        }
-      }
-      i += k - k0;
+      const [from, to] = this.bucketRows(chunk, k0, k1);
+      for (let s = 0; s < this.cols.length; s++) this.addRows(this.sig[s], chunk[this.cols[s]], chunk[0], from, to);
+      i += k1 - k0;
     }
     this.upTo = this.done ? n : i;
+  }
+
+  /**
+   * Puts the bucket of each row k0..k1 of `chunk` into this.bucket (its rows inside the window
+   * are from..to); keeps the rows just outside the window; returns [from, to].
+   */
+  bucketRows(chunk, k0, k1) {
+    const T = chunk[0];
+    if (!this.bucket || this.bucket.length < T.length) this.bucket = new Int32Array(T.length);
+    const bucket = this.bucket;
+    const { x0, x1, nb } = this;
+    const scale = nb / (x1 - x0);
+    let from = k0, to = k1;
+    for (let k = k0; k < k1; k++) {
+      const t = T[k];
+      if (t < x0) { this.outside(chunk, k, t, 'before'); from = k + 1; continue; }
+      if (t > x1) { this.outside(chunk, k, t, 'after'); this.done = true; to = k; break; }
+      if (!(t >= x0)) { bucket[k] = -1; continue; }               // NaN
+      const b = Math.floor((t - x0) * scale);
+      bucket[k] = b < nb ? b : nb - 1;
+    }
+    return [from, Math.max(from, to)];
+  }
+
+  /**
+   * Adds the values V[from..to] (times T, their buckets in this.bucket) to the signal's
+   * buckets `a`.
+   */
+  addRows(a, V, T, from, to) {
+    const bucket = this.bucket;
+    const { n, sum, min, max, tFirst, first } = a;
+    let lo = a.lo, hi = a.hi, rows = 0;
+    for (let k = from; k < to; k++) {
+      const b = bucket[k];
+      const v = V[k];
+      if (b < 0 || !(v - v === 0)) continue;                       // NaN time, or not finite
+      if (n[b] === 0) {
+        first[b] = v; min[b] = v; max[b] = v; sum[b] = v;
+        tFirst[b] = T[k];
+      } else {
+        if (v < min[b]) min[b] = v;
+        if (v > max[b]) max[b] = v;
+        sum[b] += v;
+      }
+      n[b]++;
+      rows++;
+      if (v < lo) lo = v;
+      if (v > hi) hi = v;
+    }
+    a.lo = lo; a.hi = hi; a.rows += rows;
   }
 
   /** Keeps row `k` of `chunk` (time `t`) as the nearest row before or after the window. */
