@@ -9,7 +9,6 @@
 //! `chromium-driver`) first; without them the browser tests fail and name the missing file.
 
 mod browser;
-mod decimation;
 mod pacing;
 mod replay;
 mod stalled;

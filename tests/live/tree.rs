@@ -3,8 +3,9 @@
 //! other slave's; a slave's panel shows that slave's values, equal to the values table and to
 //! the MAT file's row; a wheel zoom on one chart changes the x range of every chart (panel
 //! included) the same way, a double-click shows the whole run again; the tree's choice
-//! survives a reload. The charts of a live run are per slave and unit, a slave's adjacent, in
-//! project order (the flight example).
+//! survives a reload. 10⁶ rows draw as a line inside its envelope (min/max decimation per
+//! pixel column), and the time of a redraw is printed. The charts of a live run are per slave
+//! and unit, a slave's adjacent, in project order (the flight example).
 
 use std::path::Path;
 use std::time::Duration;
@@ -14,11 +15,13 @@ use mastersim_tests::live_run::LiveRun;
 use mastersim_tests::{example_workspace, run_mastersim, target_dir};
 use serde_json::{Value, json};
 
-use crate::browser::{Driver, click, colour_pixels, scrub, text, view, wait_page};
+use crate::browser::{Driver, click, colour_pixels, pixels, scrub, text, view, wait_page};
 
 /// The page's palette colours of Prey.x (column 0) and Predator.y (column 1).
 const PREY: [u8; 3] = [0x4e, 0x79, 0xa7];
 const PREDATOR: [u8; 3] = [0xf2, 0x8e, 0x2b];
+/// Prey.x's envelope: its colour at 25 % over the chart's white.
+const PREY_BAND: [u8; 3] = [0xd3, 0xdd, 0xe9];
 
 const WAIT: Duration = Duration::from_secs(10);
 
@@ -267,7 +270,39 @@ async fn the_tree_hides_a_slave_a_panel_shows_its_values_and_zoom_is_shared() {
     assert_eq!(calls, json!([["a", false]]), "the restored choice");
     let (prey_again, predator_again) = chart_colours(&b, "tree-after-reload").await;
     assert!(predator_again * 50 < predator_before && prey_again * 10 >= prey_before * 9);
+
+    // Both slaves shown again, 10^6 rows in the page: each chart draws a line inside its
+    // envelope; the redraw times are printed.
+    click(&b, ".tree-slave-toggle[data-slave='Predator']").await;
+    a_million_rows(&b).await;
     b.close().await.unwrap();
+}
+
+/// Replaces the page's rows with 10⁶ synthetic ones (`draw_million.js`), prints the time of a
+/// redraw, and checks that a chart of 10⁶ rows draws as a line inside its envelope (pixels of
+/// the line colour and of its translucent band on a screenshot). The times are reported, not
+/// asserted (`docs/live.md` has the figures).
+async fn a_million_rows(b: &Client) {
+    let times = b
+        .execute_async(include_str!("draw_million.js"), vec![])
+        .await
+        .expect("the draw measurement");
+    assert!(times["error"].is_null(), "{times}");
+    assert_eq!(times["charts"], 2, "{times}");
+    println!(
+        "a_million_rows: redraw of both charts with 10^6 rows each (ms, median of 5): {times}"
+    );
+    let charts = b.find(Locator::Css("#charts")).await.expect("#charts");
+    let png = charts.screenshot().await.expect("a screenshot of #charts");
+    std::fs::write(target_dir().join("live-screenshots/million-rows.png"), &png).unwrap();
+    let line = colour_pixels(&png, PREY);
+    let band = pixels(&png)
+        .iter()
+        .filter(|p| p.iter().zip(PREY_BAND).all(|(a, b)| a.abs_diff(b) <= 6))
+        .count();
+    println!("10^6 rows: {line} line pixels, {band} envelope pixels");
+    assert!(line > 500, "the line: {line} pixels");
+    assert!(band > 5000, "the envelope: {band} pixels");
 }
 
 /// The charts of the flight example: per slave and unit, a slave's charts adjacent, slaves in
