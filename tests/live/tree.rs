@@ -136,6 +136,8 @@ fn prey_column(mat: &Path) -> Vec<f64> {
     signal.values.clone()
 }
 
+/// The tree, a slave's panel, the shared time window, 10⁶ rows, and the flight example's
+/// chart order, in one browser (each browser start costs CI time).
 #[tokio::test(flavor = "current_thread")]
 async fn the_tree_hides_a_slave_a_panel_shows_its_values_and_zoom_is_shared() {
     let tmp = tempfile::tempdir().unwrap();
@@ -275,6 +277,7 @@ async fn the_tree_hides_a_slave_a_panel_shows_its_values_and_zoom_is_shared() {
     // envelope; the redraw times are printed.
     click(&b, ".tree-slave-toggle[data-slave='Predator']").await;
     a_million_rows(&b).await;
+    charts_in_project_order(&b).await;
     b.close().await.unwrap();
 }
 
@@ -305,19 +308,16 @@ async fn a_million_rows(b: &Client) {
     assert!(band > 5000, "the envelope: {band} pixels");
 }
 
-/// The charts of the flight example: per slave and unit, a slave's charts adjacent, slaves in
-/// project order (not IMU's Integer outputs first).
-#[tokio::test(flavor = "current_thread")]
-async fn the_charts_of_a_slave_are_adjacent_in_project_order() {
+/// The charts of the flight example's live run: per slave and unit, a slave's charts
+/// adjacent, slaves in project order (not IMU's Integer outputs first).
+async fn charts_in_project_order(b: &Client) {
     let tmp = tempfile::tempdir().unwrap();
     let project = example_workspace().join("projects/flight_navigation_multirate.msim");
     let live = LiveRun::start(&project, &tmp.path().join("wd"), &[]);
     let slaves = ["Aircraft", "IMU", "Camera", "Navigation", "Autopilot"];
     assert_eq!(live.get("meta").json()["slaves"], json!(slaves));
-    let driver = Driver::start();
-    let b = driver.browser().await;
     b.goto(&live.url).await.expect("the page loads");
-    wait_page(&b, WAIT, "first row", |s| s["view"]["rows"] == 1).await;
+    wait_page(b, WAIT, "first row", |s| s["view"]["rows"] == 1).await;
     let keys = b
         .execute(
             "return [...document.querySelectorAll('#charts canvas.chart')].map((c) => c.dataset.group);",
@@ -349,5 +349,4 @@ async fn the_charts_of_a_slave_are_adjacent_in_project_order() {
         .await
         .unwrap();
     assert_eq!(buttons, json!(slaves));
-    b.close().await.unwrap();
 }
