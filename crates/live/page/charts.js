@@ -178,12 +178,15 @@ export function setZoom(x0, x1) {
   const full = f1 - f0;
   const minSpan = full * 1e-6;
   let span = x1 - x0;
-  if (!Number.isFinite(span)) {
-    zoom = null;
+  if (Number.isFinite(span) && !(span > minSpan)) {
+    x0 = (x0 + x1) / 2 - minSpan / 2;
+    span = minSpan;
+  }
+  if (Number.isFinite(span) && span < full) {
+    const a = Math.max(f0, Math.min(x0, f1 - span));
+    zoom = [a, a + span];
   } else {
-    if (!(span > minSpan)) { x0 = (x0 + x1) / 2 - minSpan / 2; span = minSpan; }
-    zoom = span < full ? [Math.max(f0, Math.min(x0, f1 - span)), 0] : null;
-    if (zoom) zoom[1] = zoom[0] + span;
+    zoom = null;
   }
   requestDraw();
 }
