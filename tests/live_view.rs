@@ -264,6 +264,12 @@ fn view_serves_stored_results_exactly() {
             .map(|c| c["name"].as_str().unwrap())
             .collect();
         assert_eq!(names, ["Prey.x", "Predator.y"], "{file}");
+        // Stored results list their slaves in the order of their first columns.
+        assert_eq!(
+            meta["slaves"],
+            serde_json::json!(["Prey", "Predator"]),
+            "{file}"
+        );
         let status = live.status();
         assert_eq!(status["state"], "finished");
         assert_eq!(

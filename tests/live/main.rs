@@ -15,3 +15,4 @@ mod record;
 mod replay;
 mod scene;
 mod stalled;
+mod tree;

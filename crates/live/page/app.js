@@ -3,7 +3,10 @@
 // Plain ES2020 modules, no libraries:
 //   page.js      the shared page state and small helpers,
 //   rowstore.js  the rows held in the page,
-//   charts.js    the charts and their legends,
+//   charts.js    the charts and their legends, the shared time window (zoom, pan),
+//   decimate.js  the min/max decimation per pixel column the charts draw from,
+//   tree.js      the tree of shown objects (slaves, charts, variables, other modules' groups),
+//   panels.js    a docked panel per slave (its charts and values),
 //   control.js   control requests, the status line, the buttons and their colours,
 //   scene.js     the scene (docs/live.md, "Scenes"), drawn from the cursor's row,
 //   app.js       (this module) the event stream, the rows, the cursor, the time bar and
@@ -24,6 +27,8 @@ import { buildCharts, requestDraw } from './charts.js';
 import { attachToolbar, control, seekable, showStatus, updateButtons } from './control.js';
 import { PALETTE, apiUrl, el, formatTime, page, showMessage } from './page.js';
 import { RowStore } from './rowstore.js';
+import { buildPanels } from './panels.js';
+import { buildTree } from './tree.js';
 import './scene.js';
 
 // For the tests: always the same object, its fields kept current.
@@ -349,6 +354,8 @@ async function main() {
   page.store = new RowStore(page.meta.columns.length);
   buildValuesTable();
   buildCharts(userMovedCursor);
+  buildTree();
+  buildPanels();
   updateButtons();
   publishView();
   updateConnection();

@@ -23,12 +23,15 @@ use crate::{Source, Store, view};
 /// The page, served as it is in the repository.
 const INDEX_HTML: &str = include_str!("../page/index.html");
 /// The page's ES modules, served as `/<name>`.
-const MODULES: [(&str, &str); 8] = [
+const MODULES: [(&str, &str); 11] = [
     ("app.js", include_str!("../page/app.js")),
     ("page.js", include_str!("../page/page.js")),
     ("rowstore.js", include_str!("../page/rowstore.js")),
     ("charts.js", include_str!("../page/charts.js")),
     ("control.js", include_str!("../page/control.js")),
+    ("decimate.js", include_str!("../page/decimate.js")),
+    ("tree.js", include_str!("../page/tree.js")),
+    ("panels.js", include_str!("../page/panels.js")),
     ("scene.js", include_str!("../page/scene.js")),
     // Recording (crate::record).
     ("record.js", include_str!("../page/record.js")),

@@ -66,6 +66,11 @@ pub struct Meta {
     pub t_end: f64,
     /// The numeric columns: Booleans (0/1), Integers, Reals, in result-file order.
     pub columns: Vec<Column>,
+    /// The slaves in project order (the order of their `simulator` lines, or of the SSP's
+    /// components): the page orders its tree, its charts and its panels by it. For stored
+    /// results, which do not record the project, the order in which each slave's first column
+    /// appears.
+    pub slaves: Vec<String>,
     /// How many decimals the page prints times with: as many as the run's time grid needs
     /// ([`master::time::TimeFormat`]), so that a communication point reads as on the grid
     /// (`17.9`, not `17.900000000000002`); `None` (JSON `null`): the shortest round-trip
@@ -159,6 +164,7 @@ impl Store {
             t_start: 0.0,
             t_end: 0.0,
             columns: Vec::new(),
+            slaves: Vec::new(),
             time_decimals: None,
             scene: None,
         })
@@ -179,6 +185,12 @@ impl Store {
         self
     }
 
+    /// The same store, its slaves listed in `slaves`' order (project order) from the start.
+    pub fn with_slaves(self, slaves: impl IntoIterator<Item = String>) -> Store {
+        self.lock().meta.slaves = slaves.into_iter().collect();
+        self
+    }
+
     /// A store holding stored results: `time` (s, one entry per row) and `columns`
     /// (`(column, values)`, each `values.len() == time.len()`), titled `title`.
     pub fn replay(title: &str, time: &[f64], columns: Vec<(Column, Vec<f64>)>) -> Store {
@@ -188,12 +200,20 @@ impl Store {
             rows.push(*t);
             rows.extend(columns.iter().map(|(_, v)| v[i]));
         }
+        let columns: Vec<Column> = columns.into_iter().map(|(c, _)| c).collect();
+        let mut slaves: Vec<String> = Vec::new();
+        for c in &columns {
+            if !slaves.contains(&c.slave) {
+                slaves.push(c.slave.clone());
+            }
+        }
         Store::with(Meta {
             mode: "replay",
             title: title.to_string(),
             t_start: time.first().copied().unwrap_or(0.0),
             t_end: time.last().copied().unwrap_or(0.0),
-            columns: columns.into_iter().map(|(c, _)| c).collect(),
+            columns,
+            slaves,
             time_decimals: stored_time_format(time).decimals(),
             scene: None,
         })
@@ -211,7 +231,10 @@ impl Store {
     ///
     /// Spec: `docs/live.md` (a resumed run).
     pub fn attach(session: &mut Session, title: &str) -> Result<Store, Box<mastersim::Error>> {
-        let store = Store::live(title).with_time_format(session.plan().time_format());
+        let plan = session.plan();
+        let store = Store::live(title)
+            .with_time_format(plan.time_format())
+            .with_slaves(plan.slaves.iter().map(|s| s.name.clone()));
         if let Some(path) = session.streaming_mat() {
             store.lock().file = Some(Backing {
                 path,
@@ -480,6 +503,7 @@ mod tests {
         assert_eq!((meta.t_start, meta.t_end), (0.0, 1.0));
         assert_eq!(meta.columns[1].slave, "B");
         assert_eq!(meta.columns[0].unit, "-");
+        assert_eq!(meta.slaves, ["A", "B"]);
     }
 
     #[test]
