@@ -370,7 +370,7 @@ fn twenty_sim_threetank() {
 /// the largest absolute deviation from the reference.
 pub(super) fn compare(dir: &str, model: &str, args: &[&str], stop: Option<f64>) -> f64 {
     if dir.starts_with("fmi3/") {
-        let bound = if model == "Stair" { 0.0 } else { 1e-12 };
+        let bound = if model == "Stair" { 0.0 } else { FMI3_BOUND };
         return fmi3_matches(&fmi3_reference_until(model, args, stop), bound);
     }
     if dir.contains("/TestFMUs-0.0.1/") {
@@ -708,25 +708,27 @@ fn fmi3_matches(out: &Outcome, bound: f64) -> f64 {
     worst
 }
 
-// The bound is 1e-12, far inside OMSimulator's 1e-4: both masters run the same FMU with the same
-// communication steps, the Reference FMUs integrate with fixed steps of their own, so the results
-// differ only in the last bits of the communication points (measured: BouncingBall 2.2e-14,
-// Dahlquist 4.3e-15, VanDerPol 5.0e-14, Stair 0). BouncingBall returns early at each bounce;
-// mastersim continues the step from the bounce (docs/fmi3.md), which gives OMSimulator's results.
+/// The bound of the FMI 3.0 comparisons (Stair: exact), far inside OMSimulator's 1e-4: both
+/// masters run the same FMU with the same communication steps, the Reference FMUs integrate with
+/// fixed steps of their own, so the results differ only in the last bits of the communication
+/// points (measured: BouncingBall 2.2e-14, Dahlquist 4.3e-15, VanDerPol 5.0e-14, Stair 0).
+/// BouncingBall returns early at each bounce; mastersim continues the step from the bounce
+/// (docs/fmi3.md), which gives OMSimulator's results.
+const FMI3_BOUND: f64 = 1e-12;
 
 #[test]
 fn fmi3_reference_fmu_bouncing_ball() {
-    fmi3_matches(&fmi3_reference("BouncingBall"), 1e-12);
+    fmi3_matches(&fmi3_reference("BouncingBall"), FMI3_BOUND);
 }
 
 #[test]
 fn fmi3_reference_fmu_dahlquist() {
-    fmi3_matches(&fmi3_reference("Dahlquist"), 1e-12);
+    fmi3_matches(&fmi3_reference("Dahlquist"), FMI3_BOUND);
 }
 
 #[test]
 fn fmi3_reference_fmu_van_der_pol() {
-    fmi3_matches(&fmi3_reference("VanDerPol"), 1e-12);
+    fmi3_matches(&fmi3_reference("VanDerPol"), FMI3_BOUND);
 }
 
 /// Stair: exact, the counter rising at every whole second (Event Mode) up to t = 9 s, where it

@@ -19,172 +19,90 @@ use std::time::Instant;
 
 use mastersim_tests::{Run, corpus_dir, run_args, run_mastersim};
 
-/// One FMU of the table.
-struct Fmu {
-    /// Directory below the corpus root.
+/// A set of FMUs from one tool, in one directory of the corpus.
+struct Set {
+    /// Directory below the corpus root that holds a directory per model.
     dir: &'static str,
-    /// Model name (file stem, slave name).
-    model: &'static str,
     /// FMI version as the table shows it.
     fmi: &'static str,
     /// The exporting tool as the table shows it.
     tool: &'static str,
+}
+
+const TWENTY_SIM: Set = Set {
+    dir: "crosscheck/fmi2/20sim/4.6.4.8004",
+    fmi: "2.0",
+    tool: "20-sim 4.6",
+};
+const OPENMODELICA: Set = Set {
+    dir: "crosscheck/fmi2/OpenModelica/v1.11.0",
+    fmi: "2.0",
+    tool: "OpenModelica 1.11",
+};
+const REFERENCE_001: Set = Set {
+    dir: "crosscheck/fmi2/TestFMUs-0.0.1",
+    fmi: "2.0",
+    tool: "Reference FMUs 0.0.1",
+};
+const REFERENCE_0037: Set = Set {
+    dir: "fmi3",
+    fmi: "3.0",
+    tool: "Reference FMUs 0.0.37",
+};
+
+/// One FMU of the table.
+struct Fmu {
+    set: Set,
+    /// Model name (directory and file stem, slave name).
+    model: &'static str,
     /// Stop time (s) of the runs on other platforms; `None`: the reference's stop time.
     stop: Option<f64>,
 }
 
 impl Fmu {
+    /// Directory below the corpus root.
+    fn dir(&self) -> String {
+        format!("{}/{}", self.set.dir, self.model)
+    }
+
     fn archive(&self) -> PathBuf {
         let path = corpus_dir()
-            .join(self.dir)
+            .join(self.dir())
             .join(format!("{}.fmu", self.model));
         assert!(path.is_file(), "corpus FMU missing: '{}'", path.display());
         path
     }
 
     fn is_fmi3(&self) -> bool {
-        self.fmi == "3.0"
+        self.set.fmi == "3.0"
     }
 }
-
-const fn fmu(
-    dir: &'static str,
-    model: &'static str,
-    fmi: &'static str,
-    tool: &'static str,
-    stop: Option<f64>,
-) -> Fmu {
-    Fmu {
-        dir,
-        model,
-        fmi,
-        tool,
-        stop,
-    }
-}
-
-const TWENTY_SIM: &str = "20-sim 4.6";
-const OPENMODELICA: &str = "OpenModelica 1.11";
-const REFERENCE_001: &str = "Reference FMUs 0.0.1";
-const REFERENCE_0037: &str = "Reference FMUs 0.0.37";
 
 /// Every FMU of the table, in its order.
 const FMUS: &[Fmu] = &[
-    fmu(
-        "crosscheck/fmi2/20sim/4.6.4.8004/Threetank",
-        "Threetank",
-        "2.0",
-        TWENTY_SIM,
-        None,
-    ),
-    fmu(
-        "crosscheck/fmi2/20sim/4.6.4.8004/TorsionBar",
-        "TorsionBar",
-        "2.0",
-        TWENTY_SIM,
-        Some(2.0),
-    ),
-    fmu(
-        "crosscheck/fmi2/OpenModelica/v1.11.0/FmuExportCrossCompile",
-        "FmuExportCrossCompile",
-        "2.0",
-        OPENMODELICA,
-        None,
-    ),
-    fmu(
-        "crosscheck/fmi2/OpenModelica/v1.11.0/RoomHeating_OM_RH",
-        "RoomHeating_OM_RH",
-        "2.0",
-        OPENMODELICA,
-        None,
-    ),
-    fmu(
-        "crosscheck/fmi2/OpenModelica/v1.11.0/WaterTank_Control",
-        "WaterTank_Control",
-        "2.0",
-        OPENMODELICA,
-        None,
-    ),
-    fmu(
-        "crosscheck/fmi2/OpenModelica/v1.11.0/WaterTank_TestSingleWaterTank",
-        "WaterTank_TestSingleWaterTank",
-        "2.0",
-        OPENMODELICA,
-        None,
-    ),
-    fmu(
-        "crosscheck/fmi2/TestFMUs-0.0.1/BouncingBall",
-        "BouncingBall",
-        "2.0",
-        REFERENCE_001,
-        Some(1.0),
-    ),
-    fmu(
-        "crosscheck/fmi2/TestFMUs-0.0.1/Dahlquist",
-        "Dahlquist",
-        "2.0",
-        REFERENCE_001,
-        Some(2.0),
-    ),
-    fmu(
-        "crosscheck/fmi2/TestFMUs-0.0.1/Feedthrough",
-        "Feedthrough",
-        "2.0",
-        REFERENCE_001,
-        None,
-    ),
-    fmu(
-        "crosscheck/fmi2/TestFMUs-0.0.1/Resource",
-        "Resource",
-        "2.0",
-        REFERENCE_001,
-        None,
-    ),
-    fmu(
-        "crosscheck/fmi2/TestFMUs-0.0.1/Stair",
-        "Stair",
-        "2.0",
-        REFERENCE_001,
-        Some(3.0),
-    ),
-    fmu(
-        "crosscheck/fmi2/TestFMUs-0.0.1/VanDerPol",
-        "VanDerPol",
-        "2.0",
-        REFERENCE_001,
-        Some(2.0),
-    ),
-    fmu(
-        "fmi3/BouncingBall",
-        "BouncingBall",
-        "3.0",
-        REFERENCE_0037,
-        Some(1.0),
-    ),
-    fmu(
-        "fmi3/Dahlquist",
-        "Dahlquist",
-        "3.0",
-        REFERENCE_0037,
-        Some(2.0),
-    ),
-    fmu(
-        "fmi3/Feedthrough",
-        "Feedthrough",
-        "3.0",
-        REFERENCE_0037,
-        None,
-    ),
-    fmu("fmi3/Resource", "Resource", "3.0", REFERENCE_0037, None),
-    fmu("fmi3/Stair", "Stair", "3.0", REFERENCE_0037, None),
-    fmu(
-        "fmi3/VanDerPol",
-        "VanDerPol",
-        "3.0",
-        REFERENCE_0037,
-        Some(2.0),
-    ),
+    fmu(TWENTY_SIM, "Threetank", None),
+    fmu(TWENTY_SIM, "TorsionBar", Some(2.0)),
+    fmu(OPENMODELICA, "FmuExportCrossCompile", None),
+    fmu(OPENMODELICA, "RoomHeating_OM_RH", None),
+    fmu(OPENMODELICA, "WaterTank_Control", None),
+    fmu(OPENMODELICA, "WaterTank_TestSingleWaterTank", None),
+    fmu(REFERENCE_001, "BouncingBall", Some(1.0)),
+    fmu(REFERENCE_001, "Dahlquist", Some(2.0)),
+    fmu(REFERENCE_001, "Feedthrough", None),
+    fmu(REFERENCE_001, "Resource", None),
+    fmu(REFERENCE_001, "Stair", Some(3.0)),
+    fmu(REFERENCE_001, "VanDerPol", Some(2.0)),
+    fmu(REFERENCE_0037, "BouncingBall", Some(1.0)),
+    fmu(REFERENCE_0037, "Dahlquist", Some(2.0)),
+    fmu(REFERENCE_0037, "Feedthrough", None),
+    fmu(REFERENCE_0037, "Resource", None),
+    fmu(REFERENCE_0037, "Stair", None),
+    fmu(REFERENCE_0037, "VanDerPol", Some(2.0)),
 ];
+
+const fn fmu(set: Set, model: &'static str, stop: Option<f64>) -> Fmu {
+    Fmu { set, model, stop }
+}
 
 /// The platforms of the table: FMI 2.0 folder name, FMI 3.0 folder name.
 const PLATFORMS: [(&str, &str); 3] = [
@@ -278,7 +196,7 @@ fn compared(fmu: &Fmu) -> String {
 /// linux64 run is compared; panics when they are out of bounds.
 fn run_isolated(fmu: &Fmu, platform: &str, tmp: &Path) -> f64 {
     let isolate = |slave: &str| format!("isolate={slave} platform={platform}");
-    match (fmu.fmi, fmu.model) {
+    match (fmu.set.fmi, fmu.model) {
         ("3.0", "Feedthrough") => {
             let project = super::fmi3::feedthrough_chain(tmp);
             let (source, sink) = (isolate("Source"), isolate("Sink"));
@@ -298,7 +216,7 @@ fn run_isolated(fmu: &Fmu, platform: &str, tmp: &Path) -> f64 {
             0.0
         }
         _ => super::crosscheck::compare(
-            fmu.dir,
+            &fmu.dir(),
             fmu.model,
             &["--set", &isolate(fmu.model)],
             fmu.stop,
@@ -377,13 +295,13 @@ fn measure_all(threads: usize) -> Vec<Row> {
                     eprintln!(
                         "{} (FMI {}) {platform}: {verdict:?} in {:.1} s",
                         fmu.model,
-                        fmu.fmi,
+                        fmu.set.fmi,
                         started.elapsed().as_secs_f64()
                     );
                     rows.lock().expect("rows").push(Row {
                         model: fmu.model.to_string(),
-                        fmi: fmu.fmi.to_string(),
-                        tool: fmu.tool.to_string(),
+                        fmi: fmu.set.fmi.to_string(),
+                        tool: fmu.set.tool.to_string(),
                         platform: platform.to_string(),
                         compared: compared(fmu),
                         verdict,
@@ -497,7 +415,7 @@ fn platform_table_of_the_docs_holds() {
     let order = |row: &Row| {
         let fmu = FMUS
             .iter()
-            .position(|f| f.model == row.model && f.fmi == row.fmi)
+            .position(|f| f.model == row.model && f.set.fmi == row.fmi)
             .unwrap_or(usize::MAX);
         let platform = PLATFORMS.iter().position(|(p, _)| *p == row.platform);
         (fmu, platform)
