@@ -7,10 +7,10 @@
 use std::path::{Path, PathBuf};
 
 use mastersim::{Options, Session};
-use mastersim_tests::{ResultTable, corpus_dir, read_summary, run_mastersim};
+use mastersim_tests::{ResultTable, Run, corpus_dir, read_summary, run_mastersim};
 
 /// `corpus/fmi3/<model>/<model>.fmu`, failing with the path when it is missing.
-fn fmu(model: &str) -> PathBuf {
+pub(super) fn fmu(model: &str) -> PathBuf {
     let path = corpus_dir()
         .join("fmi3")
         .join(model)
@@ -38,7 +38,7 @@ const EXTREMES: &[(&str, &str)] = &[
 
 /// Two Feedthrough instances, `Source`'s outputs feeding `Sink`'s inputs of the same type, with
 /// `Source`'s inputs set to [`EXTREMES`].
-fn feedthrough_chain(dir: &Path) -> PathBuf {
+pub(super) fn feedthrough_chain(dir: &Path) -> PathBuf {
     let fmu = fmu("Feedthrough");
     let mut project = format!(
         "tEnd 1 s\nhStart 0.25 s\nMasterMode GAUSS_SEIDEL\n\
@@ -67,38 +67,7 @@ fn fmi3_feedthrough_every_type_through_a_connection() {
         &["--result-format", "csv,mat,json"],
     );
     run.assert_success();
-    let table = ResultTable::read(&run.path("results/values.csv"));
-    let last = table.rows.len() - 1;
-    let cell = |name: &str| {
-        let column = table
-            .header
-            .iter()
-            .position(|c| c.split(" [").next() == Some(name))
-            .unwrap_or_else(|| panic!("no column '{name}' in {:?}", table.header));
-        table.rows[last][column].clone()
-    };
-    for (output, expected) in [
-        ("Sink.Int8_output", "-128"),
-        ("Sink.UInt8_output", "255"),
-        ("Sink.Int16_output", "-32768"),
-        ("Sink.UInt16_output", "65535"),
-        ("Sink.Int32_output", "-2147483648"),
-        ("Sink.UInt32_output", "4294967295"),
-        ("Sink.Int64_output", "-9223372036854775807"),
-        ("Sink.UInt64_output", "18446744073709551615"),
-        ("Sink.Boolean_output", "1"),
-        ("Sink.Enumeration_output", "2"),
-        // Float32 0.1 widened exactly, then written with %.14g.
-        ("Sink.Float32_continuous_output", "0.10000000149012"),
-        ("Sink.Float64_continuous_output", "3.1415926535898"),
-    ] {
-        assert_eq!(cell(output), expected, "{output} in values.csv");
-    }
-
-    // Binary values as lowercase hexadecimal text in strings.csv.
-    let strings = ResultTable::read(&run.path("results/strings.csv"));
-    let binary = strings.column("Sink.Binary_output");
-    assert_eq!(strings.rows[strings.rows.len() - 1][binary], "00ff10ab");
+    chain_passes_every_type(&run);
 
     // Signal Table: exact JSON integers.
     let json: serde_json::Value = serde_json::from_str(
@@ -133,6 +102,44 @@ fn fmi3_feedthrough_every_type_through_a_connection() {
         series("Sink.Int32_output").last().copied(),
         Some(f64::from(i32::MIN))
     );
+}
+
+/// The checks of [`fmi3_feedthrough_every_type_through_a_connection`] on a run of
+/// [`feedthrough_chain`]: `Sink`'s outputs at the last row of values.csv are [`EXTREMES`] as exact
+/// text, and its Binary output in strings.csv is their bytes as hexadecimal text.
+pub(super) fn chain_passes_every_type(run: &Run) {
+    let table = ResultTable::read(&run.path("results/values.csv"));
+    let last = table.rows.len() - 1;
+    let cell = |name: &str| {
+        let column = table
+            .header
+            .iter()
+            .position(|c| c.split(" [").next() == Some(name))
+            .unwrap_or_else(|| panic!("no column '{name}' in {:?}", table.header));
+        table.rows[last][column].clone()
+    };
+    for (output, expected) in [
+        ("Sink.Int8_output", "-128"),
+        ("Sink.UInt8_output", "255"),
+        ("Sink.Int16_output", "-32768"),
+        ("Sink.UInt16_output", "65535"),
+        ("Sink.Int32_output", "-2147483648"),
+        ("Sink.UInt32_output", "4294967295"),
+        ("Sink.Int64_output", "-9223372036854775807"),
+        ("Sink.UInt64_output", "18446744073709551615"),
+        ("Sink.Boolean_output", "1"),
+        ("Sink.Enumeration_output", "2"),
+        // Float32 0.1 widened exactly, then written with %.14g.
+        ("Sink.Float32_continuous_output", "0.10000000149012"),
+        ("Sink.Float64_continuous_output", "3.1415926535898"),
+    ] {
+        assert_eq!(cell(output), expected, "{output} in values.csv");
+    }
+
+    // Binary values as lowercase hexadecimal text in strings.csv.
+    let strings = ResultTable::read(&run.path("results/strings.csv"));
+    let binary = strings.column("Sink.Binary_output");
+    assert_eq!(strings.rows[strings.rows.len() - 1][binary], "00ff10ab");
 }
 
 /// The library reads Binary values back: the bytes set into `Source` arrive in `Sink`
@@ -244,6 +251,11 @@ fn fmi3_resource_reads_its_resource_folder() {
     let tmp = tempfile::tempdir().expect("temp dir");
     let run = run_mastersim(&fmu("Resource"), &tmp.path().join("wd"), &[]);
     run.assert_success();
+    resource_reads_a(&run);
+}
+
+/// The checks of [`fmi3_resource_reads_its_resource_folder`] on a run of Resource alone.
+pub(super) fn resource_reads_a(run: &Run) {
     let table = ResultTable::read(&run.path("results/values.csv"));
     assert!(
         table.numbers("Resource.y").iter().all(|&y| y == 97.0),

@@ -13,6 +13,7 @@ mod leaks;
 mod mastersim;
 mod model_exchange;
 mod model_quirks;
+mod platforms;
 mod readers;
 mod resume;
 mod ssp;
