@@ -24,8 +24,8 @@
 
 mod chromium;
 mod http;
-pub mod scene;
 mod record;
+pub mod scene;
 mod serve;
 mod store;
 mod view;

@@ -247,7 +247,7 @@ fn bad_stream_positions_bodies_and_paths_are_refused_with_json() {
             &[],
             "",
             405,
-            "/api/control takes POST",
+            "/api/control and /api/recording take POST",
         ),
     ];
     for (method, path, headers, body, code, says) in refused {
