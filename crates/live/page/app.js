@@ -157,7 +157,7 @@ async function fetchRows(from, to) {
 function appendRows(rows, skip) {
   for (let i = skip; i < rows.length; i++) page.store.push(rows[i]);
   const n = page.store.length;
-  el.computedTime.textContent = n > 0 ? String(page.store.time(n - 1)) : '';
+  el.computedTime.textContent = n > 0 ? formatTime(page.store.time(n - 1)) : '';
   el.timebar.max = String(Math.max(0, n - 1));
   el.timebar.disabled = n === 0;
   if (page.follow || page.cursor < 0) {
