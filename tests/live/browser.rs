@@ -118,6 +118,16 @@ pub(crate) async fn view(b: &Client) -> Value {
         .expect("mastersimView")
 }
 
+/// Opens the page of a live run that has not been started and waits (up to 10 s) until it
+/// shows the initial row and the `waiting` state.
+pub(crate) async fn open_waiting_run(b: &Client, url: &str) {
+    b.goto(url).await.expect("the page loads");
+    wait_page(b, Duration::from_secs(10), "first row", |s| {
+        s["view"]["rows"] == 1 && s["state"] == "waiting"
+    })
+    .await;
+}
+
 /// Waits up to `timeout` for `done` on the page's state.
 pub(crate) async fn wait_page(
     b: &Client,
@@ -250,11 +260,7 @@ async fn the_live_view_steers_and_scrubs_a_run() {
     let live = LiveRun::start(&project, &wd, &["--real-time", "1"]);
     let driver = Driver::start();
     let b = driver.browser().await;
-    b.goto(&live.url).await.expect("the page loads");
-    wait_page(&b, Duration::from_secs(10), "first row", |s| {
-        s["view"]["rows"] == 1 && s["state"] == "waiting"
-    })
-    .await;
+    open_waiting_run(&b, &live.url).await;
 
     // Start; for 2.5 s, the page never lags the server by more than 1 s.
     click(&b, "#start").await;

@@ -14,7 +14,7 @@ use mastersim_tests::live_run::{LiveRun, lotka_volterra};
 use mastersim_tests::{example_workspace, run_mastersim, target_dir};
 use serde_json::Value;
 
-use crate::browser::{CHROMIUM, Driver, click, pixels, text, view, wait_page};
+use crate::browser::{CHROMIUM, Driver, click, open_waiting_run, pixels, text, view, wait_page};
 
 /// Pixels of a video frame (PNG) in the hues of the page's first two line colours, Prey.x
 /// (#4e79a7, blue) and Predator.y (#f28e2b, orange); VP8 keeps colour at half resolution, so
@@ -119,11 +119,7 @@ async fn the_record_button_records_three_seconds_of_a_run() {
     let live = LiveRun::start(&project, &tmp.path().join("live"), &["--real-time", "2"]);
     let driver = Driver::start();
     let b = driver.browser().await;
-    b.goto(&live.url).await.expect("the page loads");
-    wait_page(&b, Duration::from_secs(10), "first row", |s| {
-        s["view"]["rows"] == 1 && s["state"] == "waiting"
-    })
-    .await;
+    open_waiting_run(&b, &live.url).await;
     click(&b, "#start").await;
     click(&b, "#record").await;
     let began = Instant::now();

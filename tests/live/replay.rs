@@ -12,7 +12,9 @@ use fantoccini::{Client, Locator};
 use mastersim_tests::live_run::{LiveRun, lotka_volterra};
 use mastersim_tests::{project_copy, run_mastersim, target_dir};
 
-use crate::browser::{Driver, click, colour_pixels, scrub, text, view, wait_page};
+use crate::browser::{
+    Driver, click, colour_pixels, open_waiting_run, scrub, text, view, wait_page,
+};
 
 /// The time bar's colours (`--computing`, `--replay` in `crates/live/page/style.css`).
 const GREEN: [u8; 3] = [0x00, 0xa6, 0x51];
@@ -155,11 +157,7 @@ async fn a_single_step_changes_the_shown_values_without_a_row() {
     let live = LiveRun::start(&project, &wd, &[]);
     let driver = Driver::start();
     let b = driver.browser().await;
-    b.goto(&live.url).await.expect("the page loads");
-    wait_page(&b, WAIT, "first row", |s| {
-        s["state"] == "waiting" && s["view"]["rows"] == 1
-    })
-    .await;
+    open_waiting_run(&b, &live.url).await;
     let prey = "#values tr[data-name='Prey.x'] td.value";
     let mut shown = text(&b, prey).await;
     for (k, t) in [(1, "0.01"), (2, "0.02")] {
