@@ -175,13 +175,19 @@ static void ask_short_slice(void)
     syscall(SYS_sched_setattr, 0, &attr, 0);
 }
 
-/* Dies with the master and asks for a short slice; a 32-bit x87 computes at double (53-bit)
+/* Dies with the master (and at once when the master died before the death signal was set:
+ * the parent is then no longer the process named by MSIM_MASTER_PID_VARIABLE, which is
+ * removed from the environment the FMU sees) and asks for a short slice; a 32-bit x87 computes at double (53-bit)
  * precision, as Windows sets it: 32-bit FMUs then round like their 64-bit builds (20-sim's
  * linux32 Threetank never ends its second step with the extended precision that Linux sets by
  * default). */
 static void prepare_process(void)
 {
+    const char *master = getenv(MSIM_MASTER_PID_VARIABLE);
+    long master_pid = master != NULL ? strtol(master, NULL, 10) : 0;
+    unsetenv(MSIM_MASTER_PID_VARIABLE);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (master_pid != 0 && master_pid != (long)getppid()) _exit(1);
     ask_short_slice();
     allowed_known = sched_getaffinity(0, sizeof allowed, &allowed) == 0;
 #ifdef __i386__

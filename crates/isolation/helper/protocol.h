@@ -160,6 +160,11 @@
 #define MSIM_OFF_MASTER_CPU 60
 #define MSIM_HEADER_SIZE 64
 
+/* Linux helpers: the environment variable that holds the master's process id. The helper sets
+ * its own death signal (PR_SET_PDEATHSIG) and exits at once when its parent is no longer that
+ * process (the master died before the death signal was set). */
+#define MSIM_MASTER_PID_VARIABLE "MASTERSIM_MASTER_PID"
+
 /* The whole region: 64 MiB (tmpfs allocates only the pages touched). */
 #define MSIM_REGION_SIZE 67108864
 #define MSIM_REQUEST_OFFSET 64

@@ -10,6 +10,8 @@
 //!   detection;
 //! - [`Request`] / [`Response`]: writing calls into the shared region and reading their
 //!   statuses, outputs and the FMU's log records, every read bounds-checked;
+//! - [`prestart`]: helpers started ahead of need, so that their process start overlaps the
+//!   master's extraction of the FMUs;
 //! - [`census`]: what this process holds (resident memory, file descriptors, region files,
 //!   child processes), to check that many isolated runs leak nothing.
 //!
@@ -22,6 +24,7 @@ mod helper;
 mod launcher;
 mod message;
 mod platform;
+mod prestart;
 pub mod protocol;
 mod region;
 mod spin;
@@ -32,6 +35,7 @@ pub use census::{Census, ChildProcess, census};
 pub use helper::{Helper, Launch, exception_name, signal_name};
 pub use message::{LogRecord, Request, Response, Scalar};
 pub use platform::Platform;
+pub use prestart::{Prestarted, prestart};
 
 use std::path::PathBuf;
 

@@ -136,6 +136,8 @@ pub fn import_fmus(
     {
         files.entry(&def.path).or_default().push(def);
     }
+    // The helpers of isolated slaves start now, while their FMUs are extracted and read.
+    let _prestarted = placement::prestart_helpers(project, &files, options.isolate_all);
     let mut used_dirs: Vec<String> = Vec::new();
     let mut imported = ImportedFmus::default();
     for (path, defs) in files {

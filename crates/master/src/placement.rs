@@ -17,10 +17,11 @@
 //! Spec: `docs/isolation.md`; FMI 2.0.2 §2.3 and FMI 3.0 §2.5.1 (platform folders under
 //! `binaries/`).
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use fmi::ShippedPlatform;
-use fmi::isolation::Platform;
+use fmi::isolation::{self, Platform};
 
 use crate::project::{Project, SimulatorDef};
 use crate::{Error, Result};
@@ -214,4 +215,36 @@ fn names(platforms: &[ShippedPlatform]) -> String {
         .map(|p| p.platform.fmi2_folder())
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// Starts ahead the helper processes that the FMUs of `project` will need to load when their
+/// slaves are isolated as asked (an `isolate` line, or `isolate_all` for `--isolate`): one per
+/// FMU file and platform, the platform an `isolate` line names, else this machine's
+/// ([`isolation::prestart`]; helpers already started ahead count). `fmus` holds the FMU slaves grouped by file. Their helpers'
+/// process start then overlaps the extraction and reading of the FMUs. A helper left untaken
+/// (its slave runs in-process after all: Model Exchange, FMI 1.0; or on another of the FMU's
+/// platforms) is reaped when the guards are dropped.
+pub fn prestart_helpers(
+    project: &Project,
+    fmus: &BTreeMap<&Path, Vec<&SimulatorDef>>,
+    isolate_all: bool,
+) -> Vec<isolation::Prestarted> {
+    let mut counts: BTreeMap<Platform, usize> = BTreeMap::new();
+    for defs in fmus.values() {
+        let mut platforms: Vec<Platform> = defs
+            .iter()
+            .map(|def| Request::of(project, &def.name, isolate_all))
+            .filter(|request| request.isolate)
+            .map(|request| request.platform.unwrap_or_else(Platform::native))
+            .collect();
+        platforms.sort();
+        platforms.dedup();
+        for platform in platforms {
+            *counts.entry(platform).or_default() += 1;
+        }
+    }
+    counts
+        .into_iter()
+        .map(|(platform, count)| isolation::prestart(platform, count))
+        .collect()
 }

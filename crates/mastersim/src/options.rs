@@ -233,6 +233,15 @@ impl Options {
             .then(|| format!("isolate={slave} platform={}", platform.fmi2_folder()))
     }
 
+    /// The platform whose helper process an isolated run needs first, if these options isolate
+    /// ([`Options::isolate`], or a [`Options::platform`] other than this machine's): the
+    /// chosen platform, else this machine's.
+    pub fn isolated_platform(&self) -> Option<master::isolation::Platform> {
+        let native = master::isolation::Platform::native();
+        let platform = self.platform.unwrap_or(native);
+        (self.isolate || platform != native).then_some(platform)
+    }
+
     /// The project lines these options stand for, in the order applied: `tStart=<s> s`,
     /// `tEnd=<s> s` and `hStart=<s> s` for the typed times that are set, the
     /// [`Options::fmi_type_override`] and [`Options::platform_override`] of a run of one FMU

@@ -91,6 +91,7 @@ pub(crate) fn load_checked(
     let input = crate::run_input(project);
     // Before anything is created: a path that is no input leaves nothing behind.
     let kind = InputKind::check(&input)?;
+    let _first_helper = start_first_helper(options);
     let wd = options.working_dir_for(&input);
     let lock = claim(&wd)?;
     match kind {
@@ -119,6 +120,7 @@ pub(crate) fn load_checked(
 /// As [`load`]; an input table ([`Options::input`]) is refused, as for a project file.
 pub fn load_project(project: Project, options: &Options) -> Result<Loaded> {
     options.validate()?;
+    let _first_helper = start_first_helper(options);
     let input = project.path.clone();
     let wd = options.working_dir_for(&input);
     let lock = claim(&wd)?;
@@ -134,6 +136,15 @@ pub fn load_project(project: Project, options: &Options) -> Result<Loaded> {
         project_hash,
         prepared,
     })
+}
+
+/// Starts the first helper process of a run that `options` isolate, before the working
+/// directory, the project and the FMUs are read: its process start (about a millisecond here)
+/// then overlaps that work. The import starts the helpers of further isolated FMUs
+/// ([`master::placement::prestart_helpers`]); an untaken one ends with the guard.
+fn start_first_helper(options: &Options) -> Option<master::isolation::Prestarted> {
+    let platform = options.isolated_platform()?;
+    Some(master::isolation::prestart(platform, 1))
 }
 
 /// Locks the working directory `wd` and creates `wd/log`.
