@@ -116,7 +116,11 @@ fn helpers(out: &Path) -> String {
         let binary = out.join(file);
         let result = compile(compiler, flags, &binary);
         let value = match &result {
-            Ok(()) => format!("Some(include_bytes!({:?}))", binary.display().to_string()),
+            Ok(()) => format!(
+                "Some((include_bytes!({:?}), {:?}))",
+                binary.display().to_string(),
+                content_name(&binary)
+            ),
             Err(_) => "None".to_string(),
         };
         if let Err(reason) = &result {
@@ -131,12 +135,24 @@ fn helpers(out: &Path) -> String {
         }
         writeln!(
             rust,
-            "/// The helper for this platform, when its compiler worked at build time.\n\
-             pub(crate) const HELPER_{name}: Option<&[u8]> = {value};"
+            "/// The helper for this platform and its content name, when its compiler worked \
+             at build time.\n\
+             pub(crate) const HELPER_{name}: Option<(&[u8], &str)> = {value};"
         )
         .unwrap();
     }
     rust
+}
+
+/// The name of the cache directory of a helper binary: the first 12 bytes of its SHA-256, in
+/// hex, computed here so that a run does not hash the helper again each time it starts.
+fn content_name(binary: &Path) -> String {
+    use sha2::{Digest, Sha256};
+    let bytes = std::fs::read(binary).expect("the helper just built");
+    Sha256::digest(&bytes)[..12]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 fn compile(compiler: &str, flags: &[&str], binary: &Path) -> Result<(), String> {

@@ -8,14 +8,13 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use sha2::{Digest, Sha256};
-
 use crate::platform::Platform;
 
 include!(concat!(env!("OUT_DIR"), "/helpers.rs"));
 
-/// The helper binary built for `platform`, if its compiler was there at build time.
-pub(crate) fn embedded(platform: Platform) -> Option<&'static [u8]> {
+/// The helper binary built for `platform` and its content name (the cache directory's, from
+/// its SHA-256), if its compiler was there at build time.
+pub(crate) fn embedded(platform: Platform) -> Option<(&'static [u8], &'static str)> {
     match platform {
         Platform::Linux64 => HELPER_LINUX64,
         Platform::Linux32 => HELPER_LINUX32,
@@ -37,8 +36,8 @@ pub(crate) fn installed(platform: Platform) -> io::Result<PathBuf> {
     if let Some(path) = &paths[index] {
         return Ok(path.clone());
     }
-    let bytes = embedded(platform).ok_or_else(|| io::Error::other("helper not built"))?;
-    let path = install(platform, bytes)?;
+    let (bytes, name) = embedded(platform).ok_or_else(|| io::Error::other("helper not built"))?;
+    let path = install(platform, bytes, name)?;
     paths[index] = Some(path.clone());
     Ok(path)
 }
@@ -57,10 +56,11 @@ fn uid() -> u32 {
     unsafe { libc::getuid() }
 }
 
-fn install(platform: Platform, bytes: &[u8]) -> io::Result<PathBuf> {
-    let hash = Sha256::digest(bytes);
-    let hex: String = hash[..12].iter().map(|b| format!("{b:02x}")).collect();
-    let dir = cache_dir().join("mastersim").join("helpers").join(hex);
+fn install(platform: Platform, bytes: &[u8], content_name: &str) -> io::Result<PathBuf> {
+    let dir = cache_dir()
+        .join("mastersim")
+        .join("helpers")
+        .join(content_name);
     let extension = if platform.is_windows() { ".exe" } else { "" };
     let path = dir.join(format!("fmu_host_{platform}{extension}"));
     if std::fs::metadata(&path).is_ok_and(|m| m.len() == bytes.len() as u64) {
