@@ -6,7 +6,7 @@
 //!   in-process and isolated; their difference is the cost of one round trip per slave-step
 //!   (the deferral of setters and the prefetch of getters make it one);
 //! - the 20-sim Threetank and the OpenModelica WaterTank of the corpus run on their own (their
-//!   default experiment): whole-process wall time in-process and isolated, and the ratio.
+//!   default experiment): whole-process wall time (ms) in-process and isolated, and the ratio.
 
 use std::path::Path;
 
@@ -46,7 +46,7 @@ pub fn cost(mastersim: &Path, corpus: &Path, runs: usize) {
         "\nround trip per isolated slave-step: {:.2} µs (target ≤ 5 µs)\n",
         isolated - inside
     );
-    println!("| corpus FMU | in-process s | isolated s | ratio (target ≤ 1.3) |");
+    println!("| corpus FMU | in-process ms | isolated ms | ratio (target ≤ 1.3) |");
     println!("|---|---|---|---|");
     for fmu in [
         "crosscheck/fmi2/20sim/4.6.4.8004/Threetank/Threetank.fmu",
@@ -59,12 +59,12 @@ pub fn cost(mastersim: &Path, corpus: &Path, runs: usize) {
             for (k, (label, args)) in modes.iter().enumerate() {
                 let m = process::run(mastersim, &path, &wd(label), args);
                 if round > 0 {
-                    walls[k].push(m.wall.as_secs_f64());
+                    walls[k].push(m.wall.as_secs_f64() * 1e3);
                 }
             }
         }
         let [a, b] = walls.map(median);
         let name = path.file_stem().unwrap_or_default().to_string_lossy();
-        println!("| {name} | {a:.3} | {b:.3} | {:.2} |", b / a);
+        println!("| {name} | {a:.2} | {b:.2} | {:.2} |", b / a);
     }
 }

@@ -354,6 +354,7 @@ fn options(args: &Args) -> Result<Options, RunEnd> {
 /// asked, and runs it with [`mastersim::run_to_end`]. A live view stays open after the run
 /// until Ctrl-C.
 fn launch(args: &Args, options: &Options, interrupt: Option<&Interrupt>) -> RunEnd {
+    let _first_helper = mastersim::start_first_helper(options);
     let given = args.project.as_deref().unwrap_or(Path::new(""));
     let project = match mastersim::run::checked_input(given) {
         Ok(project) => project,

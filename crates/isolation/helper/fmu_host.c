@@ -123,6 +123,9 @@ static void *library_symbol(const char *name)
     return (void *)(intptr_t)GetProcAddress(library, name);
 }
 
+/* Under Wine the master waits for the helper's exit, which unloads the FMU. */
+static void close_library(void) {}
+
 #else
 
 static void *library;
@@ -273,6 +276,14 @@ static int open_library(const char *path)
 }
 
 static void *library_symbol(const char *name) { return dlsym(library, name); }
+
+/* Unloads the FMU before QUIT is answered, so that its destructors have run by the time the
+ * master hears the answer (it does not wait for the exit itself). */
+static void close_library(void)
+{
+    if (library != NULL) dlclose(library);
+    library = NULL;
+}
 
 #endif
 
@@ -532,6 +543,7 @@ static int answer(void)
         if (id == MSIM_FN_LOAD) status = execute_load(&r, &w);
         else if (id == MSIM_FN_ECHO) status = execute_echo(&r, &w);
         else if (id == MSIM_FN_QUIT) {
+            close_library();
             wr_i32(&w, 0);
             status = 0;
             quit = 1;

@@ -61,7 +61,8 @@
  *   LOAD            str library (helper's path syntax), u32 fmi_version (2|3)
  *                   -> u32[] ids of the MSIM_FUNCTIONS the library exports. status 0 = loaded,
  *                   3 = not loadable (reason in a log record). Must be the first call.
- *   QUIT            -> (nothing); the helper exits with code 0 after the response.
+ *   QUIT            -> (nothing); a Linux helper unloads the library first; the helper
+ *                      exits with code 0 after the response.
  *   ECHO            u8[] bytes -> u8[] the same bytes (tests and the round-trip benchmark;
  *                   never touches the FMU).
  *  FMI 2.0 (status is the fmi2Status the FMU returned):

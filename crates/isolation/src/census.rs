@@ -38,11 +38,13 @@ impl Census {
     }
 }
 
-/// Takes a census of this process.
+/// Takes a census of this process, once the helpers told to quit are reaped (their exit is
+/// reaped in the background).
 ///
 /// # Errors
 /// When `/proc/self/status`, `/proc/self/fd` or `/proc` cannot be read (no Linux `/proc`).
 pub fn census() -> io::Result<Census> {
+    crate::launcher::wait_for_reaping();
     let status = std::fs::read_to_string("/proc/self/status")?;
     let rss_kib = status
         .lines()

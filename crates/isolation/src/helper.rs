@@ -396,12 +396,23 @@ impl Helper {
         let _ = self.child.wait();
     }
 
-    /// Sends QUIT and waits up to `grace` for the helper to exit.
+    /// Sends QUIT; `true` when the helper ended within `grace`. A Linux helper unloads its
+    /// library and answers before it exits: its answer is awaited, and its exit reaped on the
+    /// launcher thread (a helper that does not answer within `grace` is killed). Under Wine,
+    /// the exit itself is awaited.
     fn quit(&mut self, grace: Duration) -> bool {
         self.request().call(FN_QUIT);
         let len = std::mem::take(&mut self.request_len);
         self.send(len);
-        exits_within(&mut self.child, grace)
+        if self.platform.is_windows() {
+            return exits_within(&mut self.child, grace);
+        }
+        self.call_timeout = Some(grace);
+        // An error means the helper ended (reaped by the check) or was killed after `grace`.
+        if self.wait_response().is_ok() {
+            launcher::reap_later(self.child.id());
+        }
+        true
     }
 }
 

@@ -1,5 +1,5 @@
 //! Starting helper processes: in their own process group, killed when the master process
-//! ends, from one launcher thread.
+//! ends, from one launcher thread, which also reaps the helpers that were told to quit.
 //!
 //! `PR_SET_PDEATHSIG` fires when the *thread* that forked the child ends, not the process. A
 //! helper launched from a short-lived thread (a Python thread, a worker that instantiates and
@@ -17,8 +17,15 @@ use std::sync::{Mutex, OnceLock};
 use crate::{binaries, protocol};
 use crate::platform::Platform;
 
-/// A command to start and where to send the started child.
-type Job = (Command, Sender<io::Result<Child>>);
+/// What the launcher thread does, in the order asked.
+enum Job {
+    /// Start the command and send the started child back.
+    Spawn(Command, Sender<io::Result<Child>>),
+    /// Reap the helper with this process id: it answered QUIT and is exiting.
+    Reap(libc::pid_t),
+    /// Answer once every job asked before is done.
+    Barrier(Sender<()>),
+}
 
 /// Starts `program` (Windows ones under `wine`) with the region path as its argument, and
 /// waits until it is forked.
@@ -73,21 +80,76 @@ pub(crate) fn start(
     launcher()?
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
-        .send((command, reply))
+        .send(Job::Spawn(command, reply))
         .map_err(|_| io::Error::other("the helper launcher thread has ended"))?;
     Ok(child)
 }
 
+/// Reaps the helper `pid`, which answered QUIT and exits, on the launcher thread, so that the
+/// master does not wait for the exit (the helper unloaded its FMU before it answered). Reaped
+/// here when the launcher thread is gone.
+pub(crate) fn reap_later(pid: u32) {
+    let pid = pid as libc::pid_t;
+    let queued = launcher().is_ok_and(|queue| {
+        queue
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .send(Job::Reap(pid))
+            .is_ok()
+    });
+    if !queued {
+        reap(pid);
+    }
+}
+
+/// Waits until the helpers handed to [`reap_later`] so far are reaped (at once when no helper
+/// was ever started).
+pub(crate) fn wait_for_reaping() {
+    let Some(Some(queue)) = QUEUE.get() else {
+        return;
+    };
+    let (done, finished) = mpsc::channel();
+    let queued = {
+        queue
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .send(Job::Barrier(done))
+            .is_ok()
+    };
+    if queued {
+        let _ = finished.recv();
+    }
+}
+
+fn reap(pid: libc::pid_t) {
+    let mut status = 0;
+    // SAFETY: `pid` is our unreaped child (its `Child` is dropped without waiting); `status`
+    // is a valid out-pointer.
+    unsafe {
+        libc::waitpid(pid, &mut status, 0);
+    }
+}
+
+/// The launcher thread's queue, once started (`None` inside: it could not be started).
+static QUEUE: OnceLock<Option<Mutex<Sender<Job>>>> = OnceLock::new();
+
 /// The launcher thread's queue, the thread started on first use.
 fn launcher() -> io::Result<&'static Mutex<Sender<Job>>> {
-    static QUEUE: OnceLock<Option<Mutex<Sender<Job>>>> = OnceLock::new();
     let queue = QUEUE.get_or_init(|| {
         let (queue, jobs) = mpsc::channel::<Job>();
         std::thread::Builder::new()
             .name("mastersim-helper-launcher".into())
             .spawn(move || {
-                for (mut command, reply) in jobs {
-                    let _ = reply.send(command.spawn());
+                for job in jobs {
+                    match job {
+                        Job::Spawn(mut command, reply) => {
+                            let _ = reply.send(command.spawn());
+                        }
+                        Job::Reap(pid) => reap(pid),
+                        Job::Barrier(done) => {
+                            let _ = done.send(());
+                        }
+                    }
                 }
             })
             .ok()?;

@@ -35,7 +35,7 @@ pub use master::{
     TimeArithmetic, Value, Variable,
 };
 pub use options::{Options, StepTimeout, TimeoutHandler};
-pub use prepare::{Loaded, check, load, load_project};
+pub use prepare::{Loaded, check, load, load_project, start_first_helper};
 pub use recorder::{Recorder, Results};
 pub use report::Ending;
 pub use run::{Control, RunEnd, run_to_end};

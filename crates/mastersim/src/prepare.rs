@@ -138,11 +138,13 @@ pub fn load_project(project: Project, options: &Options) -> Result<Loaded> {
     })
 }
 
-/// Starts the first helper process of a run that `options` isolate, before the working
-/// directory, the project and the FMUs are read: its process start (about a millisecond here)
-/// then overlaps that work. The import starts the helpers of further isolated FMUs
-/// ([`master::placement::prestart_helpers`]); an untaken one ends with the guard.
-fn start_first_helper(options: &Options) -> Option<master::isolation::Prestarted> {
+/// Starts the first helper process of a run that `options` isolate (`--isolate`, or a
+/// `--platform` other than this machine's), before the working directory, the project and the
+/// FMUs are read: its process start (about a millisecond) then overlaps that work. [`load`]
+/// does it itself; a program may call it earlier still, holding the guard until the run is
+/// loaded. The import starts the helpers of further isolated FMUs
+/// ([`master::placement::prestart_helpers`]); a helper not taken ends with its guard.
+pub fn start_first_helper(options: &Options) -> Option<master::isolation::Prestarted> {
     let platform = options.isolated_platform()?;
     Some(master::isolation::prestart(platform, 1))
 }
