@@ -7,7 +7,6 @@ use std::process::{Child, ExitStatus};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::{launcher, prestart};
 use crate::message::{Request, Response};
 use crate::platform::Platform;
 use crate::protocol::{
@@ -20,6 +19,7 @@ use crate::region::Region;
 use crate::spin::Spin;
 use crate::wait::{futex_wait, futex_wake};
 use crate::{Error, Result, binaries};
+use crate::{launcher, prestart};
 
 /// What to start.
 #[derive(Debug, Clone)]

@@ -14,8 +14,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Mutex, OnceLock};
 
-use crate::{binaries, protocol};
 use crate::platform::Platform;
+use crate::{binaries, protocol};
 
 /// What the launcher thread does, in the order asked.
 enum Job {
@@ -82,21 +82,22 @@ pub(crate) fn start(
         .unwrap_or_else(|poisoned| poisoned.into_inner())
         .send(Job::Spawn(command, reply))
         .map_err(|_| io::Error::other("the helper launcher thread has ended"))?;
+    // A new or woken thread may wait behind this one on its processor (a virtual machine's
+    // idle processor does not take it over at once): let it start the helper now.
+    std::thread::yield_now();
     Ok(child)
 }
 
-/// Reaps the helper `pid`, which answered QUIT and exits, on the launcher thread, so that the
-/// master does not wait for the exit (the helper unloaded its FMU before it answered). Reaped
-/// here when the launcher thread is gone.
+/// Reaps the helper `pid`, which answered QUIT and exits, on the launcher thread when it runs,
+/// so that the master does not wait for the exit (the helper unloaded its FMU before it
+/// answered); else here, at once.
 pub(crate) fn reap_later(pid: u32) {
     let pid = pid as libc::pid_t;
-    let queued = launcher().is_ok_and(|queue| {
-        queue
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .send(Job::Reap(pid))
-            .is_ok()
-    });
+    let queued = matches!(QUEUE.get(), Some(Some(queue)) if queue
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .send(Job::Reap(pid))
+        .is_ok());
     if !queued {
         reap(pid);
     }

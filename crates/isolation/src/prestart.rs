@@ -140,7 +140,10 @@ mod tests {
         // No other test of this crate starts helpers.
         let after = crate::census().expect("census");
         assert!(
-            after.children.iter().all(|c| !c.name.starts_with("fmu_host")),
+            after
+                .children
+                .iter()
+                .all(|c| !c.name.starts_with("fmu_host")),
             "{after:?}"
         );
     }
