@@ -104,7 +104,7 @@ pub(crate) async fn click_scene_checkbox(b: &Client, item: Option<&str>, drawn: 
 
 /// The aircraft's pixels on a fresh screenshot at the place the scene last mapped its
 /// anchor to (drawn or not), saved as `target/live-screenshots/<name>.png`.
-async fn aircraft_pixels(b: &Client, name: &str) -> usize {
+pub(crate) async fn aircraft_pixels(b: &Client, name: &str) -> usize {
     let scene = view(b).await["scene"].clone();
     let aircraft = &scene["objects"]["aircraft"];
     let world = |k: &str| {
