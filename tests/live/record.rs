@@ -299,6 +299,42 @@ fn video_pixel(frame_box: &Value, (x, y): (f64, f64)) -> (i64, i64) {
     )
 }
 
+/// Records the view with the Record button: at least 10 frames as it is, then the aircraft's
+/// checkbox in the tree is unchecked and at least 10 more frames follow. Returns the video
+/// (`scene.webm` in `dir`, kept as `target/live-screenshots/record-scene.webm`) and the
+/// recording's status, whose frame count ffprobe confirms.
+async fn record_hiding_the_aircraft(b: &fantoccini::Client, dir: &Path) -> (PathBuf, Value) {
+    let frames_after =
+        |n: u64| move |s: &Value| s["view"]["recording"]["frames"].as_u64() >= Some(n);
+    click(b, "#record").await;
+    wait_page(b, Duration::from_secs(20), "10 frames", frames_after(10)).await;
+    click_scene_checkbox(b, Some("aircraft"), false).await;
+    let at_hide = recording(b).await["frames"].as_u64().unwrap();
+    wait_page(
+        b,
+        Duration::from_secs(20),
+        "10 more frames",
+        frames_after(at_hide + 10),
+    )
+    .await;
+    click(b, "#record").await;
+    wait_page(b, Duration::from_secs(20), "the recording", |s| {
+        s["view"]["recording"]["state"] == "done"
+    })
+    .await;
+    let status = recording(b).await;
+    let video = dir.join("scene.webm");
+    std::fs::write(&video, recorded_bytes(b).await).unwrap();
+    let kept = keep(&video, "record-scene");
+    let frames = ffprobe_frames(&video);
+    println!(
+        "{frames} frames (ffprobe), the aircraft hidden after {at_hide}: {}",
+        kept.display()
+    );
+    assert_eq!(frames, status["frames"].as_u64().unwrap(), "{status}");
+    (video, status)
+}
+
 /// The scene is part of the recording: the Record button records the flight example's view
 /// (`mastersim view <MAT> --scene <scene file>`, the cursor at row 150); the video's first
 /// frame has the aircraft's hue at the place the page drew the aircraft, mapped through the
@@ -340,36 +376,8 @@ async fn the_recording_holds_the_scene() {
     let shown = view(&b).await["scene"].clone();
     let origin = canvas_origin(&b).await;
 
-    // Record the aircraft shown, then hidden from the tree: at least 10 frames of each.
-    let frames_after =
-        |n: u64| move |s: &Value| s["view"]["recording"]["frames"].as_u64() >= Some(n);
-    click(&b, "#record").await;
-    wait_page(&b, Duration::from_secs(20), "10 frames", frames_after(10)).await;
-    click_scene_checkbox(&b, Some("aircraft"), false).await;
-    let at_hide = recording(&b).await["frames"].as_u64().unwrap();
-    wait_page(
-        &b,
-        Duration::from_secs(20),
-        "10 more frames",
-        frames_after(at_hide + 10),
-    )
-    .await;
-    click(&b, "#record").await;
-    wait_page(&b, Duration::from_secs(20), "the recording", |s| {
-        s["view"]["recording"]["state"] == "done"
-    })
-    .await;
-    let status = recording(&b).await;
-    let video = tmp.path().join("scene.webm");
-    std::fs::write(&video, recorded_bytes(&b).await).unwrap();
-    let kept = keep(&video, "record-scene");
-    let frames = ffprobe_frames(&video);
-    println!(
-        "{frames} frames (ffprobe), the aircraft hidden after {at_hide}: {}",
-        kept.display()
-    );
-    assert_eq!(frames, status["frames"].as_u64().unwrap(), "{status}");
-
+    let (video, status) = record_hiding_the_aircraft(&b, tmp.path()).await;
+    let frames = status["frames"].as_u64().unwrap();
     // Where the page drew the aircraft and the scene canvas, in video pixels.
     let frame_box = &status["box"];
     let aircraft = &shown["objects"]["aircraft"]["px"];

@@ -122,6 +122,42 @@ pub(crate) async fn aircraft_pixels(b: &Client, name: &str) -> usize {
     aircraft_pixels_at(b, (origin.0 + px, origin.1 + py), name).await
 }
 
+/// The tree the user clicks: the aircraft's checkbox hides the aircraft and shows it again,
+/// the `Scene` group's checkbox hides and shows every object; the screenshots show it.
+async fn tree_hides_the_scene(b: &Client) {
+    // The aircraft's checkbox in the tree hides the aircraft and shows it again.
+    click_scene_checkbox(b, Some("aircraft"), false).await;
+    let hidden = aircraft_pixels(b, "scene-flight-hidden").await;
+    click_scene_checkbox(b, Some("aircraft"), true).await;
+    let shown = aircraft_pixels(b, "scene-flight-shown-again").await;
+    println!("the aircraft's checkbox: {hidden} pixels unchecked, {shown} checked again");
+    assert_eq!(hidden, 0, "the aircraft is drawn while unchecked");
+    assert!(
+        shown >= 60,
+        "{shown} aircraft pixels after checking it again"
+    );
+    // The scene group's checkbox hides and shows every object.
+    click_scene_checkbox(b, None, false).await;
+    let tree = view(b).await["tree"]["groups"]["scene"].clone();
+    assert_eq!(
+        tree.as_array().map(Vec::len),
+        Some(OBJECTS),
+        "hidden: {tree}"
+    );
+    let hidden = aircraft_pixels(b, "scene-flight-group-hidden").await;
+    click_scene_checkbox(b, None, true).await;
+    let shown = aircraft_pixels(b, "scene-flight-group-shown").await;
+    println!("the Scene group's checkbox: {hidden} aircraft pixels unchecked, {shown} checked");
+    assert_eq!(
+        hidden, 0,
+        "the aircraft is drawn while the scene group is unchecked"
+    );
+    assert!(
+        shown >= 60,
+        "{shown} aircraft pixels after checking the group again"
+    );
+}
+
 #[tokio::test(flavor = "current_thread")]
 async fn the_flight_scene_follows_the_cursor() {
     let tmp = tempfile::tempdir().unwrap();
@@ -215,37 +251,7 @@ async fn the_flight_scene_follows_the_cursor() {
             world.0, world.1, drawn.0, drawn.1
         );
     }
-    // The aircraft's checkbox in the tree hides the aircraft and shows it again.
-    click_scene_checkbox(&b, Some("aircraft"), false).await;
-    let hidden = aircraft_pixels(&b, "scene-flight-hidden").await;
-    click_scene_checkbox(&b, Some("aircraft"), true).await;
-    let shown = aircraft_pixels(&b, "scene-flight-shown-again").await;
-    println!("the aircraft's checkbox: {hidden} pixels unchecked, {shown} checked again");
-    assert_eq!(hidden, 0, "the aircraft is drawn while unchecked");
-    assert!(
-        shown >= 60,
-        "{shown} aircraft pixels after checking it again"
-    );
-    // The scene group's checkbox hides and shows every object.
-    click_scene_checkbox(&b, None, false).await;
-    let tree = view(&b).await["tree"]["groups"]["scene"].clone();
-    assert_eq!(
-        tree.as_array().map(Vec::len),
-        Some(OBJECTS),
-        "hidden: {tree}"
-    );
-    let hidden = aircraft_pixels(&b, "scene-flight-group-hidden").await;
-    click_scene_checkbox(&b, None, true).await;
-    let shown = aircraft_pixels(&b, "scene-flight-group-shown").await;
-    println!("the Scene group's checkbox: {hidden} aircraft pixels unchecked, {shown} checked");
-    assert_eq!(
-        hidden, 0,
-        "the aircraft is drawn while the scene group is unchecked"
-    );
-    assert!(
-        shown >= 60,
-        "{shown} aircraft pixels after checking the group again"
-    );
+    tree_hides_the_scene(&b).await;
     b.close().await.unwrap();
     let (status, _) = run.finish();
     assert!(status.success(), "{status}");
