@@ -214,15 +214,56 @@ async fn screenshot(b: &Client, name: &str, min_line_pixels: usize) -> PathBuf {
 
 /// The pixels of a PNG image, as RGB.
 pub(crate) fn pixels(png: &[u8]) -> Vec<[u8; 3]> {
+    image(png).pixels
+}
+
+/// A decoded RGB image: its width and its pixels, row by row.
+pub(crate) struct Image {
+    pub(crate) width: usize,
+    pub(crate) pixels: Vec<[u8; 3]>,
+}
+
+impl Image {
+    /// The image's height in pixels.
+    pub(crate) fn height(&self) -> usize {
+        self.pixels.len() / self.width
+    }
+
+    /// The pixels of the rectangle of columns `x0..=x1` and rows `y0..=y1` (clipped to the
+    /// image) for which `test(r, g, b)` holds.
+    pub(crate) fn count_in(
+        &self,
+        (x0, y0): (i64, i64),
+        (x1, y1): (i64, i64),
+        test: impl Fn(i32, i32, i32) -> bool,
+    ) -> usize {
+        let (w, h) = (self.width as i64, self.height() as i64);
+        let mut found = 0;
+        for y in y0.max(0)..=y1.min(h - 1) {
+            for x in x0.max(0)..=x1.min(w - 1) {
+                let [r, g, b] = self.pixels[(y * w + x) as usize].map(i32::from);
+                found += usize::from(test(r, g, b));
+            }
+        }
+        found
+    }
+}
+
+/// A PNG image decoded to RGB.
+pub(crate) fn image(png: &[u8]) -> Image {
     let decoder = png::Decoder::new(std::io::Cursor::new(png));
     let mut reader = decoder.read_info().expect("a PNG");
     let mut data = vec![0; reader.output_buffer_size()];
     let info = reader.next_frame(&mut data).expect("PNG data");
     let channels = info.color_type.samples();
-    data[..info.buffer_size()]
+    let pixels = data[..info.buffer_size()]
         .chunks_exact(channels)
         .map(|p| [p[0], p[1], p[2]])
-        .collect()
+        .collect();
+    Image {
+        width: info.width as usize,
+        pixels,
+    }
 }
 
 /// The number of pixels of a PNG image within 24 per channel of `colour`.

@@ -10,6 +10,7 @@
 //! what is missing (the recording tests read the videos with ffmpeg's `ffprobe`).
 
 mod browser;
+mod doc_image;
 mod pacing;
 mod record;
 mod replay;

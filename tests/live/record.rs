@@ -3,6 +3,8 @@
 //! lines; `mastersim view <MAT>
 //! --record out.webm --fps 30 --duration 2` writes a video of exactly the 60 frames it states,
 //! whose frames show the charts' lines, and refuses to replace it without `--force`. The
+//! scene is recorded too: a recording of the flight example's view has the aircraft's hue where
+//! the page drew the aircraft, and none in the scene once the tree hides the aircraft. The
 //! videos are kept as `target/live-screenshots/*.webm`, with PNGs of two frames.
 
 use std::path::{Path, PathBuf};
@@ -14,7 +16,10 @@ use mastersim_tests::live_run::{LiveRun, lotka_volterra};
 use mastersim_tests::{example_workspace, run_mastersim, target_dir};
 use serde_json::Value;
 
-use crate::browser::{CHROMIUM, Driver, click, open_waiting_run, pixels, text, view, wait_page};
+use crate::browser::{
+    CHROMIUM, Driver, Image, click, image, open_waiting_run, pixels, scrub, text, view, wait_page,
+};
+use crate::scene::{canvas_origin, click_scene_checkbox};
 
 /// Pixels of a video frame (PNG) in the hues of the page's first two line colours, Prey.x
 /// (#4e79a7, blue) and Predator.y (#f28e2b, orange); VP8 keeps colour at half resolution, so
@@ -111,6 +116,26 @@ async fn recording(b: &fantoccini::Client) -> Value {
     view(b).await["recording"].clone()
 }
 
+/// The bytes of the page's last recording (the blob at `mastersimView.recording.url`).
+async fn recorded_bytes(b: &fantoccini::Client) -> Vec<u8> {
+    let encoded = b
+        .execute_async(
+            "const done = arguments[arguments.length - 1]; \
+             fetch(window.mastersimView.recording.url).then((r) => r.blob()).then((blob) => { \
+               const reader = new FileReader(); \
+               reader.onload = () => done(reader.result.split(',')[1]); \
+               reader.readAsDataURL(blob); \
+             }).catch((e) => done('failed: ' + e));",
+            vec![],
+        )
+        .await
+        .expect("the recording's bytes");
+    let encoded = encoded.as_str().expect("base64 text");
+    base64::engine::general_purpose::STANDARD
+        .decode(encoded)
+        .unwrap_or_else(|e| panic!("not base64 ({e}): {}", &encoded[..encoded.len().min(200)]))
+}
+
 #[tokio::test(flavor = "current_thread")]
 async fn the_record_button_records_three_seconds_of_a_run() {
     ffmpeg_tool("ffprobe", &["-version"]);
@@ -138,22 +163,7 @@ async fn the_record_button_records_three_seconds_of_a_run() {
     })
     .await;
     assert_eq!(text(&b, "#record").await, "● Record");
-    let encoded = b
-        .execute_async(
-            "const done = arguments[arguments.length - 1]; \
-             fetch(window.mastersimView.recording.url).then((r) => r.blob()).then((blob) => { \
-               const reader = new FileReader(); \
-               reader.onload = () => done(reader.result.split(',')[1]); \
-               reader.readAsDataURL(blob); \
-             }).catch((e) => done('failed: ' + e));",
-            vec![],
-        )
-        .await
-        .expect("the recording's bytes");
-    let encoded = encoded.as_str().expect("base64 text");
-    let bytes = base64::engine::general_purpose::STANDARD
-        .decode(encoded)
-        .unwrap_or_else(|e| panic!("not base64 ({e}): {}", &encoded[..encoded.len().min(200)]));
+    let bytes = recorded_bytes(&b).await;
     let video = tmp.path().join("button.webm");
     std::fs::write(&video, &bytes).unwrap();
     let frames = ffprobe_frames(&video);
@@ -268,4 +278,147 @@ fn view_record_writes_the_frames_it_states() {
         before,
         "the video was changed"
     );
+}
+
+/// Whether a video pixel has the aircraft's hue (#447cb4): blue well above red and green, and
+/// green darker than in the sky-blue flight path (#87ceeb), whose thin line VP8 lightens.
+fn aircraft_hue(r: i32, g: i32, b: i32) -> bool {
+    b - r > 60 && b - g > 30 && g < 170
+}
+
+/// A page point (x, y), CSS px, as the video pixel it was recorded at (`recording.box`).
+fn video_pixel(frame_box: &Value, (x, y): (f64, f64)) -> (i64, i64) {
+    let n = |k: &str| {
+        frame_box[k]
+            .as_f64()
+            .unwrap_or_else(|| panic!("box.{k}: {frame_box}"))
+    };
+    (
+        ((x - n("x0")) * n("scale")).round() as i64,
+        ((n("strip") + y - n("y0")) * n("scale")).round() as i64,
+    )
+}
+
+/// Records the view with the Record button: at least 10 frames as it is, then the aircraft's
+/// checkbox in the tree is unchecked and at least 10 more frames follow. Returns the video
+/// (`scene.webm` in `dir`, kept as `target/live-screenshots/record-scene.webm`) and the
+/// recording's status, whose frame count ffprobe confirms.
+async fn record_hiding_the_aircraft(b: &fantoccini::Client, dir: &Path) -> (PathBuf, Value) {
+    let frames_after =
+        |n: u64| move |s: &Value| s["view"]["recording"]["frames"].as_u64() >= Some(n);
+    click(b, "#record").await;
+    wait_page(b, Duration::from_secs(20), "10 frames", frames_after(10)).await;
+    click_scene_checkbox(b, Some("aircraft"), false).await;
+    let at_hide = recording(b).await["frames"].as_u64().unwrap();
+    wait_page(
+        b,
+        Duration::from_secs(20),
+        "10 more frames",
+        frames_after(at_hide + 10),
+    )
+    .await;
+    click(b, "#record").await;
+    wait_page(b, Duration::from_secs(20), "the recording", |s| {
+        s["view"]["recording"]["state"] == "done"
+    })
+    .await;
+    let status = recording(b).await;
+    let video = dir.join("scene.webm");
+    std::fs::write(&video, recorded_bytes(b).await).unwrap();
+    let kept = keep(&video, "record-scene");
+    let frames = ffprobe_frames(&video);
+    println!(
+        "{frames} frames (ffprobe), the aircraft hidden after {at_hide}: {}",
+        kept.display()
+    );
+    assert_eq!(frames, status["frames"].as_u64().unwrap(), "{status}");
+    (video, status)
+}
+
+/// The scene is part of the recording: the Record button records the flight example's view
+/// (`mastersim view <MAT> --scene <scene file>`, the cursor at row 150); the video's first
+/// frame has the aircraft's hue at the place the page drew the aircraft, mapped through the
+/// recording's frame box; then the aircraft's checkbox in the tree is unchecked while the
+/// recording goes on, and the last frame has no pixel of that hue in the scene's area.
+#[tokio::test(flavor = "current_thread")]
+async fn the_recording_holds_the_scene() {
+    ffmpeg_tool("ffprobe", &["-version"]);
+    let tmp = tempfile::tempdir().unwrap();
+    let projects = example_workspace().join("projects");
+    let wd = tmp.path().join("wd");
+    let project = projects.join("flight_navigation_multirate.msim");
+    run_mastersim(&project, &wd, &["--result-format", "csv,mat"]).assert_success();
+    let mat = wd.join("results/flight_navigation_multirate.mat");
+    let scene = projects.join("flight_navigation_multirate.scene.toml");
+    let rows = output::mat::read(&mat).expect("the MAT file").signals[0]
+        .time
+        .len() as u64;
+    let args = [
+        "view".as_ref(),
+        mat.as_os_str(),
+        "--scene".as_ref(),
+        scene.as_os_str(),
+    ];
+    let server = LiveRun::spawn(&args, &wd);
+    let driver = Driver::start();
+    let b = driver.browser().await;
+    b.goto(&server.url).await.expect("the page loads");
+    wait_page(&b, Duration::from_secs(10), "all rows and the scene", |s| {
+        s["view"]["rows"].as_u64() == Some(rows) && s["view"]["scene"]["frame"].is_object()
+    })
+    .await;
+    scrub(&b, 150).await;
+    wait_page(&b, Duration::from_secs(5), "the scene at row 150", |s| {
+        s["view"]["scene"]["row"] == 150
+            && s["view"]["scene"]["objects"]["aircraft"]["drawn"] == true
+    })
+    .await;
+    let shown = view(&b).await["scene"].clone();
+    let origin = canvas_origin(&b).await;
+
+    let (video, status) = record_hiding_the_aircraft(&b, tmp.path()).await;
+    let frames = status["frames"].as_u64().unwrap();
+    // Where the page drew the aircraft and the scene canvas, in video pixels.
+    let frame_box = &status["box"];
+    let aircraft = &shown["objects"]["aircraft"]["px"];
+    let centre = (
+        origin.0 + aircraft["x"].as_f64().unwrap(),
+        origin.1 + aircraft["y"].as_f64().unwrap(),
+    );
+    let (cx, cy) = video_pixel(frame_box, centre);
+    let size = |k: &str| shown["frame"][k].as_f64().unwrap();
+    let top_left = video_pixel(frame_box, origin);
+    let bottom_right = video_pixel(
+        frame_box,
+        (origin.0 + size("width"), origin.1 + size("height")),
+    );
+    let first = image(&frame_png(&video, 0, "record-scene-first"));
+    let last = image(&frame_png(&video, frames - 1, "record-scene-last"));
+    assert_eq!(
+        (first.width as u64, first.height() as u64),
+        (
+            frame_box["width"].as_u64().unwrap(),
+            frame_box["height"].as_u64().unwrap()
+        ),
+        "the frame's size is the recording's box: {frame_box}"
+    );
+    let near = |img: &Image| img.count_in((cx - 3, cy - 3), (cx + 3, cy + 3), aircraft_hue);
+    let in_scene = |img: &Image| img.count_in(top_left, bottom_right, aircraft_hue);
+    let (shown_near, shown_scene) = (near(&first), in_scene(&first));
+    let (hidden_near, hidden_scene) = (near(&last), in_scene(&last));
+    println!(
+        "the scene at video pixels {top_left:?}–{bottom_right:?}, the aircraft at ({cx}, {cy}); \
+         aircraft-hue pixels: first frame {shown_near} of 49 near it, {shown_scene} in the scene; \
+         last frame (hidden) {hidden_near} near it, {hidden_scene} in the scene"
+    );
+    assert!(
+        shown_near >= 30,
+        "{shown_near} aircraft pixels near ({cx}, {cy}) in the first frame"
+    );
+    assert!(shown_scene >= shown_near, "{shown_scene} in the scene");
+    assert_eq!(
+        hidden_scene, 0,
+        "the hidden aircraft's hue in the last frame's scene"
+    );
+    b.close().await.unwrap();
 }

@@ -2,7 +2,9 @@
 //! gives a `--live` run its scene, which follows the cursor. At three scrubbed rows the
 //! aircraft is drawn at (time, `Aircraft.h`) of that row, exactly as the MAT file holds it, at
 //! the canvas pixel the frame maps it to (within a pixel), and the screenshot has the
-//! aircraft's colour there. Hidden through its tree group, the aircraft is not drawn.
+//! aircraft's colour there. The tree the user clicks hides it: its checkbox in the tree's
+//! `Scene` group takes the aircraft's pixels to 0 and a second click brings them back; the
+//! group's own checkbox hides and shows every object of the scene.
 
 use std::time::Duration;
 
@@ -11,17 +13,20 @@ use mastersim_tests::live_run::LiveRun;
 use mastersim_tests::{example_workspace, target_dir};
 use serde_json::{Value, json};
 
-use crate::browser::{Driver, scrub, text, view, wait_page};
+use crate::browser::{Driver, click, image, scrub, text, view, wait_page};
 
 /// The aircraft's colour in `projects/flight_navigation_multirate.scene.toml` (#447cb4).
-const AIRCRAFT: [u8; 3] = [0x44, 0x7c, 0xb4];
+pub(crate) const AIRCRAFT: [u8; 3] = [0x44, 0x7c, 0xb4];
+
+/// The number of objects in the bundled flight scene.
+const OBJECTS: usize = 7;
 
 /// The frame of the bundled scene: x (time, s) and y (altitude, m) ranges.
 const FRAME_X: [f64; 2] = [-0.5, 10.5];
 const FRAME_Y: [f64; 2] = [-1.5, 13.5];
 
 /// The canvas pixel of world point (x, y) in the drawn frame (`scene.frame.plot`).
-fn expected_pixel(frame: &Value, x: f64, y: f64) -> (f64, f64) {
+pub(crate) fn expected_pixel(frame: &Value, x: f64, y: f64) -> (f64, f64) {
     let plot = &frame["plot"];
     let n = |v: &Value| v.as_f64().expect("a number");
     let (left, top) = (n(&plot["left"]), n(&plot["top"]));
@@ -32,8 +37,8 @@ fn expected_pixel(frame: &Value, x: f64, y: f64) -> (f64, f64) {
     )
 }
 
-/// The page position of the scene canvas' top left corner, CSS px.
-async fn canvas_origin(b: &Client) -> (f64, f64) {
+/// The position of the scene canvas' top left corner in the page, CSS px.
+pub(crate) async fn canvas_origin(b: &Client) -> (f64, f64) {
     let r = b
         .execute(
             "const r = document.getElementById('scene').getBoundingClientRect(); \
@@ -48,30 +53,109 @@ async fn canvas_origin(b: &Client) -> (f64, f64) {
 /// The pixels within 24 per channel of the aircraft's colour, within 6 px of page point
 /// (x, y), on a fresh screenshot (the page is not scrolled; the device scale factor is 1),
 /// saved as `target/live-screenshots/<name>.png`.
-async fn aircraft_pixels_at(b: &Client, (x, y): (f64, f64), name: &str) -> usize {
+pub(crate) async fn aircraft_pixels_at(b: &Client, (x, y): (f64, f64), name: &str) -> usize {
     let png = b.screenshot().await.expect("screenshot");
     let dir = target_dir().join("live-screenshots");
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join(format!("{name}.png")), &png).unwrap();
-    let decoder = png::Decoder::new(std::io::Cursor::new(png));
-    let mut reader = decoder.read_info().expect("a PNG");
-    let mut data = vec![0; reader.output_buffer_size()];
-    let info = reader.next_frame(&mut data).expect("PNG data");
-    let channels = info.color_type.samples();
-    let (width, height) = (info.width as i64, info.height as i64);
     let (cx, cy) = (x.round() as i64, y.round() as i64);
-    let mut found = 0;
-    for py in (cy - 6).max(0)..=(cy + 6).min(height - 1) {
-        for px in (cx - 6).max(0)..=(cx + 6).min(width - 1) {
-            let at = ((py * width + px) as usize) * channels;
-            let near = data[at..at + 3]
-                .iter()
-                .zip(AIRCRAFT)
-                .all(|(a, b)| a.abs_diff(b) <= 24);
-            found += usize::from(near);
-        }
+    image(&png).count_in((cx - 6, cy - 6), (cx + 6, cy + 6), |r, g, b| {
+        [r, g, b]
+            .iter()
+            .zip(AIRCRAFT)
+            .all(|(a, c)| a.abs_diff(i32::from(c)) <= 24)
+    })
+}
+
+/// The tree's checkbox of scene object `item`, or the `Scene` group's own for `None`.
+fn scene_checkbox(item: Option<&str>) -> String {
+    match item {
+        Some(id) => format!("#tree input.tree-item-toggle[data-group='scene'][data-item='{id}']"),
+        None => "#tree input.tree-group-toggle[data-group='scene']".to_owned(),
     }
-    found
+}
+
+/// Clicks the tree's checkbox of scene object `item` (the `Scene` group's for `None`) as a
+/// user does, then waits up to 5 s until the scene shows that object (every object for
+/// `None`) as `drawn`, and checks that the checkbox reads `drawn` too.
+pub(crate) async fn click_scene_checkbox(b: &Client, item: Option<&str>, drawn: bool) {
+    let css = scene_checkbox(item);
+    click(b, &css).await;
+    let what = format!("{css} clicked: drawn {drawn}");
+    wait_page(b, Duration::from_secs(5), &what, |s| {
+        let objects = &s["view"]["scene"]["objects"];
+        match item {
+            Some(id) => objects[id]["drawn"] == drawn,
+            None => objects
+                .as_object()
+                .is_some_and(|o| o.len() == OBJECTS && o.values().all(|v| v["drawn"] == drawn)),
+        }
+    })
+    .await;
+    let checked = b
+        .execute(
+            "return document.querySelector(arguments[0]).checked;",
+            vec![json!(css)],
+        )
+        .await
+        .expect("the checkbox");
+    assert_eq!(checked, json!(drawn), "{css} after the click");
+}
+
+/// The aircraft's pixels on a fresh screenshot at the place the scene last mapped its
+/// anchor to (drawn or not), saved as `target/live-screenshots/<name>.png`.
+pub(crate) async fn aircraft_pixels(b: &Client, name: &str) -> usize {
+    let scene = view(b).await["scene"].clone();
+    let aircraft = &scene["objects"]["aircraft"];
+    let world = |k: &str| {
+        aircraft["world"][k]
+            .as_f64()
+            .expect("the aircraft's anchor")
+    };
+    let (px, py) = expected_pixel(&scene["frame"], world("x"), world("y"));
+    let origin = canvas_origin(b).await;
+    let scrolled = b
+        .execute("return [window.scrollX, window.scrollY];", vec![])
+        .await
+        .unwrap();
+    assert_eq!(scrolled, json!([0, 0]), "the page scrolled");
+    aircraft_pixels_at(b, (origin.0 + px, origin.1 + py), name).await
+}
+
+/// The tree the user clicks: the aircraft's checkbox hides the aircraft and shows it again,
+/// the `Scene` group's checkbox hides and shows every object; the screenshots show it.
+async fn tree_hides_the_scene(b: &Client) {
+    // The aircraft's checkbox in the tree hides the aircraft and shows it again.
+    click_scene_checkbox(b, Some("aircraft"), false).await;
+    let hidden = aircraft_pixels(b, "scene-flight-hidden").await;
+    click_scene_checkbox(b, Some("aircraft"), true).await;
+    let shown = aircraft_pixels(b, "scene-flight-shown-again").await;
+    println!("the aircraft's checkbox: {hidden} pixels unchecked, {shown} checked again");
+    assert_eq!(hidden, 0, "the aircraft is drawn while unchecked");
+    assert!(
+        shown >= 60,
+        "{shown} aircraft pixels after checking it again"
+    );
+    // The scene group's checkbox hides and shows every object.
+    click_scene_checkbox(b, None, false).await;
+    let tree = view(b).await["tree"]["groups"]["scene"].clone();
+    assert_eq!(
+        tree.as_array().map(Vec::len),
+        Some(OBJECTS),
+        "hidden: {tree}"
+    );
+    let hidden = aircraft_pixels(b, "scene-flight-group-hidden").await;
+    click_scene_checkbox(b, None, true).await;
+    let shown = aircraft_pixels(b, "scene-flight-group-shown").await;
+    println!("the Scene group's checkbox: {hidden} aircraft pixels unchecked, {shown} checked");
+    assert_eq!(
+        hidden, 0,
+        "the aircraft is drawn while the scene group is unchecked"
+    );
+    assert!(
+        shown >= 60,
+        "{shown} aircraft pixels after checking the group again"
+    );
 }
 
 #[tokio::test(flavor = "current_thread")]
@@ -101,16 +185,23 @@ async fn the_flight_scene_follows_the_cursor() {
         s["view"]["rows"].as_u64() == Some(rows)
     })
     .await;
-    // The tree group of the contract with the tree: every object, labelled.
-    let group = b
+    // The tree shows the scene's group with every object, labelled.
+    let labels = b
         .execute(
-            "const g = (window.msimTreeGroups || []).find((g) => g.id === 'scene'); \
-             return g ? g.items : null;",
-            vec![],
+            "return [...document.querySelectorAll(arguments[0])] \
+               .map((i) => i.closest('label').textContent);",
+            vec![json!("#tree input.tree-item-toggle[data-group='scene']")],
         )
         .await
         .unwrap();
-    assert_eq!(group.as_array().map(Vec::len), Some(7), "{group}");
+    let labels: Vec<&str> = labels
+        .as_array()
+        .expect("the labels")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert_eq!(labels.len(), OBJECTS, "{labels:?}");
+    assert!(labels.contains(&"Aircraft"), "{labels:?}");
     let origin = canvas_origin(&b).await;
     for row in [150, 20, 800] {
         scrub(&b, row).await;
@@ -160,28 +251,7 @@ async fn the_flight_scene_follows_the_cursor() {
             world.0, world.1, drawn.0, drawn.1
         );
     }
-    // Hidden from the tree, the aircraft is not drawn; shown again, it is.
-    let set_visible = "const g = window.msimTreeGroups.find((g) => g.id === 'scene'); \
-                       g.setVisible('aircraft', arguments[0]);";
-    b.execute(set_visible, vec![json!(false)]).await.unwrap();
-    wait_page(&b, Duration::from_secs(5), "the aircraft hidden", |s| {
-        s["view"]["scene"]["objects"]["aircraft"]["drawn"] == false
-    })
-    .await;
-    let scene = view(&b).await["scene"].clone();
-    let aircraft = &scene["objects"]["aircraft"];
-    let (x, y) = (
-        aircraft["world"]["x"].as_f64().unwrap(),
-        aircraft["world"]["y"].as_f64().unwrap(),
-    );
-    let (px, py) = expected_pixel(&scene["frame"], x, y);
-    let at = (origin.0 + px, origin.1 + py);
-    assert_eq!(
-        aircraft_pixels_at(&b, at, "scene-flight-hidden").await,
-        0,
-        "hidden aircraft drawn"
-    );
-    b.execute(set_visible, vec![json!(true)]).await.unwrap();
+    tree_hides_the_scene(&b).await;
     b.close().await.unwrap();
     let (status, _) = run.finish();
     assert!(status.success(), "{status}");

@@ -20,7 +20,10 @@
 //
 // For the tests, window.mastersimView.recording: {state: 'idle' | 'recording' | 'encoding' |
 // 'rendering' | 'done' | 'failed', frames, seconds (the button's), size (bytes), url (a blob:
-// URL of the last video), error}.
+// URL of the last video), error, box (the last recording's frame: {x0, y0} the page point, CSS
+// px, drawn at video pixel (0, strip × scale), scale (video px per CSS px), strip (CSS px),
+// width and height (video px)), so that a page point (x, y) is at video pixel
+// ((x − x0) × scale, (strip + y − y0) × scale)}.
 
 import { $, apiUrl, el, page, showMessage } from './page.js';
 import { webmFile } from './webm.js';
@@ -32,7 +35,7 @@ const MAX_HEIGHT = 2160;
 const KEY_INTERVAL_US = 2e6;    // a key frame every 2 s of video
 const QUEUE_BYTES = 64 * 2 ** 20; // pictures waiting for the encoder, at most
 
-const status = { state: 'idle', frames: 0, seconds: 0, size: 0, url: null, error: null };
+const status = { state: 'idle', frames: 0, seconds: 0, size: 0, url: null, error: null, box: null };
 if (window.mastersimView) window.mastersimView.recording = status;
 
 const button = $('record');
@@ -76,7 +79,9 @@ function frameBox() {
   const w = x1 - x0, h = y1 - y0 + STRIP;
   const scale = Math.min(1, MAX_WIDTH / w, MAX_HEIGHT / h);
   const even = (v) => Math.max(2, 2 * Math.round(v * scale / 2));
-  return { x0, y0, scale, width: even(w), height: even(h) };
+  const box = { x0, y0, scale, strip: STRIP, width: even(w), height: even(h) };
+  status.box = box;
+  return box;
 }
 
 /** An off-screen canvas of the box's size and its 2-D context. */
