@@ -65,8 +65,8 @@ const WINE_START: Duration = Duration::from_secs(60);
 const CHECK_EVERY: Duration = Duration::from_millis(50);
 
 impl Helper {
-    /// Starts the helper for `launch.platform`, waits until it has mapped the shared region and
-    /// loads the library.
+    /// Starts the helper for `launch.platform` (or takes one started ahead by
+    /// [`crate::prestart`]), waits until it has mapped the shared region and loads the library.
     ///
     /// # Errors
     /// [`Error::Unavailable`] when no helper for the platform can run here (see
