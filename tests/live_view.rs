@@ -306,9 +306,9 @@ fn view_serves_stored_results_exactly() {
 }
 
 /// A live run that writes its MAT file keeps only a window of rows in memory (1,000 to 2,000
-/// rows here, set by `MASTERSIM_LIVE_WINDOW`); a page that connects after the end still gets
-/// all 5,001 rows, through `/api/rows` and the event stream from row 0, each value bit for bit
-/// as in the MAT file.
+/// rows here, set by `MASTERSIM_LIVE_WINDOW`, as the status's `rows_in_memory` shows); a page
+/// that connects after the end still gets all 5,001 rows, through `/api/rows` and the event
+/// stream from row 0, each value bit for bit as in the MAT file.
 #[test]
 fn a_late_page_gets_the_rows_older_than_the_window_from_the_mat_file() {
     let tmp = tempfile::tempdir().unwrap();
@@ -327,6 +327,8 @@ fn a_late_page_gets_the_rows_older_than_the_window_from_the_mat_file() {
     let n = columns[0].time.len();
     assert_eq!(n, 5001);
     assert_eq!(status["rows"].as_u64().unwrap() as usize, n);
+    let in_memory = status["rows_in_memory"].as_u64().unwrap();
+    assert!((1000..2000).contains(&in_memory), "{status}");
     let same = |row: &serde_json::Value, i: usize, what: &str| {
         let row: Vec<u64> = row
             .as_array()
@@ -352,6 +354,110 @@ fn a_late_page_gets_the_rows_older_than_the_window_from_the_mat_file() {
     for (i, row) in streamed["rows"].as_array().unwrap().iter().enumerate() {
         same(row, i, "the event stream");
     }
+    let (exit, _) = live.finish();
+    assert!(exit.success(), "{exit:?}");
+    std::fs::remove_file(&project).unwrap();
+}
+
+/// Issue 32: a live run that writes `values.csv` and no MAT file keeps only a window of rows in
+/// memory too: 64 to 128 rows here, plus the rows the CSV writer thread has not passed to the
+/// operating system yet (at most four batches of about 4,096 values). A page that connects
+/// after the end gets all 50,001 rows with times strictly increasing: the rows older than the
+/// window read back from `values.csv` (time in minutes there) equal to its numbers, the newer
+/// ones the exact values, which the file holds to 14 significant digits.
+#[test]
+fn a_late_page_gets_the_rows_older_than_the_window_from_values_csv() {
+    let tmp = tempfile::tempdir().unwrap();
+    let extra = "tEnd 500 s\nhOutputMin 0.01 s\noutputTimeUnit min\nresultFormats csv\n";
+    let project = mastersim_tests::project_copy("lotka_volterra", "live", extra, tmp.path());
+    let wd = tmp.path().join("wd");
+    let live = LiveRun::start_with_env(&project, &wd, &[], &[("MASTERSIM_LIVE_WINDOW", "64")]);
+    live.command("start");
+    let mut most_in_memory = 0;
+    let status = loop {
+        let status = live.status();
+        most_in_memory = most_in_memory.max(status["rows_in_memory"].as_u64().unwrap());
+        if status["state"] == "finished" {
+            break status;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    };
+    let results: Vec<_> = std::fs::read_dir(wd.join("results"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(!results.iter().any(|f| f.ends_with(".mat")), "{results:?}");
+    let file = output::result_file::read(&wd.join("results/values.csv")).unwrap();
+    assert_eq!(file.time_unit, "min");
+    let meta = live.get("meta").json();
+    let names: Vec<&str> = meta["columns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    let csv: Vec<&output::result_file::Series> = names
+        .iter()
+        .map(|name| file.series.iter().find(|s| s.name == *name).unwrap())
+        .collect();
+    let n = csv[0].time.len();
+    assert_eq!((n, status["rows"].as_u64().unwrap() as usize), (50_001, n));
+    let batch_rows = 4096_u64.div_ceil(names.len() as u64 + 3);
+    let bound = 2 * 64 + 4 * batch_rows + 1;
+    assert!(
+        most_in_memory <= bound,
+        "{most_in_memory} rows in memory, more than {bound}"
+    );
+    let from_file = status["rows"].as_u64().unwrap() - status["rows_in_memory"].as_u64().unwrap();
+    let from_file = from_file as usize;
+    assert!(from_file >= n - bound as usize, "{status}");
+    println!(
+        "{n} rows; at most {most_in_memory} in memory (bound {bound}); 0..{from_file} read back"
+    );
+    // Checks `rows`, the rows from `first` on.
+    let check = |rows: &[serde_json::Value], first: usize, what: &str| {
+        for (k, row) in rows.iter().enumerate() {
+            let i = first + k;
+            let row: Vec<f64> = row
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_f64().unwrap())
+                .collect();
+            let mut expected = vec![csv[0].time[i] * 60.0];
+            expected.extend(csv.iter().map(|s| s.values[i]));
+            if i < from_file {
+                assert_eq!(row, expected, "{what}, row {i}: read back from values.csv");
+            } else {
+                for (a, b) in row.iter().zip(&expected) {
+                    assert!(
+                        close(*a, *b, 1e-15, 1e-12),
+                        "{what}, row {i}: {row:?} {expected:?}"
+                    );
+                }
+            }
+            if k > 0 {
+                let before = rows[k - 1][0].as_f64().unwrap();
+                assert!(
+                    row[0] > before,
+                    "{what}, row {i}: time {} after {before}",
+                    row[0]
+                );
+            }
+        }
+    };
+    let rows = live.get(&format!("rows?from=0&to={n}")).json();
+    let rows = rows["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), n);
+    check(rows, 0, "/api/rows");
+    // The stream skips a backlog of more than 50,000 rows: start it 1,000 rows in.
+    let streamed = live.first_rows_event(Some(1000));
+    assert_eq!(streamed["from"], 1000);
+    check(
+        streamed["rows"].as_array().unwrap(),
+        1000,
+        "the event stream",
+    );
     let (exit, _) = live.finish();
     assert!(exit.success(), "{exit:?}");
     std::fs::remove_file(&project).unwrap();
