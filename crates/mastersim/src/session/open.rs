@@ -20,7 +20,6 @@ use crate::options::Options;
 use crate::pacing::PacingSlot;
 use crate::prepare::{Loaded, Prepared};
 use crate::report::RunInfo;
-use crate::results::ResultOptions;
 use crate::supervise::{SharedRecord, Supervisor, Watch};
 use crate::{Error, Result};
 
@@ -166,11 +165,7 @@ impl Session {
                     .file_stem()
                     .map_or_else(|| "results".into(), |s| s.to_string_lossy().into_owned()),
                 working_dir: wd,
-                // This session's own count of rows on disk, whatever `loaded` was cloned from.
-                results: ResultOptions {
-                    csv_on_disk: Arc::default(),
-                    ..results
-                },
+                results,
                 not_in_msim,
                 fmu_logging: options.fmu_logging,
                 _lock: lock,
