@@ -6,6 +6,8 @@
 use std::path::Path;
 use std::time::Duration;
 
+use serde_json::Value;
+
 use mastersim_tests::live_run::{LiveRun, lotka_volterra};
 use mastersim_tests::{close, run_mastersim};
 
@@ -306,9 +308,9 @@ fn view_serves_stored_results_exactly() {
 }
 
 /// A live run that writes its MAT file keeps only a window of rows in memory (1,000 to 2,000
-/// rows here, set by `MASTERSIM_LIVE_WINDOW`); a page that connects after the end still gets
-/// all 5,001 rows, through `/api/rows` and the event stream from row 0, each value bit for bit
-/// as in the MAT file.
+/// rows here, set by `MASTERSIM_LIVE_WINDOW`, as the status's `rows_in_memory` shows); a page
+/// that connects after the end still gets all 5,001 rows, through `/api/rows` and the event
+/// stream from row 0, each value bit for bit as in the MAT file.
 #[test]
 fn a_late_page_gets_the_rows_older_than_the_window_from_the_mat_file() {
     let tmp = tempfile::tempdir().unwrap();
@@ -327,6 +329,8 @@ fn a_late_page_gets_the_rows_older_than_the_window_from_the_mat_file() {
     let n = columns[0].time.len();
     assert_eq!(n, 5001);
     assert_eq!(status["rows"].as_u64().unwrap() as usize, n);
+    let in_memory = status["rows_in_memory"].as_u64().unwrap();
+    assert!((1000..2000).contains(&in_memory), "{status}");
     let same = |row: &serde_json::Value, i: usize, what: &str| {
         let row: Vec<u64> = row
             .as_array()
@@ -355,6 +359,207 @@ fn a_late_page_gets_the_rows_older_than_the_window_from_the_mat_file() {
     let (exit, _) = live.finish();
     assert!(exit.success(), "{exit:?}");
     std::fs::remove_file(&project).unwrap();
+}
+
+/// The window of the tests of a live run with `values.csv` and no MAT file, rows.
+const CSV_WINDOW: &str = "64";
+
+/// Issue 32: a live run that writes `values.csv` and no MAT file keeps only a window of rows in
+/// memory too: 64 to 128 rows here, plus the rows the CSV writer thread has not passed to the
+/// operating system yet (at most four batches of about 4,096 values). A page that connects
+/// after the end gets all 50,001 rows with times strictly increasing: the rows older than the
+/// window read back from `values.csv` (time in minutes there) equal to its numbers, the newer
+/// ones the exact values, which the file holds to 14 significant digits.
+#[test]
+fn a_late_page_gets_the_rows_older_than_the_window_from_values_csv() {
+    let tmp = tempfile::tempdir().unwrap();
+    let extra = "tEnd 500 s\nhOutputMin 0.01 s\noutputTimeUnit min\nresultFormats csv\n";
+    let project = mastersim_tests::project_copy("lotka_volterra", "live", extra, tmp.path());
+    let wd = tmp.path().join("wd");
+    let window = [("MASTERSIM_LIVE_WINDOW", CSV_WINDOW)];
+    let live = LiveRun::start_with_env(&project, &wd, &[], &window);
+    let rows = assert_late_page_gets_csv_rows(&live, &wd, 60.0);
+    assert_eq!(rows, 50_001);
+    let (exit, _) = live.finish();
+    assert!(exit.success(), "{exit:?}");
+    std::fs::remove_file(&project).unwrap();
+}
+
+/// `--resume --live` with `values.csv` and no MAT file: the rows of the interrupted run, read
+/// back from `values.csv` at the start, count as on disk, so the window stays as small as in
+/// an unbroken run and a late page gets every row of the whole run from the file.
+#[test]
+fn a_resumed_live_run_reads_the_interrupted_rows_back_from_values_csv() {
+    let tmp = tempfile::tempdir().unwrap();
+    let extra = "tEnd 1000 s\nhOutputMin 0.01 s\nresultFormats csv\n";
+    let project = mastersim_tests::project_copy("lotka_volterra", "live", extra, tmp.path());
+    let wd = tmp.path().join("wd");
+    // At 100 times real time, stopped by SIGTERM once values.csv holds some 300 kB (several
+    // thousand rows): a checkpoint at the stop.
+    let mut child = std::process::Command::new(mastersim_tests::mastersim_bin())
+        .arg(&project)
+        .args(["--real-time", "100", "--checkpoint-interval", "0.05"])
+        .arg("--working-dir")
+        .arg(&wd)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("mastersim starts");
+    let csv_len = || std::fs::metadata(wd.join("results/values.csv")).map_or(0, |m| m.len());
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while csv_len() < 300_000 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "values.csv stays short"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let sent = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(sent.success());
+    assert_eq!(
+        child.wait().unwrap().code(),
+        Some(143),
+        "stopped by SIGTERM"
+    );
+    let window = [("MASTERSIM_LIVE_WINDOW", CSV_WINDOW)];
+    let live = LiveRun::start_with_env(&project, &wd, &["--resume"], &window);
+    let before = live.status()["rows"].as_u64().unwrap();
+    println!("{before} rows of the interrupted run");
+    assert!(
+        (5000..90_000).contains(&before),
+        "{before} rows before the resumed run"
+    );
+    let rows = assert_late_page_gets_csv_rows(&live, &wd, 1.0);
+    assert_eq!(rows, 100_001);
+    let (exit, _) = live.finish();
+    assert!(exit.success(), "{exit:?}");
+    std::fs::remove_file(&project).unwrap();
+}
+
+/// Starts the waiting live run `live` (working directory `wd`, a window of [`CSV_WINDOW`]
+/// rows, `values.csv` and no MAT file) and checks, while it runs, that the server holds at
+/// most twice the window and four batches of the CSV writer; once it has finished, that
+/// `/api/rows` and the event stream give every row (see [`assert_rows_match`]; `values.csv`
+/// times times `to_seconds` are seconds). Returns the number of rows.
+fn assert_late_page_gets_csv_rows(live: &LiveRun, wd: &Path, to_seconds: f64) -> usize {
+    live.command("start");
+    let mut most_in_memory = 0;
+    let status = loop {
+        let status = live.status();
+        most_in_memory = most_in_memory.max(status["rows_in_memory"].as_u64().unwrap());
+        if status["state"] == "finished" {
+            break status;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    };
+    let results: Vec<_> = std::fs::read_dir(wd.join("results"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(!results.iter().any(|f| f.ends_with(".mat")), "{results:?}");
+    // The run reports "finished" when its last step is done; the CSV writer thread may still
+    // be writing the last rows then.
+    let n = status["rows"].as_u64().unwrap() as usize;
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let file = loop {
+        let found = match output::result_file::read(&wd.join("results/values.csv")) {
+            Ok(file) if file.series[0].time.len() == n => break file,
+            Ok(file) => format!("{} rows", file.series[0].time.len()),
+            Err(e) => e.to_string(),
+        };
+        assert!(
+            std::time::Instant::now() < deadline,
+            "values.csv after 30 s: {found}, expected {n} rows"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let meta = live.get("meta").json();
+    let names: Vec<&str> = meta["columns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    let csv: Vec<&output::result_file::Series> = names
+        .iter()
+        .map(|name| file.series.iter().find(|s| s.name == *name).unwrap())
+        .collect();
+    let window: u64 = CSV_WINDOW.parse().unwrap();
+    let batch_rows = 4096_u64.div_ceil(names.len() as u64 + 3);
+    let bound = 2 * window + 4 * batch_rows + 1;
+    assert!(
+        most_in_memory <= bound,
+        "{most_in_memory} rows in memory, more than {bound}"
+    );
+    let from_file = n - status["rows_in_memory"].as_u64().unwrap() as usize;
+    assert!(from_file >= n - bound as usize, "{status}");
+    println!(
+        "{n} rows; at most {most_in_memory} in memory (bound {bound}); 0..{from_file} read back"
+    );
+    let check = |rows: &[Value], first: usize, what: &str| {
+        assert_rows_match(rows, first, from_file, &csv, to_seconds, what);
+    };
+    let rows = live.get(&format!("rows?from=0&to={n}")).json();
+    let rows = rows["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), n);
+    check(rows, 0, "/api/rows");
+    // The stream skips a backlog of more than 50,000 rows: start it 20,000 rows before the
+    // end, among the rows read back.
+    let first = n - 20_000;
+    assert!(first + 2000 < from_file, "{first} {from_file}");
+    let streamed = live.first_rows_event(Some(first));
+    assert_eq!(streamed["from"], first);
+    check(
+        streamed["rows"].as_array().unwrap(),
+        first,
+        "the event stream",
+    );
+    n
+}
+
+/// Checks `rows` (the rows from `first` on, as the live view serves them): times strictly
+/// increasing; the rows before `from_file` equal to those of `csv` (the series of `values.csv`
+/// in the page's column order, its times times `to_seconds`), the others within its 14 digits.
+fn assert_rows_match(
+    rows: &[Value],
+    first: usize,
+    from_file: usize,
+    csv: &[&output::result_file::Series],
+    to_seconds: f64,
+    what: &str,
+) {
+    for (k, row) in rows.iter().enumerate() {
+        let i = first + k;
+        let row: Vec<f64> = row
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap())
+            .collect();
+        let mut expected = vec![csv[0].time[i] * to_seconds];
+        expected.extend(csv.iter().map(|s| s.values[i]));
+        if i < from_file {
+            assert_eq!(row, expected, "{what}, row {i}: read back from values.csv");
+        } else {
+            for (a, b) in row.iter().zip(&expected) {
+                assert!(
+                    close(*a, *b, 1e-15, 1e-12),
+                    "{what}, row {i}: {row:?} {expected:?}"
+                );
+            }
+        }
+        if k > 0 {
+            let before = rows[k - 1][0].as_f64().unwrap();
+            assert!(
+                row[0] > before,
+                "{what}, row {i}: time {} after {before}",
+                row[0]
+            );
+        }
+    }
 }
 
 /// Bad ranges and positions sent to a running `mastersim --live` are answered with 400 and a

@@ -5,7 +5,8 @@
 //! `summary.txt`, first row to last), the CPU time of the run (the whole process, less the
 //! server thread `live-view`), the server thread's own CPU time, and the peak resident memory;
 //! then the overhead of `--live` over the plain run in CPU time, and the server's CPU time as
-//! a share of the run's.
+//! a share of the run's. Last, the peak memory of a 2,000,000-row run plain, with `--live`, and
+//! with `--live` writing only `values.csv` (no MAT file to read old rows back from).
 //!
 //! CPU times are read from `/proc/<pid>/task/<tid>/schedstat` (nanoseconds on the CPU, per
 //! thread) just before the process ends, and from `wait4` for the whole process: they do not
@@ -55,15 +56,16 @@ struct Figures {
 }
 
 /// A copy of the bundled Lotka-Volterra project with a row at every step up to `rows` rows,
-/// written as CSV and MAT; returns its path.
-fn project(rows: u64) -> PathBuf {
+/// written in `formats` (`resultFormats`, e.g. `csv,mat`); returns its path.
+fn project(rows: u64, formats: &str) -> PathBuf {
     let base = mastersim_tests::example_workspace().join("projects");
     let text = std::fs::read_to_string(base.join("lotka_volterra.msim")).expect("bundled project");
-    let path = base.join(format!("bench-live-{rows}.msim"));
+    let tag = formats.replace(',', "-");
+    let path = base.join(format!("bench-live-{rows}-{tag}.msim"));
     let t_end = rows as f64 / 100.0;
     std::fs::write(
         &path,
-        format!("{text}\ntEnd {t_end} s\nhOutputMin 0.01 s\nresultFormats csv,mat\n"),
+        format!("{text}\ntEnd {t_end} s\nhOutputMin 0.01 s\nresultFormats {formats}\n"),
     )
     .expect("write project copy");
     path
@@ -225,7 +227,7 @@ fn measure(mastersim: &Path, project: &Path, wd: &Path, config: Config) -> Figur
 pub fn cost(mastersim: &Path, runs: usize) {
     let tmp = tempfile::tempdir().expect("temp dir");
     let configs = [Config::Plain, Config::LiveNoPage, Config::LivePage];
-    let short = project(ROWS);
+    let short = project(ROWS, "csv,mat");
     let mut all: Vec<Vec<Figures>> = vec![Vec::new(); configs.len()];
     for k in 0..runs {
         for (i, config) in configs.iter().enumerate() {
@@ -265,7 +267,7 @@ pub fn cost(mastersim: &Path, runs: usize) {
         over(2),
         100.0 * medians[2].server_cpu / medians[2].run_cpu
     );
-    let long = project(LONG_ROWS);
+    let long = project(LONG_ROWS, "csv,mat");
     let plain = measure(
         mastersim,
         &long,
@@ -278,12 +280,20 @@ pub fn cost(mastersim: &Path, runs: usize) {
         &tmp.path().join("long-live"),
         Config::LiveNoPage,
     );
+    // Only values.csv: the server reads the rows older than its window back from it.
+    let long_csv = project(LONG_ROWS, "csv");
+    let live_csv = measure(
+        mastersim,
+        &long_csv,
+        &tmp.path().join("long-live-csv"),
+        Config::LiveNoPage,
+    );
     println!(
         "live: peak memory of a {LONG_ROWS}-row run: plain {:.1} MiB, --live {:.1} MiB \
-         ({ROWS} rows: {:.1} MiB)",
-        plain.peak_mib, live.peak_mib, medians[1].peak_mib
+         ({ROWS} rows: {:.1} MiB), --live with values.csv only {:.1} MiB",
+        plain.peak_mib, live.peak_mib, medians[1].peak_mib, live_csv.peak_mib
     );
-    for path in [short, long] {
+    for path in [short, long, long_csv] {
         let _ = std::fs::remove_file(path);
     }
 }

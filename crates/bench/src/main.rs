@@ -30,7 +30,8 @@
 //!   and against the same cases as plain runs one after another (cost per case);
 //! - `live`: a 500,000-row Lotka-Volterra run plain, with `--live` and no page, and with
 //!   `--live` and a headless Chromium page: loop wall time, the run's and the server thread's
-//!   CPU time, peak memory (also of a 2,000,000-row run).
+//!   CPU time, peak memory (also of a 2,000,000-row run, with the MAT file and with only
+//!   `values.csv`).
 //!
 //! `--baseline <commit>` builds the `mastersim` of an earlier commit in a git worktree and runs
 //! `loop` and `corpus` with both binaries, alternating their runs, and prints the ratio.

@@ -27,6 +27,7 @@ mod http;
 mod record;
 pub mod scene;
 mod serve;
+mod source;
 mod store;
 mod view;
 

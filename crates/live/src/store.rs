@@ -1,26 +1,28 @@
 //! The rows the live view serves: every result row of the run so far, and the description of
 //! its columns.
 //!
-//! When the run writes its MAT file row by row, only the newest rows stay in memory (a window
-//! of about [`WINDOW_BYTES`]); older ones are read back from that file, which holds each value
-//! bit for bit from the moment the row is written. Otherwise (no MAT file, or the output
-//! filter, whose MAT file is written at the end; stored results) every row stays in memory.
+//! When the run writes a result file that holds every row, only the newest rows stay in
+//! memory (a window of about [`WINDOW_BYTES`]); older ones are read back from that file
+//! ([`crate::source`]): the MAT file written row by row, which holds each value bit for bit
+//! from the moment the row is written, else `values.csv` (14 significant digits), once its
+//! writer has passed the rows to the operating system. Otherwise (the output filter, only the
+//! Signal Table; stored results) every row stays in memory.
 //!
 //! Spec: `docs/live.md` (what the server keeps in memory).
 
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use master::time::TimeFormat;
 use master::values::TypedValues;
 use master::{Observer, ObserverError, OutputLayout};
 use mastersim::Session;
-use output::mat::MatRows;
 use output::result_file::ResultTable;
 use serde::Serialize;
 
+use crate::source::{RowFile, RowSource};
+
 /// About how many bytes of rows a live run keeps in memory when older rows can be read back
-/// from its MAT file: the window holds between this and twice this (8 bytes per value, the
+/// from its result files: the window holds between this and twice this (8 bytes per value, the
 /// time included), at least [`MIN_WINDOW_ROWS`] rows.
 pub const WINDOW_BYTES: usize = 8 << 20;
 
@@ -96,13 +98,12 @@ struct Data {
     held: Option<Vec<f64>>,
 }
 
-/// The run's streaming MAT file, which holds every row the store is given, in the same order
-/// and with the same columns.
+/// The result file that holds every row the store is given, in the same order.
 #[derive(Debug)]
 struct Backing {
-    path: PathBuf,
+    file: RowFile,
     /// Opened when the window first sheds rows.
-    rows: Option<Arc<MatRows>>,
+    rows: Option<Arc<RowSource>>,
     /// Rows the window keeps at least; it sheds this many when it holds twice as many.
     keep: usize,
 }
@@ -116,34 +117,42 @@ impl Data {
         self.first + self.window.len() / self.width()
     }
 
-    /// Drops the oldest rows of the window while it holds twice its bound, once the MAT file
-    /// is open and has the store's width; when it cannot be read, keeps every row from then
-    /// on (with one warning).
+    /// Drops the oldest rows of the window while it holds twice its bound, in steps of the
+    /// bound, only rows the result file holds already (no I/O: the file says how many it
+    /// holds); the file is opened (its columns matched to the store's) when rows are first
+    /// dropped. When it cannot be read, every row stays in memory from then on (with one
+    /// warning).
     fn shed(&mut self) {
         let width = self.width();
         let Some(file) = &mut self.file else { return };
         if self.window.len() < file.keep.saturating_mul(2 * width) {
             return;
         }
+        let held = self.window.len() / width;
+        let on_disk = file
+            .file
+            .rows_on_disk()
+            .saturating_sub(self.first)
+            .min(held);
+        let shed = (held - file.keep).min(on_disk) / file.keep * file.keep;
+        if shed == 0 {
+            return;
+        }
         if file.rows.is_none() {
-            match MatRows::open(&file.path) {
-                Ok(rows) if rows.width() == width => file.rows = Some(Arc::new(rows)),
-                opened => {
-                    let why = opened.map_or_else(
-                        |e| e.to_string(),
-                        |rows| format!("it has {} values per row, not {width}", rows.width()),
-                    );
+            let names: Vec<&str> = self.meta.columns.iter().map(|c| c.name.as_str()).collect();
+            match file.file.open(&names) {
+                Ok(rows) => file.rows = Some(Arc::new(rows)),
+                Err(why) => {
                     log::warn!(
                         "live view: the rows cannot be read back from '{}' ({why}); every row \
                          stays in memory",
-                        file.path.display()
+                        file.file.path().display()
                     );
                     self.file = None;
                     return;
                 }
             }
         }
-        let shed = (self.window.len() / width - file.keep) / file.keep * file.keep;
         self.window.drain(..shed * width);
         self.first += shed;
     }
@@ -235,9 +244,9 @@ impl Store {
         let store = Store::live(title)
             .with_time_format(plan.time_format())
             .with_slaves(plan.slaves.iter().map(|s| s.name.clone()));
-        if let Some(path) = session.streaming_mat() {
+        if let Some(file) = RowFile::of(session) {
             store.lock().file = Some(Backing {
-                path,
+                file,
                 rows: None,
                 keep: usize::MAX,
             });
@@ -308,9 +317,15 @@ impl Store {
         self.lock().len()
     }
 
-    /// The first row held in memory; rows before it are read from the run's MAT file.
+    /// The first row held in memory; rows before it are read from the run's result file.
     pub fn in_memory_from(&self) -> usize {
         self.lock().first
+    }
+
+    /// The number of rows held in memory (the held outputs not counted).
+    pub fn in_memory(&self) -> usize {
+        let data = self.lock();
+        data.len() - data.first
     }
 
     /// Whether no row arrived yet.
@@ -326,11 +341,11 @@ impl Store {
     }
 
     /// Rows `from..to` (clamped to the rows there are; none when `from >= to`), each
-    /// `[t, v_0, …]`. Rows older than the window are read from the run's MAT file without
+    /// `[t, v_0, …]`. Rows older than the window are read from the run's result file without
     /// holding the store, so the run is not held up meanwhile.
     ///
     /// # Errors
-    /// The MAT file cannot be read (the message names it).
+    /// The result file cannot be read (the message names it).
     pub fn rows(&self, from: usize, to: usize) -> Result<Vec<Vec<f64>>, String> {
         let mut out = Vec::new();
         let mut next = from;

@@ -52,6 +52,9 @@ pub(crate) struct Status {
     pub t: f64,
     /// Rows computed so far.
     pub rows: usize,
+    /// Rows the server holds in memory; the older ones are read back from the run's result
+    /// file when a page asks for them (`docs/live.md`, what the view costs).
+    pub rows_in_memory: usize,
     /// The real-time factor when pacing is on.
     pub real_time: Option<f64>,
     /// The pacing figures.
@@ -128,6 +131,7 @@ impl Shared {
                 .map(|row| Replay { row }),
             by: hold.by.clone().filter(|_| held),
             point,
+            rows_in_memory: store.in_memory(),
             ..from_steering(state, s, store.len())
         }
     }
@@ -229,6 +233,7 @@ fn from_steering(state: State, s: SteeringStatus, rows: usize) -> Status {
         state,
         t: s.t,
         rows,
+        rows_in_memory: rows,
         real_time: s.real_time,
         pacing: s.pacing,
         ending: s.ending,

@@ -38,8 +38,9 @@ pub use options::{Options, StepTimeout, TimeoutHandler};
 pub use prepare::{Loaded, check, load, load_project, start_first_helper};
 pub use recorder::{Recorder, Results};
 pub use report::Ending;
+pub use results::RowsOnDisk;
 pub use run::{Control, RunEnd, run_to_end};
-pub use session::Session;
+pub use session::{Session, StreamingCsv};
 pub use steering::{RunState, Steering, SteeringError, SteeringStatus};
 
 /// True when `path` is an SSP system: an `.ssp` or `.ssd` file, or a folder with

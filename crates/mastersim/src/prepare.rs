@@ -330,6 +330,8 @@ fn result_settings(project: &Project, options: &Options) -> (ResultOptions, RunS
         threshold: options.output_threshold.or(project.output_threshold),
         step_statistics: options.step_statistics,
         formats,
+        // The session's own count: a `Loaded` (not `Clone`) makes one session.
+        csv_on_disk: std::sync::Arc::default(),
     };
     let settings = RunSettings::new(
         &results.formats,

@@ -29,6 +29,8 @@ mod open;
 mod resume;
 mod snapshot;
 
+pub use resume::StreamingCsv;
+
 use resume::StateCheck;
 
 /// Least wall time between two publications of the pacing figures by a steered run.

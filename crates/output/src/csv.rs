@@ -8,6 +8,8 @@
 //! order (MasterSim: all Booleans, then all Integers, then all Reals), passes Booleans and
 //! Integers as exact `f64` (they print as integers) and converts time to the output unit.
 //!
+//! [`CsvRows`] reads the rows of a `values.csv` back by number while it is being written.
+//!
 //! Spec: MasterSim reference §12.1 (values.csv) and §12.2 (strings.csv).
 
 use std::io::Write as _;
@@ -16,6 +18,10 @@ use std::path::Path;
 use crate::file::{OpenMode, TextFile};
 use crate::number::{VALUE_PRECISION, write_g_bytes};
 use crate::{Error, Result};
+
+mod rows;
+
+pub use rows::{CsvRows, INDEX_STRIDE};
 
 /// One column of `values.csv`: a caption and its unit.
 ///

@@ -388,6 +388,32 @@ pub enum TableProblem {
         /// Number of fields in the header.
         expected: usize,
     },
+    /// A value field of a result table is not a number.
+    #[error("'{text}' in column '{column}' is not a number, expected a number")]
+    Value {
+        /// The column's caption without its unit.
+        column: String,
+        /// The field.
+        text: String,
+    },
+    /// A column asked for has no caption in the header.
+    #[error("the header has no column '{name}', expected a caption '{name} [<unit>]'")]
+    MissingColumn {
+        /// The name asked for.
+        name: String,
+    },
+    /// Rows asked for are not complete in the file yet: its writer has not passed them to the
+    /// operating system (a last line without its newline does not count).
+    #[error(
+        "the file holds {rows} complete data rows, expected at least {needed}; the rest is not \
+         written yet"
+    )]
+    Unwritten {
+        /// Complete data rows in the file.
+        rows: usize,
+        /// Data rows needed.
+        needed: usize,
+    },
 }
 
 /// What is wrong with a JSON result file that parses as JSON (see [`Error::JsonFormat`],

@@ -45,7 +45,7 @@ use std::sync::Arc;
 
 use crate::{Error, Result};
 
-mod csv;
+pub(crate) mod csv;
 mod json;
 #[cfg(test)]
 mod tests;

@@ -7,6 +7,8 @@
 //! text (MasterSim has no Binary type).
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use master::OutputLayout;
 use master::project::TimeUnit;
@@ -79,10 +81,50 @@ impl Rows {
     }
 }
 
+/// How many data rows of a run's `values.csv` are complete in the file, for readers of the
+/// growing file (the live view reads rows older than its window back from it). The writer
+/// thread publishes the count whenever it has passed its rows to the operating system: at
+/// every flush (the session flushes at least once a second), and after every batch of rows
+/// once [`watch`](Self::watch) was called. Shared by the session, the writer and the readers.
+///
+/// Spec: `docs/live.md` (what the server keeps in memory).
+#[derive(Debug, Default)]
+pub struct RowsOnDisk {
+    rows: AtomicUsize,
+    watched: AtomicBool,
+}
+
+impl RowsOnDisk {
+    /// The data rows of `values.csv` that are complete in the file (the header not counted;
+    /// the rows of an interrupted run that this one continues included).
+    pub fn rows(&self) -> usize {
+        self.rows.load(Ordering::Acquire)
+    }
+
+    /// Asks the writer to pass every batch of rows (about 4,096 values) to the operating
+    /// system as soon as it is formatted, rather than when its 64 KiB buffer fills, so that
+    /// [`rows`](Self::rows) lags the rows computed by a few batches at most.
+    pub fn watch(&self) {
+        self.watched.store(true, Ordering::Relaxed);
+    }
+
+    fn watched(&self) -> bool {
+        self.watched.load(Ordering::Relaxed)
+    }
+
+    fn publish(&self, rows: usize) {
+        self.rows.store(rows, Ordering::Release);
+    }
+}
+
 /// The writer thread's side: both files.
 pub struct CsvFiles {
     values: ValuesCsvWriter,
     strings: Option<StringsCsvWriter>,
+    /// Data rows of `values.csv`: on file, in the writer's buffer, or compared (verifying).
+    rows: usize,
+    /// Where the rows passed to the operating system are counted.
+    on_disk: Arc<RowsOnDisk>,
     /// Numeric columns (Boolean, Integer, Real).
     pub numeric: usize,
     /// Boolean and Integer columns, the first of the `numeric` columns.
@@ -94,12 +136,14 @@ pub struct CsvFiles {
 impl CsvFiles {
     /// Creates `values.csv` (and `strings.csv` when there are String or Binary columns) in
     /// `results_dir` and writes and flushes their headers, so that a run that crashes early
-    /// leaves valid files.
+    /// leaves valid files. `on_disk` counts the data rows of `values.csv` passed to the
+    /// operating system, those a continued file holds already included.
     pub fn create(
         results_dir: &Path,
         time_unit: TimeUnit,
         layout: &OutputLayout,
         continued: &Continued,
+        on_disk: Arc<RowsOnDisk>,
     ) -> crate::Result<Self> {
         let mode = |len: Option<u64>| match continued {
             Continued::Fresh => OpenMode::Create,
@@ -146,9 +190,16 @@ impl CsvFiles {
                 mode(lengths[1]),
             )?)
         };
+        // A continued file (cut back to the checkpoint) holds rows already.
+        let rows = match continued {
+            Continued::Resume(_) => output::csv::CsvRows::open(values.path(), &[])?.rows()?,
+            Continued::Fresh | Continued::Replay(_) => 0,
+        };
         let mut files = CsvFiles {
             values,
             strings,
+            rows,
+            on_disk,
             numeric: columns.len(),
             discrete: [c.boolean.len(), c.integer.len()],
             string_columns: texts,
@@ -161,6 +212,7 @@ impl CsvFiles {
     pub fn write(&mut self, rows: &mut Rows) -> crate::Result<()> {
         let [b, i] = self.discrete;
         let (n, m) = (self.numeric - b - i, self.string_columns);
+        self.rows += rows.times.len();
         for (r, &t) in rows.times.iter().enumerate() {
             self.values.write_typed_row(
                 t,
@@ -177,6 +229,9 @@ impl CsvFiles {
         rows.integers.clear();
         rows.reals.clear();
         rows.string_count = 0;
+        if self.on_disk.watched() {
+            self.flush()?;
+        }
         Ok(())
     }
 
@@ -196,12 +251,14 @@ impl CsvFiles {
         Ok([Some(values), strings])
     }
 
-    /// Passes both files' buffers to the operating system.
+    /// Passes both files' buffers to the operating system and publishes the rows of
+    /// `values.csv` now complete in the file.
     pub fn flush(&mut self) -> crate::Result<()> {
         self.values.flush()?;
         if let Some(s) = &mut self.strings {
             s.flush()?;
         }
+        self.on_disk.publish(self.rows);
         Ok(())
     }
 }

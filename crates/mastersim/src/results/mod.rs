@@ -25,6 +25,8 @@ use output::progress::ProgressWriter;
 use progress::ProgressFile;
 use text::TextSink;
 
+pub use csv::RowsOnDisk;
+
 use crate::report::StepStatsWriter;
 use crate::{Error, Result};
 
@@ -78,6 +80,8 @@ pub(crate) struct ResultOptions {
     pub threshold: Option<f64>,
     /// Write `log/stepstats.tsv`.
     pub step_statistics: bool,
+    /// The data rows of `values.csv` passed to the operating system (shared with readers).
+    pub csv_on_disk: std::sync::Arc<RowsOnDisk>,
 }
 
 /// The numeric columns of a layout in file order: Booleans, Integers, then Reals.
@@ -447,6 +451,7 @@ impl Observer for ResultFiles {
                 self.time_unit,
                 layout,
                 &self.continued,
+                self.options.csv_on_disk.clone(),
             )?)
         } else {
             None

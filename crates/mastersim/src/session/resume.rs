@@ -7,6 +7,7 @@
 //! Spec: FMI 2.0.2 §2.1.8 (serialization of FMU states); `docs/checkpoints.md`.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use master::project::{ResultFormat, TimeUnit};
@@ -16,7 +17,7 @@ use output::result_file::ResultTable;
 use super::Session;
 use crate::checkpoint::{Checkpoint, SlaveStates, Sources, Unrestorable};
 use crate::report::Ending;
-use crate::results::Continued;
+use crate::results::{Continued, RowsOnDisk};
 use crate::{Error, Options, Result};
 
 /// Whether the slaves' serialized FMU states were checked to restore in this run.
@@ -412,6 +413,23 @@ impl Session {
         })
     }
 
+    /// `values.csv` of this run when every result row goes into it (`resultFormats` with
+    /// `csv`, without the output filter): the rows in the order the observers get them (for a
+    /// resumed run, the interrupted run's first), numbers with 14 significant digits, time in
+    /// the output time unit. `None` when the run writes no such file.
+    ///
+    /// Spec: `docs/live.md` (what the server keeps in memory).
+    pub fn streaming_csv(&self) -> Option<StreamingCsv> {
+        let results = &self.setup.results;
+        (results.formats.contains(&ResultFormat::Csv) && results.threshold.is_none()).then(|| {
+            StreamingCsv {
+                path: self.setup.working_dir.join("results").join("values.csv"),
+                time_unit: self.sim.settings().output_time_unit,
+                on_disk: results.csv_on_disk.clone(),
+            }
+        })
+    }
+
     /// The result rows of the interrupted run that a resumed session continues, read back
     /// from its result files as they stand after the resume (cut back to the checkpoint): the
     /// MAT file when it is written row by row (exact values), else `values.csv` (14
@@ -457,6 +475,17 @@ impl Session {
         }
         Ok(Some(table))
     }
+}
+
+/// A run's `values.csv` while it is written ([`Session::streaming_csv`]).
+#[derive(Debug, Clone)]
+pub struct StreamingCsv {
+    /// The file, `<working directory>/results/values.csv`.
+    pub path: PathBuf,
+    /// The unit of its time column (`outputTimeUnit`).
+    pub time_unit: TimeUnit,
+    /// How many of its data rows are complete in the file.
+    pub on_disk: Arc<RowsOnDisk>,
 }
 
 /// The error of a replay: a recomputed row that differs from the result files names the

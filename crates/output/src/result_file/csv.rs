@@ -97,7 +97,7 @@ pub(super) fn read(path: &Path) -> Result<ResultFile> {
 /// Splits a caption `<name> [<unit>]` into name and unit (empty if there is none).
 ///
 /// The unit must be separated by a space, so array elements such as `x[1]` stay names.
-pub(super) fn split_caption(caption: &str) -> (String, String) {
+pub(crate) fn split_caption(caption: &str) -> (String, String) {
     let caption = caption.trim();
     if let Some(open) = caption.rfind(" [")
         && caption.ends_with(']')
@@ -112,7 +112,7 @@ pub(super) fn split_caption(caption: &str) -> (String, String) {
 }
 
 /// Parses a number field (see [`super::read`] for the accepted forms).
-fn parse_number(field: &str) -> Option<f64> {
+pub(crate) fn parse_number(field: &str) -> Option<f64> {
     let field = field.trim();
     if let Ok(v) = field.parse::<f64>() {
         return Some(v);
