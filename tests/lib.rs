@@ -13,6 +13,24 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
+/// Sends SIGTERM to `child` (with `kill`) and waits for it: a run or sweep stopped so ends
+/// with a checkpoint and exit code 143 (128 + 15), which this asserts.
+///
+/// # Panics
+/// When `kill` cannot run or fails, or the child ends otherwise.
+pub fn stop_with_sigterm(child: &mut std::process::Child) {
+    let sent = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(sent.success(), "kill -TERM {}", child.id());
+    assert_eq!(
+        child.wait().expect("the child ends").code(),
+        Some(143),
+        "stopped by SIGTERM"
+    );
+}
+
 /// The workspace root (the parent of this crate's directory).
 pub fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

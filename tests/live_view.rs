@@ -414,16 +414,7 @@ fn a_resumed_live_run_reads_the_interrupted_rows_back_from_values_csv() {
         );
         std::thread::sleep(Duration::from_millis(20));
     }
-    let sent = std::process::Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .expect("kill runs");
-    assert!(sent.success());
-    assert_eq!(
-        child.wait().unwrap().code(),
-        Some(143),
-        "stopped by SIGTERM"
-    );
+    mastersim_tests::stop_with_sigterm(&mut child);
     let window = [("MASTERSIM_LIVE_WINDOW", CSV_WINDOW)];
     let live = LiveRun::start_with_env(&project, &wd, &["--resume"], &window);
     let before = live.status()["rows"].as_u64().unwrap();

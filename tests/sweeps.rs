@@ -323,12 +323,7 @@ fn sweep_interrupted_cases_continue_on_a_rerun() {
         );
     }
     std::thread::sleep(Duration::from_millis(200));
-    Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .expect("kill");
-    let status = child.wait().expect("sweep ends");
-    assert_eq!(status.code(), Some(143));
+    mastersim_tests::stop_with_sigterm(&mut child);
     for k in 0..2 {
         let record = std::fs::read_to_string(stopped.join(format!("cases/{k}/case.json")))
             .expect("case.json");

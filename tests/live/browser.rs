@@ -509,16 +509,7 @@ async fn the_live_view_of_a_resumed_run_shows_the_whole_run() {
         .spawn()
         .expect("mastersim starts");
     std::thread::sleep(Duration::from_millis(1000));
-    let sent = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .expect("kill runs");
-    assert!(sent.success());
-    assert_eq!(
-        child.wait().unwrap().code(),
-        Some(143),
-        "stopped by SIGTERM"
-    );
+    mastersim_tests::stop_with_sigterm(&mut child);
 
     let live = LiveRun::start(&project, &wd, &["--resume"]);
     let before = live.status()["rows"].as_u64().unwrap();
