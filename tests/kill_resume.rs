@@ -172,7 +172,52 @@ pub struct KillReport {
     pub checkpoint_size: u64,
 }
 
-/// Runs `project` unbroken into `tmp/reference`, then in `tmp/killed` with a checkpoint every
+/// One round of [`kill_and_resume`] in the working directory `wd`: up to `kills` SIGKILLs at
+/// random moments of runs timed `seconds` unbroken, each followed by `--resume`, until a run
+/// completes.
+fn kill_round(
+    project: &Path,
+    wd: &Path,
+    kills: usize,
+    interval: &str,
+    min_delay: f64,
+    seconds: f64,
+    random: &mut Random,
+) -> KillReport {
+    let name = project.display();
+    let mut report = KillReport {
+        unbroken: seconds,
+        kills: 0,
+        resumes: 0,
+        warnings: Vec::new(),
+        checkpoint_size: 0,
+    };
+    for attempt in 1.. {
+        assert!(attempt < 100, "{name}: the run does not complete");
+        let mut args = vec!["--checkpoint-interval", interval];
+        if checkpoint(wd).is_file() {
+            args.push("--resume");
+            report.resumes += 1;
+        }
+        let mut child = start(project, wd, &args, &[]);
+        if report.kills < kills {
+            let share = seconds / (2.0 * kills as f64).max(10.0);
+            let delay = Duration::from_secs_f64(min_delay + random.uniform() * share);
+            if signal_after(&mut child, delay, "-KILL") {
+                report.kills += 1;
+                let _ = child.wait();
+                report.warnings.push(warnings(wd));
+                continue;
+            }
+        }
+        finish(child, wd).assert_success();
+        report.warnings.push(warnings(wd));
+        break;
+    }
+    report
+}
+
+/// Runs `project` unbroken into `tmp/reference`, then in `tmp/killed-<round>` with a checkpoint every
 /// `interval` seconds of wall time, killed (SIGKILL) `kills` times at random moments and
 /// resumed after each kill, then resumed until it completes; asserts that the results are
 /// byte-identical to the unbroken run's.
@@ -200,44 +245,32 @@ pub fn kill_and_resume(
         seconds > 0.2,
         "{name}: the unbroken run takes {seconds:.3} s, too short to be killed at random"
     );
-    let wd = tmp.join("killed");
     let mut random = Random::new();
-    let mut report = KillReport {
-        unbroken: seconds,
-        kills: 0,
-        resumes: 0,
-        warnings: Vec::new(),
-        checkpoint_size: 0,
+    let mut timed = seconds;
+    let mut round = 1;
+    let (wd, report) = loop {
+        let wd = tmp.join(format!("killed-{round}"));
+        let report = kill_round(project, &wd, kills, interval, min_delay, timed, &mut random);
+        // A kill misses when a resumed run completes first: the machine's load may fall after
+        // the unbroken run was timed (other tests end), and the runs then go faster than it
+        // did. Then the unbroken run is timed again and the kills start over, twice at most.
+        if report.kills * 2 >= kills || round == 3 {
+            break (wd, report);
+        }
+        let (again, seconds) = run(project, &tmp.join(format!("timing-{round}")), &[], &[]);
+        again.assert_success();
+        timed = timed.min(seconds);
+        round += 1;
     };
-    for attempt in 1.. {
-        assert!(attempt < 100, "{name}: the run does not complete");
-        let mut args = vec!["--checkpoint-interval", interval];
-        if checkpoint(&wd).is_file() {
-            args.push("--resume");
-            report.resumes += 1;
-        }
-        let mut child = start(project, &wd, &args, &[]);
-        if report.kills < kills {
-            let share = seconds / (2.0 * kills as f64).max(10.0);
-            let delay = Duration::from_secs_f64(min_delay + random.uniform() * share);
-            if signal_after(&mut child, delay, "-KILL") {
-                report.kills += 1;
-                let _ = child.wait();
-                report.warnings.push(warnings(&wd));
-                continue;
-            }
-        }
-        finish(child, &wd).assert_success();
-        report.warnings.push(warnings(&wd));
-        break;
-    }
-    // A kill misses when a resumed run completes first: the machine's load may fall after the
-    // unbroken run was timed (other tests end), and the runs then go faster than it did.
     assert!(
         report.kills * 2 >= kills,
-        "{name}: only {} of {kills} kills hit a running process",
+        "{name}: only {} of {kills} kills hit a running process, in each of {round} rounds",
         report.kills
     );
+    let mut report = KillReport {
+        unbroken: seconds,
+        ..report
+    };
     assert_identical(&reference, &wd, project);
     report.checkpoint_size = std::fs::metadata(checkpoint(&wd)).map_or(0, |m| m.len());
     report

@@ -668,6 +668,32 @@ pub enum Error {
     },
 }
 
+impl Error {
+    /// The error of FMI function `function` of instance `instance`, which answered the failing
+    /// `status` (Error, Fatal, Pending or unknown): [`Error::Isolated`] when the helper process
+    /// of an isolated instance failed (`helper`), else [`Error::CallFailed`].
+    pub(crate) fn failed_call(
+        instance: &str,
+        function: &'static str,
+        status: FailureStatus,
+        helper: Option<isolation::Error>,
+    ) -> Error {
+        let instance = instance.to_owned();
+        match helper {
+            Some(source) => Error::Isolated {
+                instance,
+                function,
+                source,
+            },
+            None => Error::CallFailed {
+                instance,
+                function,
+                status,
+            },
+        }
+    }
+}
+
 /// The FMI 1.0 keyword of an alias kind (`noAlias`, `alias`, `negatedAlias`).
 pub(crate) fn alias_keyword(alias: Alias) -> &'static str {
     match alias {

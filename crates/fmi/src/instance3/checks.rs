@@ -85,18 +85,7 @@ impl Instance3 {
             FailureStatus::Fatal => self.fmu.mark_fatal(),
             _ => self.failed = true,
         }
-        if let Some(source) = self.helper_failure() {
-            return Error::Isolated {
-                instance: self.name.clone(),
-                function,
-                source,
-            };
-        }
-        Error::CallFailed {
-            instance: self.name.clone(),
-            function,
-            status: failure,
-        }
+        Error::failed_call(&self.name, function, failure, self.helper_failure())
     }
 
     /// For an isolated instance whose helper process crashed, hung or broke the protocol:
